@@ -1,0 +1,133 @@
+# spank-binding: Grid Engine / OCS / LSF style core and NUMA binding for Slurm.
+#
+#   make            library, sbind CLI, SPANK plugin
+#   make check      installs missing Debian packages (as root), then every test
+#   make demo       private one-node Slurm cluster with the plugin, real bindings
+#   make bench      benchmarks (figures, never asserted)
+#   make install PREFIX=/usr DESTDIR=...
+
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+DOCDIR      ?= $(PREFIX)/share/doc/spank-binding
+SLURM_PLUGINDIR ?= $(shell pkg-config --variable=libdir slurm 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)/slurm-wlm
+DESTDIR     ?=
+
+CC          ?= cc
+PKGS        := hwloc numa jansson
+PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lhwloc -lnuma -ljansson)
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS  := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
+
+WARN        := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g -fPIC $(WARN) -Iinclude $(PKG_CFLAGS)
+CFLAGS      ?=
+ALL_CFLAGS  := $(BASE_CFLAGS) $(CFLAGS)
+SAN_FLAGS   := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -O1
+
+B           := build
+LIB_SRC     := $(sort $(wildcard lib/*.c))
+LIB_HDR     := $(wildcard include/binding/*.h)
+LIB_OBJ     := $(LIB_SRC:lib/%.c=$(B)/lib/%.o)
+LIB_SAN_OBJ := $(LIB_SRC:lib/%.c=$(B)/san/lib/%.o)
+UNIT_SRC    := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BIN    := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+UNIT_SAN    := $(UNIT_SRC:tests/unit/%.c=$(B)/san/tests/%)
+TESTUTIL    := $(wildcard tests/unit/testutil.c)
+BENCH_SRC   := $(sort $(wildcard bench/*.c))
+BENCH_BIN   := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
+TOOLS_BIN   := $(B)/sbind
+PLUGIN      := $(B)/spank_binding.so
+
+# Test data from the sister project; tests skip with a message when absent.
+export BINDING_TOPOLOGIES ?= $(abspath $(CURDIR)/../shared/topologies)
+export BINDING_BUILD := $(abspath $(B))
+
+.PHONY: all deps check unit unit-plain unit-san cli e2e lint demo bench install clean
+
+all: $(B)/libbinding.a $(TOOLS_BIN) $(if $(wildcard spank_binding.c),$(PLUGIN))
+
+deps:
+	@sh scripts/install-deps.sh
+
+$(B)/lib/%.o: lib/%.c $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(B)/san/lib/%.o: lib/%.c $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -c $< -o $@
+
+$(B)/libbinding.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/san/libbinding.a: $(LIB_SAN_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/sbind: tools/sbind.c $(B)/libbinding.a $(LIB_HDR)
+	$(CC) $(ALL_CFLAGS) $< -o $@ $(B)/libbinding.a $(PKG_LIBS)
+
+$(PLUGIN): spank_binding.c $(B)/libbinding.a $(LIB_HDR)
+	$(CC) $(ALL_CFLAGS) -shared $< -o $@ -Wl,--whole-archive $(B)/libbinding.a -Wl,--no-whole-archive $(PKG_LIBS)
+
+$(B)/tests/%: tests/unit/%.c $(TESTUTIL) $(B)/libbinding.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Itests/unit $< $(TESTUTIL) -o $@ $(B)/libbinding.a $(PKG_LIBS) $(CHECK_LIBS)
+
+$(B)/san/tests/%: tests/unit/%.c $(TESTUTIL) $(B)/san/libbinding.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(CHECK_CFLAGS) -Itests/unit $< $(TESTUTIL) -o $@ $(B)/san/libbinding.a $(PKG_LIBS) $(CHECK_LIBS)
+
+$(B)/bench/%: bench/%.c $(B)/libbinding.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $< -o $@ $(B)/libbinding.a $(PKG_LIBS) -lm
+
+# The README's test command. Each stage appends "name passed failed skipped"
+# to $(B)/results; the last line is the total.
+check: deps
+	@rm -f $(B)/results
+	$(MAKE) all
+	$(MAKE) lint
+	$(MAKE) unit
+	$(MAKE) cli
+	$(MAKE) e2e
+	@sh tests/summary.sh $(B)/results
+
+unit: unit-plain unit-san
+
+unit-plain: $(UNIT_BIN)
+	@sh tests/run-unit.sh plain $(UNIT_BIN)
+
+unit-san: $(UNIT_SAN)
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		sh tests/run-unit.sh asan+ubsan $(UNIT_SAN)
+
+cli: $(TOOLS_BIN)
+	@sh tests/cli/run.sh
+
+e2e: all
+	@sh tests/e2e/run.sh
+
+lint:
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \
+		--std=c11 --inline-suppr -Iinclude lib tools $(wildcard spank_binding.c)
+
+demo: deps
+	$(MAKE) all
+	@sh tests/e2e/demo.sh
+
+bench: $(BENCH_BIN) all
+	@for b in $(BENCH_BIN); do $$b || exit 1; done
+	@if [ -x bench/launch.sh ]; then sh bench/launch.sh; fi
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DOCDIR)
+	install -m 0755 $(B)/sbind $(DESTDIR)$(BINDIR)/sbind
+	install -m 0644 README.md plugstack.conf.example $(DESTDIR)$(DOCDIR)/
+	if [ -f $(PLUGIN) ]; then install -d $(DESTDIR)$(SLURM_PLUGINDIR) && \
+		install -m 0755 $(PLUGIN) $(DESTDIR)$(SLURM_PLUGINDIR)/spank_binding.so; fi
+
+clean:
+	rm -rf $(B)

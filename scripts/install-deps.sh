@@ -1,0 +1,23 @@
+#!/bin/sh
+# Installs the Debian packages the build, the tests and the demo need, when
+# they are missing and we are root. As a user it only reports what is missing.
+set -eu
+PKGS="build-essential pkg-config libhwloc-dev hwloc libnuma-dev numactl check libsubunit-dev
+libjansson-dev libslurm-dev slurmctld slurmd slurm-client munge cppcheck valgrind"
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "install-deps: missing Debian packages:$missing (run as root to install them)" >&2
+	exit 0
+fi
+echo "install-deps: installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+# An old or empty package list makes apt-get install fail; refresh once.
+apt-get update -qq >/dev/null || true
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null
+# Debian's slurmd/slurmctld/munge packages try to start services; the tests
+# run their own private daemons, so a packaged one that got started is harmless.

@@ -1,0 +1,85 @@
+#include "testutil.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "binding/error.h"
+
+struct bnd_topology *tu_topo(const char *source)
+{
+	struct bnd_topology *t = NULL;
+	char err[BND_ERRLEN] = "";
+	int rc = bnd_topology_load(&t, source, err, sizeof(err));
+	ck_assert_msg(rc == BND_OK && t, "loading %s: %s", source, err);
+	return t;
+}
+
+const char *tu_topologies_dir(void)
+{
+	static int warned;
+	const char *d = getenv("BINDING_TOPOLOGIES");
+	DIR *dir = d ? opendir(d) : NULL;
+	if (!dir) {
+		if (!warned++)
+			printf("# SKIP real-machine XMLs: folder %s is absent\n",
+			       d ? d : "$BINDING_TOPOLOGIES (unset)");
+		return NULL;
+	}
+	closedir(dir);
+	return d;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char **tu_topology_xmls(void)
+{
+	const char *d = tu_topologies_dir();
+	if (!d)
+		return NULL;
+	DIR *dir = opendir(d);
+	if (!dir)
+		return NULL;
+	size_t n = 0, cap = 16;
+	char **v = calloc(cap, sizeof(*v));
+	struct dirent *e;
+	while ((e = readdir(dir))) {
+		size_t len = strlen(e->d_name);
+		if (len < 5 || strcmp(e->d_name + len - 4, ".xml"))
+			continue;
+		if (n + 2 > cap) {
+			cap *= 2;
+			v = realloc(v, cap * sizeof(*v));
+		}
+		size_t sz = strlen(d) + len + 2;
+		v[n] = malloc(sz);
+		snprintf(v[n], sz, "%s/%s", d, e->d_name);
+		n++;
+	}
+	closedir(dir);
+	v[n] = NULL;
+	qsort(v, n, sizeof(*v), cmp);
+	return v;
+}
+
+void tu_free_list(char **list)
+{
+	if (!list)
+		return;
+	for (char **p = list; *p; p++)
+		free(*p);
+	free(list);
+}
+
+int tu_run(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,24 @@
+/* Helpers shared by the Check unit tests. */
+#ifndef TESTUTIL_H
+#define TESTUTIL_H
+
+#include <check.h>
+
+#include "binding/topology.h"
+
+/* Loads a topology or fails the test with hwloc's message. */
+struct bnd_topology *tu_topo(const char *source);
+
+/* Folder of the sister project's real machine XMLs ($BINDING_TOPOLOGIES),
+ * or NULL (after printing "# SKIP ..." once) when it is absent. */
+const char *tu_topologies_dir(void);
+
+/* NULL-terminated, sorted list of the *.xml paths in that folder (or NULL);
+ * free with tu_free_list. */
+char **tu_topology_xmls(void);
+void tu_free_list(char **list);
+
+/* Run a suite, print Check's summary line, return the process exit code. */
+int tu_run(Suite *s);
+
+#endif
