@@ -36,6 +36,8 @@ UNIT_SAN    := $(UNIT_SRC:tests/unit/%.c=$(B)/san/tests/%)
 TESTUTIL    := $(wildcard tests/unit/testutil.c)
 BENCH_SRC   := $(sort $(wildcard bench/*.c))
 BENCH_BIN   := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
+TOOLS_SRC   := $(sort $(wildcard tools/*.c))
+TOOLS_HDR   := $(wildcard tools/*.h)
 TOOLS_BIN   := $(B)/sbind
 PLUGIN      := $(B)/spank_binding.so
 
@@ -66,8 +68,8 @@ $(B)/san/libbinding.a: $(LIB_SAN_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(B)/sbind: tools/sbind.c $(B)/libbinding.a $(LIB_HDR)
-	$(CC) $(ALL_CFLAGS) $< -o $@ $(B)/libbinding.a $(PKG_LIBS)
+$(B)/sbind: $(TOOLS_SRC) $(TOOLS_HDR) $(B)/libbinding.a $(LIB_HDR)
+	$(CC) $(ALL_CFLAGS) -Itools $(TOOLS_SRC) -o $@ $(B)/libbinding.a $(PKG_LIBS)
 
 $(PLUGIN): spank_binding.c $(B)/libbinding.a $(LIB_HDR)
 	$(CC) $(ALL_CFLAGS) -shared $< -o $@ -Wl,--whole-archive $(B)/libbinding.a -Wl,--no-whole-archive $(PKG_LIBS)
