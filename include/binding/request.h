@@ -51,6 +51,9 @@ enum bnd_ptype { BND_PT_TASK = 0, BND_PT_NODE };
 #define BND_MAX_SORT 16
 #define BND_MAX_FILTER 8192
 #define BND_MAX_REQUEST_TEXT 256
+/* Largest number accepted anywhere in a request (amounts, steps, socket
+ * and core numbers, cpu ids); bigger ones are rejected as overflow. */
+#define BND_MAX_NUMBER 1000000
 
 struct bnd_pair {
 	int socket, core;
@@ -90,6 +93,8 @@ int bnd_mbind_parse(enum bnd_mbind *m, const char *text, char *err, size_t errle
 const char *bnd_mbind_name(enum bnd_mbind m);
 const char *bnd_instance_name(enum bnd_instance i);
 const char *bnd_strategy_name(enum bnd_strategy s);
+const char *bnd_level_name(enum bnd_level l);   /* "socket" "core" "thread" */
+const char *bnd_ptype_name(enum bnd_ptype t);   /* "task" "node" */
 
 /* The grammar, for --binding=help, sbind --help and the README. */
 const char *bnd_request_help(void);
