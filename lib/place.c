@@ -151,8 +151,8 @@ int bnd_place(const struct bnd_topology *t, const struct bnd_domain *dom,
 	if (r->strategy == BND_S_NONE)
 		return BND_OK;
 
-	int per_task, need, rc;
-	bool shared;
+	int per_task = 0, need = 0, rc;
+	bool shared = false;
 	rc = split_rule(r, ntasks, &per_task, &shared, &need, err, errlen);
 	if (rc)
 		goto fail;
