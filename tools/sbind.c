@@ -1,0 +1,61 @@
+/* sbind: a node's topology, its current bindings, and what a request would
+ * get. Its interface (commands, options, output formats, exit codes) is
+ * relied on by tests and admins: keep it stable. */
+#include <stdio.h>
+#include <string.h>
+
+#include "binding/request.h"
+#include "sbind.h"
+#include "sbind_state.h"
+
+static const char usage[] =
+	"usage: sbind <command> [options]\n"
+	"\n"
+	"commands:\n"
+	"  topology [--topology SRC] [--mask STR] [--state DIR] [--format sge|ocs|json]\n"
+	"      the node's topology string; taken units (mask or state) in lower case\n"
+	"  place --binding SPEC [--mbind SPEC] [--tasks N] [--topology SRC] [--mask STR]\n"
+	"        [--state DIR [--commit --job J --step S [--owner-pid PID]]]\n"
+	"        [--format text|sge|ocs|json]\n"
+	"      what a request would get (dry run), or record it with --commit\n"
+	"  status [--state DIR] [--format text|json]   current bindings on this node\n"
+	"  release --job J [--step S] [--state DIR]    drop records\n"
+	"  gc [--state DIR]                            drop records of dead owners\n"
+	"\n"
+	"SRC: an hwloc synthetic description (\"pack:2 core:4 pu:2\") or an hwloc XML\n"
+	"file; default: this machine (through the state dir's topology cache).\n"
+	"Exit: 0 ok/bound, 1 error, 2 bad input, 3 no binding possible.\n"
+	"\n"
+	"examples:\n"
+	"  sbind topology --topology \"pack:2 core:2\"                  -> SCCSCC\n"
+	"  sbind place --topology \"pack:2 core:2\" --binding striding:2:2 --format sge\n"
+	"                                                             -> ScCScC\n"
+	"  sbind place --topology \"pack:2 core:4\" --binding linear:2 --tasks 4\n"
+	"  sbind place --binding linear:1 --commit --job 7 --step 0\n"
+	"  sbind place --binding help                                 (the grammar)\n";
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(usage, stderr);
+		return SBIND_EXIT_USAGE;
+	}
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+		fputs(usage, stdout);
+		printf("\n%s\n%s", bnd_request_help(), bnd_mbind_help());
+		return SBIND_EXIT_OK;
+	}
+	if (!strcmp(cmd, "topology"))
+		return sbind_cmd_topology(argc - 1, argv + 1);
+	if (!strcmp(cmd, "place"))
+		return sbind_cmd_place(argc - 1, argv + 1);
+	if (!strcmp(cmd, "status"))
+		return sbind_cmd_status(argc - 1, argv + 1);
+	if (!strcmp(cmd, "release"))
+		return sbind_cmd_release(argc - 1, argv + 1);
+	if (!strcmp(cmd, "gc"))
+		return sbind_cmd_gc(argc - 1, argv + 1);
+	fprintf(stderr, "sbind: unknown command \"%s\" (expected topology, place, status, release or gc)\n", cmd);
+	return SBIND_EXIT_USAGE;
+}

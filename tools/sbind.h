@@ -1,0 +1,44 @@
+/* sbind: shared pieces of the command-line tool's subcommands. */
+#ifndef SBIND_H
+#define SBIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "binding/cpuset.h"
+#include "binding/place.h"
+#include "binding/request.h"
+#include "binding/topology.h"
+
+/* Exit codes are part of the interface (tests and admins rely on them). */
+enum { SBIND_EXIT_OK = 0, SBIND_EXIT_ERROR = 1, SBIND_EXIT_USAGE = 2, SBIND_EXIT_NOFIT = 3 };
+
+#define SBIND_DEFAULT_STATE_DIR "/run/slurm-binding"
+
+/* --topology SRC if given; else with a state dir its topology cache; else
+ * hwloc discovery of this machine. Prints the reason and returns NULL. */
+struct bnd_topology *sbind_load_topology(const char *source, const char *state_dir);
+
+/* Parses --mask STR (either string form) into taken; prints and returns
+ * SBIND_EXIT_USAGE on error. */
+int sbind_parse_mask(const struct bnd_topology *t, const char *mask, bnd_cpuset_t *taken);
+
+/* The state dir: --state, else $BINDING_STATE_DIR, else the default. */
+const char *sbind_state_dir(const char *opt);
+
+/* Adds the cpus held by records in the state dir to `held`. */
+int sbind_state_held(const char *state_dir, bnd_cpuset_t *held);
+
+/* Allocates and records a placement in the state (sbind place --commit);
+ * returns an SBIND_EXIT_* code, err says why on failure. `extra_taken`
+ * (a --mask) is kept out of the placement as well. */
+int sbind_state_commit(const char *state_dir, const struct bnd_topology *t,
+		       const struct bnd_request *req, uint32_t job, uint32_t step, int ntasks,
+		       pid_t owner, const bnd_cpuset_t *extra_taken, struct bnd_placement *out,
+		       char *err, size_t errlen);
+
+int sbind_cmd_topology(int argc, char **argv);
+int sbind_cmd_place(int argc, char **argv);
+
+#endif

@@ -1,0 +1,41 @@
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "binding/error.h"
+#include "binding/topocache.h"
+#include "binding/topostring.h"
+#include "sbind.h"
+
+struct bnd_topology *sbind_load_topology(const char *source, const char *state_dir)
+{
+	struct bnd_topology *t = NULL;
+	char err[BND_ERRLEN] = "";
+	int rc = source ? bnd_topology_load(&t, source, err, sizeof(err))
+			: bnd_topocache_load(&t, state_dir, err, sizeof(err));
+	if (rc != BND_OK) {
+		fprintf(stderr, "sbind: topology: %s\n", err);
+		return NULL;
+	}
+	return t;
+}
+
+int sbind_parse_mask(const struct bnd_topology *t, const char *mask, bnd_cpuset_t *taken)
+{
+	char err[BND_ERRLEN] = "";
+	bnd_cpuset_zero(taken);
+	if (!mask)
+		return SBIND_EXIT_OK;
+	if (bnd_topostring_parse_mask(t, mask, taken, err, sizeof(err)) != BND_OK) {
+		fprintf(stderr, "sbind: --mask: %s\n", err);
+		return SBIND_EXIT_USAGE;
+	}
+	return SBIND_EXIT_OK;
+}
+
+const char *sbind_state_dir(const char *opt)
+{
+	if (opt)
+		return opt;
+	const char *env = getenv("BINDING_STATE_DIR");
+	return env && *env ? env : SBIND_DEFAULT_STATE_DIR;
+}

@@ -1,0 +1,239 @@
+/* sbind place: what a request would get (dry run), or recorded in the state
+ * (--commit). */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "binding/error.h"
+#include "binding/place.h"
+#include "binding/request.h"
+#include "binding/topostring.h"
+#include "sbind.h"
+
+struct place_opts {
+	const char *binding, *mbind, *source, *mask, *state, *format;
+	int ntasks, commit;
+	long job, step, owner;
+};
+
+static int parse_long(const char *name, const char *s, long min, long max, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max) {
+		fprintf(stderr, "sbind place: %s \"%s\": expected a whole number from %ld to %ld\n",
+			name, s, min, max);
+		return SBIND_EXIT_USAGE;
+	}
+	*out = v;
+	return SBIND_EXIT_OK;
+}
+
+static int parse_opts(int argc, char **argv, struct place_opts *o)
+{
+	static const struct option opts[] = {
+		{ "binding", required_argument, NULL, 'b' },
+		{ "mbind", required_argument, NULL, 'M' },
+		{ "tasks", required_argument, NULL, 'n' },
+		{ "topology", required_argument, NULL, 't' },
+		{ "mask", required_argument, NULL, 'm' },
+		{ "state", required_argument, NULL, 'S' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "commit", no_argument, NULL, 'c' },
+		{ "job", required_argument, NULL, 'j' },
+		{ "step", required_argument, NULL, 's' },
+		{ "owner-pid", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	long v = 1;
+	int c, rc = 0;
+	*o = (struct place_opts){ .format = "text", .ntasks = 1, .job = -1, .step = -1, .owner = -1 };
+	optind = 1;
+	while (!rc && (c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'b': o->binding = optarg; break;
+		case 'M': o->mbind = optarg; break;
+		case 't': o->source = optarg; break;
+		case 'm': o->mask = optarg; break;
+		case 'S': o->state = optarg; break;
+		case 'f': o->format = optarg; break;
+		case 'c': o->commit = 1; break;
+		case 'n':
+			rc = parse_long("--tasks", optarg, 1, 4096, &v);
+			o->ntasks = (int)v;
+			break;
+		case 'j': rc = parse_long("--job", optarg, 0, UINT32_MAX, &o->job); break;
+		case 's': rc = parse_long("--step", optarg, 0, UINT32_MAX, &o->step); break;
+		case 'o': rc = parse_long("--owner-pid", optarg, 1, INT_MAX, &o->owner); break;
+		case 'h': fputs("usage: sbind place --binding SPEC [--mbind SPEC] [--tasks N] "
+				"[--topology SRC] [--mask STR] [--state DIR [--commit --job J --step S "
+				"[--owner-pid PID]]] [--format text|sge|ocs|json]\n", stdout);
+			return -1;
+		default: return SBIND_EXIT_USAGE;
+		}
+	}
+	if (rc)
+		return rc;
+	if (optind < argc) {
+		fprintf(stderr, "sbind place: unexpected argument \"%s\"\n", argv[optind]);
+		return SBIND_EXIT_USAGE;
+	}
+	if (!o->binding) {
+		fprintf(stderr, "sbind place: --binding SPEC is required (see sbind place --binding help)\n");
+		return SBIND_EXIT_USAGE;
+	}
+	if (strcmp(o->format, "text") && strcmp(o->format, "sge") && strcmp(o->format, "ocs") &&
+	    strcmp(o->format, "json")) {
+		fprintf(stderr, "sbind place: --format \"%s\": expected text, sge, ocs or json\n", o->format);
+		return SBIND_EXIT_USAGE;
+	}
+	if (o->commit && (o->job < 0 || o->step < 0)) {
+		fprintf(stderr, "sbind place: --commit needs --job J and --step S\n");
+		return SBIND_EXIT_USAGE;
+	}
+	if (!o->commit && (o->job >= 0 || o->step >= 0 || o->owner >= 0)) {
+		fprintf(stderr, "sbind place: --job, --step and --owner-pid go with --commit\n");
+		return SBIND_EXIT_USAGE;
+	}
+	return SBIND_EXIT_OK;
+}
+
+static void print_text(const struct bnd_topology *t, const struct bnd_placement *p)
+{
+	for (int i = 0; i < p->ntasks; i++) {
+		const struct bnd_task_place *tp = &p->tasks[i];
+		char cpus[BND_MAX_CPUS * 6];
+		printf("task %d:", i);
+		for (int k = 0; k < tp->ncores; k++)
+			printf(" %d,%d", t->cores[tp->cores[k]].socket, t->cores[tp->cores[k]].core);
+		bnd_cpuset_format_list(&tp->cpus, cpus, sizeof(cpus));
+		printf(" (cpus %s)\n", cpus);
+	}
+}
+
+static int print_json(const struct bnd_topology *t, const struct bnd_placement *p,
+		      const char *sge, const char *ocs, const char *mbind)
+{
+	json_t *tasks = json_array();
+	for (int i = 0; tasks && i < p->ntasks; i++) {
+		const struct bnd_task_place *tp = &p->tasks[i];
+		json_t *cores = json_array(), *cpus = json_array();
+		for (int k = 0; k < tp->ncores; k++)
+			json_array_append_new(cores, json_pack("[i,i]", t->cores[tp->cores[k]].socket,
+							       t->cores[tp->cores[k]].core));
+		for (int c = bnd_cpuset_next(&tp->cpus, -1); c >= 0; c = bnd_cpuset_next(&tp->cpus, c))
+			json_array_append_new(cpus, json_integer(c));
+		json_array_append_new(tasks, json_pack("{s:i, s:o, s:o}", "task", i, "cores", cores,
+						       "cpus", cpus));
+	}
+	json_t *o = json_pack("{s:b, s:o, s:s, s:s, s:s}", "bound", 1, "tasks", tasks,
+			      "topology", sge, "topology_ocs", ocs, "mbind", mbind);
+	if (!o)
+		return SBIND_EXIT_ERROR;
+	json_dumpf(o, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	putchar('\n');
+	json_decref(o);
+	return SBIND_EXIT_OK;
+}
+
+static int report(const struct bnd_topology *t, const struct place_opts *o,
+		  const struct bnd_placement *p, enum bnd_mbind mbind)
+{
+	if (!strcmp(o->format, "text")) {
+		print_text(t, p);
+		return SBIND_EXIT_OK;
+	}
+	size_t len = bnd_topostring_length(t, BND_TOPO_OCS) + 1;
+	char *sge = malloc(len), *ocs = malloc(len);
+	int rc = SBIND_EXIT_OK;
+	if (!sge || !ocs || bnd_topostring_format(t, BND_TOPO_SGE, &p->all_cpus, sge, len) ||
+	    bnd_topostring_format(t, BND_TOPO_OCS, &p->all_cpus, ocs, len)) {
+		fprintf(stderr, "sbind place: cannot format the topology string\n");
+		rc = SBIND_EXIT_ERROR;
+	} else if (!strcmp(o->format, "json")) {
+		rc = print_json(t, p, sge, ocs, bnd_mbind_name(mbind));
+	} else {
+		puts(!strcmp(o->format, "sge") ? sge : ocs);
+	}
+	free(sge);
+	free(ocs);
+	return rc;
+}
+
+static int no_binding(const struct place_opts *o, const char *why)
+{
+	if (!strcmp(o->format, "json")) {
+		json_t *j = json_pack("{s:b, s:s}", "bound", 0, "reason", why);
+		if (j) {
+			json_dumpf(j, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
+			putchar('\n');
+			json_decref(j);
+		}
+	}
+	fprintf(stderr, "sbind place: no binding: %s\n", why);
+	return SBIND_EXIT_NOFIT;
+}
+
+int sbind_cmd_place(int argc, char **argv)
+{
+	struct place_opts o;
+	int rc = parse_opts(argc, argv, &o);
+	if (rc)
+		return rc < 0 ? SBIND_EXIT_OK : rc;
+	if (!strcmp(o.binding, "help")) {
+		fputs(bnd_request_help(), stdout);
+		return SBIND_EXIT_OK;
+	}
+	char err[BND_ERRLEN] = "";
+	struct bnd_request *req = calloc(1, sizeof(*req));
+	enum bnd_mbind mbind = BND_M_NONE;
+	if (!req)
+		return SBIND_EXIT_ERROR;
+	if (bnd_request_parse(req, o.binding, err, sizeof(err)) ||
+	    (o.mbind && bnd_mbind_parse(&mbind, o.mbind, err, sizeof(err)))) {
+		fprintf(stderr, "sbind place: %s\n", err);
+		free(req);
+		return SBIND_EXIT_USAGE;
+	}
+	struct bnd_topology *t = sbind_load_topology(o.source, sbind_state_dir(o.state));
+	if (!t) {
+		free(req);
+		return SBIND_EXIT_ERROR;
+	}
+	bnd_cpuset_t taken;
+	struct bnd_placement p;
+	rc = sbind_parse_mask(t, o.mask, &taken);
+	if (!rc && o.commit) {
+		rc = sbind_state_commit(sbind_state_dir(o.state), t, req, (uint32_t)o.job,
+					(uint32_t)o.step, o.ntasks,
+					o.owner > 0 ? (pid_t)o.owner : getppid(), &taken, &p, err,
+					sizeof(err));
+	} else if (!rc) {
+		if (o.state)
+			rc = sbind_state_held(o.state, &taken);
+		struct bnd_domain dom = { NULL, &taken };
+		if (!rc)
+			rc = bnd_place(t, &dom, req, o.ntasks, &p, err, sizeof(err));
+		rc = rc == BND_ENOFIT ? SBIND_EXIT_NOFIT
+		   : rc == BND_EINVAL ? SBIND_EXIT_USAGE
+		   : rc ? SBIND_EXIT_ERROR : SBIND_EXIT_OK;
+	}
+	if (rc == SBIND_EXIT_OK) {
+		rc = report(t, &o, &p, mbind);
+		bnd_placement_free(&p);
+	} else if (rc == SBIND_EXIT_NOFIT) {
+		no_binding(&o, err);
+	} else if (err[0]) {
+		fprintf(stderr, "sbind place: %s\n", err);
+	}
+	bnd_topology_free(t);
+	free(req);
+	return rc;
+}
