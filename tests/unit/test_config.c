@@ -1,0 +1,140 @@
+/* plugstack.conf arguments: every setting, defaults, and bad words that
+ * must be reported while the plugin keeps safe defaults. */
+#include <check.h>
+#include <string.h>
+
+#include "binding/config.h"
+#include "binding/error.h"
+#include "testutil.h"
+
+/* Room for every complaint of a long bad config line. */
+#define ERRLEN 4096
+
+static int parse(struct bnd_config *c, char *err, int argc, char **argv)
+{
+	bnd_config_defaults(c);
+	return bnd_config_parse(c, argc, argv, err, ERRLEN);
+}
+
+START_TEST(defaults)
+{
+	struct bnd_config c;
+	char err[ERRLEN] = "x";
+	ck_assert_int_eq(parse(&c, err, 0, NULL), BND_OK);
+	ck_assert_str_eq(err, "");
+	ck_assert_str_eq(c.state_dir, "/run/slurm-binding");
+	ck_assert_int_eq(c.enabled, 1);
+	ck_assert_str_eq(c.default_spec, "");
+	ck_assert_int_eq(c.on_failure, BND_ONFAIL_UNBOUND);
+	ck_assert_int_eq(c.lock_timeout_ms, 10000);
+	ck_assert_int_eq(c.verbose, 0);
+}
+END_TEST
+
+START_TEST(every_setting)
+{
+	struct bnd_config c;
+	char err[ERRLEN];
+	char *argv[] = { "state_dir=/tmp/x/state", "enabled=no", "default=linear:1",
+			 "on_failure=fail", "lock_timeout=2.5", "verbose" };
+	ck_assert_int_eq(parse(&c, err, 6, argv), BND_OK);
+	ck_assert_str_eq(c.state_dir, "/tmp/x/state");
+	ck_assert_int_eq(c.enabled, 0);
+	ck_assert_str_eq(c.default_spec, "linear:1");
+	ck_assert_int_eq(c.on_failure, BND_ONFAIL_FAIL);
+	ck_assert_int_eq(c.lock_timeout_ms, 2500);
+	ck_assert_int_eq(c.verbose, 1);
+
+	char line[512];
+	ck_assert_int_eq(bnd_config_describe(&c, line, sizeof(line)), BND_OK);
+	ck_assert_str_eq(line, "state_dir=/tmp/x/state enabled=no default=linear:1 "
+			 "on_failure=fail lock_timeout=2.500 verbose=yes");
+}
+END_TEST
+
+START_TEST(later_words_win_and_spellings)
+{
+	struct bnd_config c;
+	char err[ERRLEN];
+	char *argv[] = { "enabled=no", "enabled=yes", "verbose=yes", "verbose=no",
+			 "default=env:striding:2:2", "default=none", "on_failure=fail",
+			 "on_failure=unbound", "lock_timeout=1" };
+	ck_assert_int_eq(parse(&c, err, 9, argv), BND_OK);
+	ck_assert_int_eq(c.enabled, 1);
+	ck_assert_int_eq(c.verbose, 0);
+	ck_assert_str_eq(c.default_spec, "");
+	ck_assert_int_eq(c.on_failure, BND_ONFAIL_UNBOUND);
+	ck_assert_int_eq(c.lock_timeout_ms, 1000);
+}
+END_TEST
+
+START_TEST(bad_words_keep_defaults_and_are_all_named)
+{
+	struct bnd_config c;
+	char err[ERRLEN];
+	char *argv[] = { "colour=blue", "enabled=maybe", "state_dir=relative/dir",
+			 "default=linear:0", "on_failure=explode", "lock_timeout=-1",
+			 "lock_timeout=abc", "verbose=loud", "state_dir=", "on_failure=fail" };
+	ck_assert_int_eq(parse(&c, err, 10, argv), BND_EINVAL);
+	/* every bad word is in the message, the good one applied */
+	const char *bad[] = { "\"colour=blue\"", "\"enabled=maybe\"", "\"state_dir=relative/dir\"",
+			      "\"default=linear:0\"", "\"on_failure=explode\"", "\"lock_timeout=-1\"",
+			      "\"lock_timeout=abc\"", "\"verbose=loud\"", "\"state_dir=\"" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(strstr(err, bad[i]), "%s missing from: %s", bad[i], err);
+	ck_assert_msg(strstr(err, "unknown argument"), "%s", err);
+	ck_assert_msg(strstr(err, "amount"), "the request parser's reason is kept: %s", err);
+	ck_assert_str_eq(c.state_dir, "/run/slurm-binding");
+	ck_assert_int_eq(c.enabled, 1);
+	ck_assert_str_eq(c.default_spec, "");
+	ck_assert_int_eq(c.on_failure, BND_ONFAIL_FAIL);
+	ck_assert_int_eq(c.lock_timeout_ms, 10000);
+	ck_assert_int_eq(c.verbose, 0);
+}
+END_TEST
+
+START_TEST(timeout_bounds)
+{
+	struct bnd_config c;
+	char err[ERRLEN];
+	char *ok[] = { "lock_timeout=0.001" };
+	ck_assert_int_eq(parse(&c, err, 1, ok), BND_OK);
+	ck_assert_int_eq(c.lock_timeout_ms, 1);
+	char *big[] = { "lock_timeout=3601" };
+	ck_assert_int_eq(parse(&c, err, 1, big), BND_EINVAL);
+	ck_assert_int_eq(c.lock_timeout_ms, 10000);
+	char *zero[] = { "lock_timeout=0" };
+	ck_assert_int_eq(parse(&c, err, 1, zero), BND_EINVAL);
+	char *junk[] = { "lock_timeout=5s" };
+	ck_assert_int_eq(parse(&c, err, 1, junk), BND_EINVAL);
+	char *inf[] = { "lock_timeout=inf" };
+	ck_assert_int_eq(parse(&c, err, 1, inf), BND_EINVAL);
+	ck_assert_int_eq(c.lock_timeout_ms, 10000);
+}
+END_TEST
+
+START_TEST(long_message_is_truncated_safely)
+{
+	struct bnd_config c;
+	char err[40];
+	char *argv[] = { "aaaaaaaaaaaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", "cc" };
+	bnd_config_defaults(&c);
+	ck_assert_int_eq(bnd_config_parse(&c, 3, argv, err, sizeof(err)), BND_EINVAL);
+	ck_assert_uint_lt(strlen(err), sizeof(err));
+	ck_assert(!strncmp(err, "unknown argument \"aaaa", 21));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("config");
+	TCase *tc = tcase_create("config");
+	tcase_add_test(tc, defaults);
+	tcase_add_test(tc, every_setting);
+	tcase_add_test(tc, later_words_win_and_spellings);
+	tcase_add_test(tc, bad_words_keep_defaults_and_are_all_named);
+	tcase_add_test(tc, timeout_bounds);
+	tcase_add_test(tc, long_message_is_truncated_safely);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}
