@@ -1,0 +1,45 @@
+/* The state directory on disk: trust checks, reading, atomic replacement.
+ *
+ * Layout of a state dir (default /run/slurm-binding, root:root 0755):
+ *   state                 the records (0644, see statefile.h)
+ *   lock                  taken by writers (0600, see statelock.h)
+ *   state.new             the next state while it is written, then renamed
+ *   state.corrupt.<time>  a damaged state kept aside for the admin
+ * Every file is opened with O_NOFOLLOW, and anything that someone other than
+ * root could have planted or changed is refused rather than used.
+ */
+#ifndef BINDING_STATEDIR_H
+#define BINDING_STATEDIR_H
+
+#include <stddef.h>
+#include <sys/stat.h>
+
+#define BND_STATE_DEFAULT_DIR "/run/slurm-binding"
+#define BND_STATE_FILE_NAME "state"
+#define BND_STATE_TEMP_NAME "state.new"
+#define BND_STATE_CORRUPT_PREFIX "state.corrupt."
+
+/* 0 when st may be trusted: a directory (want_dir) or regular file, owned
+ * by root (by root or by us when we are not root), not writable by group or
+ * others. Otherwise -1 and why says which rule failed. */
+int bnd_statedir_untrusted(const struct stat *st, int want_dir, char *why, size_t whylen);
+
+/* Opens the state directory. With create, missing components are made
+ * (0755, root:root when root); without, a missing dir gives BND_OK and
+ * *dirfd = -1. BND_ESTATE when the dir is a symlink or untrusted. */
+int bnd_statedir_open(const char *dir, int create, int *dirfd, char *err, size_t errlen);
+
+/* Reads the state file whole. Absent: BND_OK, *text NULL, *len 0. */
+int bnd_statedir_read(int dirfd, char **text, size_t *len, char *err, size_t errlen);
+
+/* Writes text as the temporary file (0644), then, separately, renames it
+ * over the state: readers never see a partial state. No fsync: the state
+ * describes processes of this boot only. */
+int bnd_statedir_write_temp(int dirfd, const char *text, size_t len, char *err, size_t errlen);
+int bnd_statedir_commit_temp(int dirfd, char *err, size_t errlen);
+
+/* Links the current state file as state.corrupt.<unix time>[-<n>] (never
+ * replacing an older one) and puts that name in name. */
+int bnd_statedir_keep_aside(int dirfd, char *name, size_t namelen, char *err, size_t errlen);
+
+#endif
