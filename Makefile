@@ -45,7 +45,7 @@ PLUGIN      := $(B)/spank_binding.so
 export BINDING_TOPOLOGIES ?= $(abspath $(CURDIR)/../shared/topologies)
 export BINDING_BUILD := $(abspath $(B))
 
-.PHONY: all deps check unit unit-plain unit-san cli e2e lint demo bench install clean
+.PHONY: all deps check unit unit-plain unit-san cli e2e numa lint demo bench install clean
 
 all: $(B)/libbinding.a $(TOOLS_BIN) $(if $(wildcard spank_binding.c),$(PLUGIN))
 
@@ -95,6 +95,7 @@ check: deps
 	$(MAKE) unit
 	$(MAKE) cli
 	$(MAKE) e2e
+	$(MAKE) numa
 	@sh tests/summary.sh $(B)/results
 
 unit: unit-plain unit-san
@@ -111,6 +112,10 @@ cli: $(TOOLS_BIN)
 
 e2e: all
 	@sh tests/e2e/run.sh
+
+# CPU and memory placement inside a 2-socket, 4-NUMA-node QEMU guest.
+numa: $(B)/libbinding.a
+	@CC="$(CC)" NUMA_CFLAGS="$(ALL_CFLAGS)" NUMA_LIBS="$(PKG_LIBS)" sh tests/numa/run.sh
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \

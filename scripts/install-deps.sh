@@ -3,7 +3,8 @@
 # they are missing and we are root. As a user it only reports what is missing.
 set -eu
 PKGS="build-essential pkg-config libhwloc-dev hwloc libnuma-dev numactl check libsubunit-dev
-libjansson-dev libslurm-dev slurmctld slurmd slurm-client munge cppcheck valgrind"
+libjansson-dev libslurm-dev slurmctld slurmd slurm-client munge cppcheck valgrind
+qemu-system-x86 busybox-static cpio xz-utils"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
