@@ -101,6 +101,15 @@ int bnd_topology_core_of_cpu(const struct bnd_topology *t, int os_cpu);
 void bnd_topology_numa_of_cpus(const struct bnd_topology *t, const bnd_cpuset_t *cpus,
 			       bnd_cpuset_t *nodes);
 
+/* For flattened arrays that did not come from hwloc (the cache reader):
+ * checks every index and range so no consumer can read out of bounds, and
+ * the tree invariants above (pre-order, contiguous PU and core ranges,
+ * cores contiguous per socket). BND_EINVAL names the first problem. */
+int bnd_topology_validate(const struct bnd_topology *t, char *err, size_t errlen);
+/* Recomputes numa_cpus and all_cpus from units and pu_os (allocates
+ * numa_cpus). BND_ENOMEM on failure. */
+int bnd_topology_fill_cpusets(struct bnd_topology *t);
+
 /* Build a topology from already-flattened arrays (used by the cache reader
  * and by tests). Takes ownership of nothing: copies. */
 struct bnd_topology *bnd_topology_clone(const struct bnd_topology *t);
