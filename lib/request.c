@@ -13,9 +13,10 @@
 
 #include "binding/error.h"
 
-/* How much of the text / of a token a message shows before "...". */
-#define SHOW_TEXT 160
-#define SHOW_TOKEN 48
+/* Most characters of the text / of a token a message shows, so that the
+ * reason and the accepted form still fit in BND_ERRLEN. */
+#define SHOW_TEXT 120
+#define SHOW_TOKEN 40
 /* instance + strategy + the explicit pairs + one, so that one pair too
  * many is still seen by the explicit parser. */
 #define MAX_FIELDS (BND_MAX_EXPLICIT + 3)
@@ -43,13 +44,14 @@ struct ctx {
 };
 
 struct tok {
-	char s[SHOW_TOKEN * 4 + 8];
+	char s[SHOW_TOKEN + 1];
 };
 
-static void show(const char *s, size_t n, size_t max, char *out, size_t outlen)
+/* At most outlen - 1 characters, "..." included when s is cut short. */
+static void show(const char *s, size_t n, char *out, size_t outlen)
 {
 	size_t o = 0, i;
-	for (i = 0; i < n && i < max; i++) {
+	for (i = 0; i < n; i++) {
 		unsigned char ch = (unsigned char)s[i];
 		char tmp[8];
 		size_t k;
@@ -64,12 +66,12 @@ static void show(const char *s, size_t n, size_t max, char *out, size_t outlen)
 			tmp[0] = (char)ch;
 			k = 1;
 		}
-		if (o + k + 4 >= outlen)
+		if (o + k + 4 > outlen)
 			break;
 		memcpy(out + o, tmp, k);
 		o += k;
 	}
-	if (i < n && o + 4 <= outlen) {
+	if (i < n) {
 		memcpy(out + o, "...", 3);
 		o += 3;
 	}
@@ -78,7 +80,7 @@ static void show(const char *s, size_t n, size_t max, char *out, size_t outlen)
 
 static const char *T(struct tok *b, struct span s)
 {
-	show(s.p, s.n, SHOW_TOKEN, b->s, sizeof(b->s));
+	show(s.p, s.n, b->s, sizeof(b->s));
 	return b->s;
 }
 
@@ -87,12 +89,12 @@ static int fail(const struct ctx *c, const char *fmt, ...) __attribute__((format
 static int fail(const struct ctx *c, const char *fmt, ...)
 {
 	char reason[512];
-	char shown[SHOW_TEXT * 4 + 8];
+	char shown[SHOW_TEXT + 1];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(reason, sizeof(reason), fmt, ap);
 	va_end(ap);
-	show(c->text, strlen(c->text), SHOW_TEXT, shown, sizeof(shown));
+	show(c->text, strlen(c->text), shown, sizeof(shown));
 	return bnd_fail(c->err, c->errlen, BND_EINVAL, "%s: \"%s\": %s (expected %s)",
 			c->opt, shown, reason, c->expected);
 }
@@ -315,7 +317,7 @@ static int parse_packed(const struct ctx *c, struct bnd_request *r, const struct
 	int rc = num_field(c, a[0], a[0], "amount", 1, &r->amount);
 	for (size_t i = 1; i < n && rc == BND_OK; i++) {
 		const char *eq = find(a[i], '=');
-		if (!eq)
+		if (!eq || eq == a[i].p)
 			return fail(c, "\"%s\" is not <key>=<value>", T(&t, a[i]));
 		size_t k = (size_t)(eq - a[i].p);
 		struct span key = sub(a[i], 0, k), val = sub(a[i], k + 1, a[i].n);
@@ -345,7 +347,7 @@ static int parse_level(const struct ctx *c, struct bnd_request *r, const struct 
 	r->level = BND_L_CORE;
 	for (size_t i = 0; i < n; i++) {
 		const char *eq = find(a[i], '=');
-		if (!eq)
+		if (!eq || eq == a[i].p)
 			return fail(c, "unexpected \"%s\"", T(&t, a[i]));
 		size_t k = (size_t)(eq - a[i].p);
 		struct span key = sub(a[i], 0, k), val = sub(a[i], k + 1, a[i].n);
@@ -513,7 +515,7 @@ static int parse(struct bnd_request *r, const struct ctx *base)
 	if (is(f[0], "set") || is(f[0], "env") || is(f[0], "pe")) {
 		r->instance = f[0].p[0] == 's' ? BND_I_SET : f[0].p[0] == 'e' ? BND_I_ENV : BND_I_PE;
 		i = 1;
-		if (nf == 1)
+		if (nf == 1 || !f[1].n)
 			return fail(&c, "strategy is missing after instance \"%s\"", T(&t, f[0]));
 	}
 	int s = -1;
@@ -646,40 +648,40 @@ const char *bnd_request_help(void)
 "--binding=[set:|env:|pe:]<strategy>  bind each task to whole cores\n"
 "\n"
 "Grid Engine 6.2u5 (a core is <socket>,<core>, both counted from 0):\n"
-"  linear:<amount>[:<socket>,<core>]       <amount> cores, free sockets first,\n"
-"                                          or successive cores from the one given\n"
-"  striding:<amount>:<step>[:<socket>,<core>]  every <step>-th core\n"
-"  explicit:<socket>,<core>[:<socket>,<core>...]  exactly these cores\n"
-"  none                                    no binding\n"
+"  linear:<amount>[:<socket>,<core>]\n"
+"      <amount> cores, free sockets first; or successive from the one given\n"
+"  striding:<amount>:<step>[:<socket>,<core>]\n"
+"      every <step>-th core, from the one given or the first start that fits\n"
+"  explicit:<socket>,<core>[:<socket>,<core>...]   exactly these cores\n"
+"  none                                            no binding\n"
 "  e.g. --binding=linear:2  striding:2:2:0,0  explicit:0,0:1,0\n"
 "\n"
-"OCS/GCS 9.1 packed: the first <amount> free units, left to right:\n"
-"  packed:<amount>[:<key>=<value>...]  each key at most once\n"
-"    unit=C|E|T|S|X|Y|N  power core (C, default), efficiency core (E), thread\n"
-"                        (T), socket (S), L3 (X), L2 (Y), NUMA node (N); a C or\n"
-"                        E prefix picks the core kind: CT ET CS ES CX EX CY EY CN EN\n"
-"    type=task|node      <amount> units per task (default), or shared by all\n"
-"                        tasks of the node (OCS slot and host are accepted)\n"
-"    sort=<letters>      from N S X Y C E T: upper case least used first,\n"
-"                        lower case most used first\n"
-"    start=<l> stop=<l>  walk from/to a unit: upper case an unused one,\n"
-"                        lower case a partly or fully used one\n"
-"    filter=<topology>   a topology string; its lower-case units are not used\n"
+"OCS/GCS 9.1 packed: the first <amount> free units of the topology string:\n"
+"  packed:<amount>[:<key>=<value>...]   each key at most once\n"
+"    unit=<u>        C power core (default), E efficiency core, T thread,\n"
+"                    S socket, X L3, Y L2, N NUMA node; CT ET CS ES CX EX CY\n"
+"                    EY CN EN restrict a unit to power (C) or efficiency (E)\n"
+"    type=task|node  <amount> units per task (default), or for all the node's\n"
+"                    tasks together (OCS slot and host are accepted too)\n"
+"    sort=<letters>  some of N S X Y C E T: upper case least used first,\n"
+"                    lower case most used first\n"
+"    start=<l> stop=<l>  walk from / up to a unit letter: upper case an\n"
+"                    unused unit, lower case a (partly) used one\n"
+"    filter=<topo>   a topology string whose lower-case units are never used\n"
 "  e.g. --binding=packed:4:sort=S:start=S\n"
 "\n"
-"LSF (level=socket|core|thread, default core):\n"
-"  balance:<n>[:level=...]  one unit at a time on the least-loaded socket\n"
-"  pack:<n>[:level=...]     fill one socket, else as few sockets as possible\n"
-"  any:<n>[:level=...]      the first <n> free units in OS order\n"
-"  cpus:<list>[:level=...]  the listed OS cpus that exist, e.g. 0,5,7,9-11\n"
+"LSF (optional :level=socket|core|thread, default core):\n"
+"  balance:<n>     one unit at a time on the least-loaded socket\n"
+"  pack:<n>        fill one socket, else as few sockets as possible\n"
+"  any:<n>         the first <n> free units in OS order\n"
+"  cpus:<list>     the listed OS cpus that exist, a list like 0,5,7,9-11\n"
 "  e.g. --binding=pack:2  balance:2:level=socket  cpus:0,2-3\n"
 "\n"
-"Instance (before any strategy but none): set: binds the tasks (default);\n"
-"env: binds nothing, only exports the choice; pe: binds nothing, exports\n"
-"the cores as 0,0:0,1 and writes an OpenMPI rankfile.\n"
+"Instance prefix: set: binds (default); env: only exports the choice; pe:\n"
+"only exports the cores as 0,0:0,1 and writes an OpenMPI rankfile.\n"
 "Numbers are plain decimal, at most 1000000; amounts and steps at least 1.\n"
 "\n"
-"--mbind=none|cores|cores:strict|round_robin|nlocal  memory policy\n";
+"--mbind=none|cores|cores:strict|round_robin|nlocal   memory policy\n";
 }
 
 const char *bnd_mbind_help(void)
