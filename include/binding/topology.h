@@ -15,7 +15,22 @@
  * machine with one node per socket reads NSXC..NSXC..). Several nodes
  * attached to the same parent (KNL flat: DDR + MCDRAM) nest in a chain.
  * A machine without packages gets one synthetic socket so Grid Engine
- * numbering (<socket>,<core>) always exists.
+ * numbering (<socket>,<core>) always exists. In a chain the node without a
+ * special subtype (DRAM, not HBM/MCDRAM) is innermost, so it is the cores'
+ * nearest node. NUMA nodes without CPUs (HBM, PMEM, kmem) still get their N.
+ *
+ * Caches: only unified or data L3 (X) and L2 (Y); L1, L4, memory-side
+ * caches, groups and dies are not units (their children are flattened into
+ * the parent). A PU without a Core above it becomes a one-PU core.
+ *
+ * Kinds: with two or more ranked hwloc cpukinds, the top kind is power (C)
+ * and the lowest efficiency (E); with three or more, kinds are split at the
+ * largest relative step of LinuxCapacity or FrequencyMaxMHz (NVIDIA GB10
+ * reports five kinds: 10 A725 + 10 X925 cores). Unranked kinds: all C.
+ *
+ * The whole node is loaded, including PUs the calling process's cgroup
+ * excludes, so numbering does not depend on who looks; offline PUs are not
+ * part of the topology.
  */
 #ifndef BINDING_TOPOLOGY_H
 #define BINDING_TOPOLOGY_H
@@ -51,7 +66,8 @@ struct bnd_unit {
 	                       core number (global), PU number, numa number... */
 	int os_index;       /* PU: OS cpu id; NUMA: OS node id; else -1 */
 	int pu_first, pu_count;     /* PU index range of the subtree */
-	int core_first, core_count; /* core index range of the subtree */
+	int core_first, core_count; /* core index range of the subtree;
+	                               a PU: its core, count 0 */
 };
 
 struct bnd_core {
@@ -82,9 +98,11 @@ struct bnd_topology {
 /* Source forms:
  *   NULL or ""           this machine (hwloc discovery)
  *   "pack:2 core:4 pu:2" hwloc synthetic description (anything containing ':'
- *                        or a space and not naming an existing file)
- *   "/path/file.xml"     hwloc XML export
- * I/O objects are filtered out. */
+ *                        or a space and not naming an existing file); " pu:1"
+ *                        is appended when the last level is not pu
+ *                        ("pack:2 core:2" = 4 single-thread cores)
+ *   "/path/file.xml"     hwloc XML export (CRLF line ends accepted)
+ * I/O and misc objects are filtered out. BND_EINVAL names the source. */
 int bnd_topology_load(struct bnd_topology **out, const char *source,
 		      char *err, size_t errlen);
 void bnd_topology_free(struct bnd_topology *t);
@@ -97,7 +115,9 @@ void bnd_topology_unit_cpus(const struct bnd_topology *t, int unit, bnd_cpuset_t
 /* Core index holding OS cpu id, -1 if none. */
 int bnd_topology_core_of_cpu(const struct bnd_topology *t, int os_cpu);
 /* OS NUMA node ids local to the given cpus (set bits = os node ids, in a
- * cpuset used as a plain bitmap). */
+ * cpuset used as a plain bitmap): the nearest node (bnd_core.numa) of each
+ * core holding one of the cpus, so HBM/PMEM nodes wrapped around a DRAM
+ * node are not included. */
 void bnd_topology_numa_of_cpus(const struct bnd_topology *t, const bnd_cpuset_t *cpus,
 			       bnd_cpuset_t *nodes);
 
