@@ -1,0 +1,456 @@
+#!/bin/bash
+# A private one-node Slurm 22.05 cluster on loopback, for the end-to-end
+# tests and the demo. Needs root and the Debian packages munge, slurmctld,
+# slurmd, slurm-client. Nothing system-wide is touched: no systemctl, no
+# /etc/slurm, no /run/munge; every file lives in one temporary directory and
+# only the processes started here are ever signalled (by recorded pid).
+#
+# Use as a library (bash):
+#   . tests/e2e/cluster.sh
+#   cluster_start [plugstack args...]   # e.g. cluster_start verbose on_failure=fail
+#   ...                                 # SLURM_CONF etc. are exported
+#   cluster_stop                        # also runs from the EXIT/INT/TERM trap
+# or as a command, to keep a cluster for hands-on work:
+#   bash tests/e2e/cluster.sh start [args]  # prints the dir; daemons stay up
+#   bash tests/e2e/cluster.sh stop DIR
+#
+# Exported after cluster_start:
+#   E2E_DIR      the temporary directory (mode 755; logs in $E2E_DIR/log)
+#   SLURM_CONF   $E2E_DIR/slurm.conf, for every client command
+#   E2E_NODE     node name (unique per cluster, see below), E2E_PARTITION
+#   E2E_USER, E2E_UID  unprivileged job user (created with useradd if missing)
+#   E2E_WORK     directory owned by that user; jobs run from there
+#   E2E_STATE    the plugin's state_dir= (added to plugstack args unless given)
+#   E2E_PLUGIN   the plugin copy listed in plugstack.conf, or empty when
+#                $BINDING_BUILD/spank_binding.so was not built
+#   E2E_MODE     cgroup-v1 or linuxproc (which process tracking/binding works)
+#   E2E_CPUS     the node's CPUs as a list ("0-1"); E2E_NCPUS their number
+#   E2E_PLUGSTACK_DEFAULT  the plugstack args cluster_start was given
+#
+# Why the node name is not the host name: with cgroup v1, slurmd's cgroups
+# are /sys/fs/cgroup/<ctrl>/slurm_<node>/uid_<u>/job_<id>; two clusters on
+# one machine (engineers working in parallel) would both have job 1 there.
+# Debian's Slurm is built with MULTIPLE_SLURMD, so `slurmd -N <name>` works.
+#
+# Knobs (environment): E2E_USER (default bindtest), E2E_CGROUP=auto|v1|none,
+# E2E_DEBUG (SlurmdDebug/SlurmctldDebug level, default info), E2E_GANG=1
+# (PreemptMode=GANG: oversubscribed jobs are time-sliced every 5 s),
+# KEEP_E2E=1 (keep the directory after stopping), BINDING_BUILD.
+
+E2E_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+E2E_BUILD=${BINDING_BUILD:-$E2E_ROOT/build}
+E2E_USER=${E2E_USER:-bindtest}
+export E2E_ROOT E2E_BUILD E2E_USER
+
+_e2e_say() { echo "cluster: $*" >&2; }
+
+_e2e_now() { date +%s.%N; }
+
+_e2e_elapsed() { awk -v a="$1" -v b="$(_e2e_now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# Why a random probe: fixed ports collide with a second cluster or a real
+# Slurm; ss tells what is listening now.
+_e2e_free_port() {
+	local p i
+	for i in $(seq 1 200); do
+		p=$((20000 + RANDOM % 40000))
+		case " $* " in *" $p "*) continue ;; esac
+		[ -z "$(ss -Htln "sport = :$p" 2>/dev/null)" ] && { echo "$p"; return 0; }
+	done
+	return 1
+}
+
+_e2e_ensure_user() {
+	if ! id -u "$E2E_USER" >/dev/null 2>&1; then
+		_e2e_say "creating test user $E2E_USER (useradd, uid >= 1000, no home)"
+		useradd -M -U -s /bin/sh -c "spank-binding e2e tests" "$E2E_USER" || return 1
+	fi
+	E2E_UID=$(id -u "$E2E_USER")
+	if [ "$E2E_UID" -lt 1000 ]; then
+		_e2e_say "user $E2E_USER has uid $E2E_UID < 1000; set E2E_USER to a normal user"
+		return 1
+	fi
+	export E2E_UID
+}
+
+# cgroup v1 is usable when the cpuset and freezer controllers are mounted as
+# v1 hierarchies we can write to (slurmd creates slurm_<node> under them).
+_e2e_cgroup_v1_usable() {
+	local c
+	for c in cpuset freezer; do
+		[ "$(stat -f -c %T "/sys/fs/cgroup/$c" 2>/dev/null)" = cgroupfs ] || return 1
+		[ -f "/sys/fs/cgroup/$c/cgroup.procs" ] || return 1
+		[ -w "/sys/fs/cgroup/$c" ] || return 1
+		touch "/sys/fs/cgroup/$c/cgroup.procs" 2>/dev/null || return 1
+	done
+	# A read-only bind mount passes -w as root; probe with a real mkdir.
+	local probe=/sys/fs/cgroup/cpuset/binding-e2e-probe.$$
+	mkdir "$probe" 2>/dev/null || return 1
+	rmdir "$probe"
+}
+
+_e2e_write_conf() {
+	local mode=$1 d=$E2E_DIR
+	local proctrack task cgline
+	if [ "$mode" = cgroup-v1 ]; then
+		proctrack=proctrack/cgroup
+		task=task/cgroup,task/affinity
+		cat >"$d/cgroup.conf" <<-EOF
+			CgroupPlugin=cgroup/v1
+			CgroupMountpoint=/sys/fs/cgroup
+			ConstrainCores=yes
+			ConstrainRAMSpace=no
+			ConstrainDevices=no
+		EOF
+	else
+		proctrack=proctrack/linuxproc
+		task=task/affinity
+		# slurmd reads cgroup.conf even without cgroup plugins; autodetect
+		# is the only value 22.05 has besides v1/v2.
+		printf 'CgroupPlugin=autodetect\n' >"$d/cgroup.conf"
+	fi
+	local preempt="PreemptMode=OFF"
+	[ "${E2E_GANG:-0}" = 1 ] && preempt="PreemptType=preempt/none
+PreemptMode=GANG"
+	cat >"$d/slurm.conf" <<-EOF
+		# Written by tests/e2e/cluster.sh ($mode)
+		ClusterName=e2e
+		SlurmctldHost=$(hostname -s)(127.0.0.1)
+		SlurmctldPort=$E2E_CTLD_PORT
+		SlurmdPort=$E2E_SLURMD_PORT
+		SlurmUser=root
+		SlurmdUser=root
+		AuthType=auth/munge
+		CredType=cred/munge
+		AuthInfo=socket=$d/munge/munge.socket
+		StateSaveLocation=$d/ctld
+		SlurmdSpoolDir=$d/spool/%n
+		SlurmctldPidFile=$d/run/slurmctld.pid
+		SlurmdPidFile=$d/run/slurmd-%n.pid
+		SlurmctldLogFile=$d/log/slurmctld.log
+		SlurmdLogFile=$d/log/slurmd.log
+		SlurmctldDebug=${E2E_DEBUG:-info}
+		SlurmdDebug=${E2E_DEBUG:-info}
+		PlugStackConfig=$d/plugstack.conf
+		ProctrackType=$proctrack
+		TaskPlugin=$task
+		SelectType=select/cons_tres
+		SelectTypeParameters=CR_Core
+		SchedulerType=sched/backfill
+		SchedulerTimeSlice=5
+		SchedulerParameters=batch_sched_delay=0
+		$preempt
+		AccountingStorageType=accounting_storage/none
+		JobAcctGatherType=jobacct_gather/none
+		JobCompType=jobcomp/none
+		MailProg=/bin/true
+		MpiDefault=none
+		ReturnToService=2
+		InactiveLimit=0
+		KillWait=2
+		MinJobAge=600
+		NodeName=$E2E_NODE NodeHostname=$(hostname -s) NodeAddr=127.0.0.1 $E2E_HW State=UNKNOWN
+		PartitionName=$E2E_PARTITION Nodes=$E2E_NODE Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:2
+	EOF
+	chmod 644 "$d/slurm.conf" "$d/cgroup.conf"
+}
+
+# Writes plugstack.conf: the freshly built plugin (copied into the cluster
+# dir so the job user can read it wherever the checkout lives) with ARGS, or
+# nothing when it was not built. srun, sbatch and every slurmstepd re-read
+# the file, so a test may call this between jobs; slurmd only at start (see
+# cluster_restart_slurmd).
+cluster_plugstack() {
+	local args="$*" so="$E2E_BUILD/spank_binding.so"
+	case " $args " in *" state_dir="*) ;; *) args="state_dir=$E2E_STATE${args:+ $args}" ;; esac
+	if [ -f "$so" ]; then
+		mkdir -p "$E2E_DIR/lib"
+		# rename, never overwrite: running slurmstepds have the old copy mapped
+		cp "$so" "$E2E_DIR/lib/.spank_binding.so.new" &&
+			chmod 755 "$E2E_DIR/lib/.spank_binding.so.new" &&
+			mv -f "$E2E_DIR/lib/.spank_binding.so.new" "$E2E_DIR/lib/spank_binding.so" || return 1
+		E2E_PLUGIN=$E2E_DIR/lib/spank_binding.so
+		printf 'required %s %s\n' "$E2E_PLUGIN" "$args" >"$E2E_DIR/plugstack.conf.new"
+	else
+		E2E_PLUGIN=
+		printf '# %s not built: no SPANK plugin\n' "$so" >"$E2E_DIR/plugstack.conf.new"
+	fi
+	chmod 644 "$E2E_DIR/plugstack.conf.new"
+	mv -f "$E2E_DIR/plugstack.conf.new" "$E2E_DIR/plugstack.conf"
+	export E2E_PLUGIN
+}
+
+_e2e_alive() {	# PID NAME: running (not a zombie) and still that program
+	local st
+	[ -r "/proc/$1/stat" ] || return 1
+	[ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ] || return 1
+	st=$(sed -E 's/^[0-9]+ \(.*\) (.).*/\1/' "/proc/$1/stat" 2>/dev/null)
+	[ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
+}
+
+# Why setsid: a Ctrl-C at the terminal must reach the runner (whose trap
+# stops the cluster in order), not the daemons directly.
+_e2e_spawn() {	# NAME LOGFILE CMD...: starts a daemon, records "NAME PID"
+	local name=$1 log=$2; shift 2
+	SLURM_CONF=$E2E_DIR/slurm.conf setsid "$@" >>"$log" 2>&1 </dev/null &
+	local pid=$!
+	echo "$name $pid" >>"$E2E_DIR/run/daemons"
+	eval "E2E_PID_$name=$pid"
+}
+
+_e2e_pid_of() { awk -v n="$1" '$1 == n { p = $2 } END { print p }' "$E2E_DIR/run/daemons" 2>/dev/null; }
+
+_e2e_wait_until() {	# SECONDS CMD...: polls every 0.1 s
+	local end
+	end=$(awk -v t="$1" -v n="$(_e2e_now)" 'BEGIN { printf "%.1f", n + t }'); shift
+	while ! "$@"; do
+		awk -v e="$end" -v n="$(_e2e_now)" 'BEGIN { exit !(n > e) }' && return 1
+		sleep 0.1
+	done
+}
+
+_e2e_node_idle() {
+	local pid
+	pid=$(_e2e_pid_of slurmd)
+	_e2e_alive "$pid" slurmd || return 2
+	case "$(sinfo -h -N -n "$E2E_NODE" -o %T 2>/dev/null)" in idle*) return 0 ;; esac
+	return 1
+}
+
+_e2e_ctld_up() { scontrol ping 2>/dev/null | grep -q UP; }
+
+cluster_logs() {	# [LINES]: the daemons' log tails, for failures
+	local f
+	for f in "$E2E_DIR"/log/*.log; do
+		[ -f "$f" ] || continue
+		echo "----- $f (last ${1:-30} lines)" >&2
+		tail -n "${1:-30}" "$f" >&2
+	done
+}
+
+_e2e_start_slurm() {	# MODE: slurmctld + slurmd until a user's srun works
+	_e2e_write_conf "$1"
+	_e2e_spawn slurmctld "$E2E_DIR/log/slurmctld.out" slurmctld -D -f "$E2E_DIR/slurm.conf"
+	if ! _e2e_wait_until 15 _e2e_ctld_up; then
+		_e2e_say "slurmctld did not answer within 15 s"
+		return 1
+	fi
+	_e2e_spawn slurmd "$E2E_DIR/log/slurmd.out" slurmd -D -f "$E2E_DIR/slurm.conf" -N "$E2E_NODE"
+	local rc=0
+	_e2e_wait_until 20 _e2e_node_idle || rc=1
+	if [ $rc -ne 0 ]; then
+		_e2e_alive "$(_e2e_pid_of slurmd)" slurmd || _e2e_say "slurmd exited during start ($1)"
+		_e2e_say "node $E2E_NODE not idle: $(sinfo -h -N -o '%N %T %E' 2>&1)"
+		return 1
+	fi
+	if ! run_as_user timeout 20 srun -N1 -t 1 true >"$E2E_DIR/log/first-srun.out" 2>&1; then
+		_e2e_say "first 'srun -N1 true' as $E2E_USER failed ($1):"
+		cat "$E2E_DIR/log/first-srun.out" >&2
+		return 1
+	fi
+}
+
+# Runs CMD as the job user, from $E2E_WORK, with a clean environment: only
+# PATH, HOME, USER, LOGNAME, LANG and SLURM_CONF. Extra variables go through
+# env: run_as_user env FOO=1 srun ...
+run_as_user() {
+	(cd "$E2E_WORK" && runuser -u "$E2E_USER" -- env -i \
+		PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin HOME="$E2E_WORK" \
+		USER="$E2E_USER" LOGNAME="$E2E_USER" LANG=C.UTF-8 SLURM_CONF="$SLURM_CONF" "$@")
+}
+
+# Queue helpers: run.sh clears the queue between test files.
+squeue_empty() { [ -z "$(squeue -h -o %i 2>/dev/null)" ]; }
+
+wait_squeue_empty() {
+	local i
+	for i in $(seq 1 $((${1:-30} * 10))); do
+		squeue_empty && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+cancel_all_jobs() {
+	local jobs
+	jobs=$(squeue -h -o %i 2>/dev/null)
+	# shellcheck disable=SC2086
+	[ -n "$jobs" ] && scancel $jobs 2>/dev/null
+	wait_squeue_empty 30
+}
+
+cluster_start() {
+	local t0 mode
+	t0=$(_e2e_now)
+	if [ "$(id -u)" != 0 ]; then
+		_e2e_say "needs root to run a private Slurm cluster"
+		return 1
+	fi
+	local b
+	for b in munged slurmctld slurmd srun sbatch sinfo scontrol squeue ss runuser setsid; do
+		command -v "$b" >/dev/null 2>&1 || { _e2e_say "missing program: $b"; return 1; }
+	done
+	_e2e_ensure_user || return 1
+
+	E2E_DIR=$(mktemp -d /tmp/binding-e2e.XXXXXX) || return 1
+	chmod 755 "$E2E_DIR"
+	export E2E_DIR SLURM_CONF=$E2E_DIR/slurm.conf
+	trap 'cluster_stop' EXIT
+	trap 'cluster_stop; trap - EXIT; exit 130' INT TERM
+	mkdir -p "$E2E_DIR"/{munge,log,run,ctld,spool,work,lib}
+	chmod 711 "$E2E_DIR/munge"
+	chown "$E2E_USER:" "$E2E_DIR/work"
+	export E2E_WORK=$E2E_DIR/work E2E_STATE=$E2E_DIR/binding-state
+	export E2E_PLUGSTACK_DEFAULT="$*"
+	: >"$E2E_DIR/run/daemons"
+
+	# munge: our own key, socket, pid and seed files.
+	dd if=/dev/urandom of="$E2E_DIR/munge/munge.key" bs=1024 count=1 status=none
+	chmod 400 "$E2E_DIR/munge/munge.key"
+	_e2e_spawn munged "$E2E_DIR/log/munged.out" munged -F -f \
+		--key-file="$E2E_DIR/munge/munge.key" --socket="$E2E_DIR/munge/munge.socket" \
+		--pid-file="$E2E_DIR/run/munged.pid" --seed-file="$E2E_DIR/munge/munged.seed" \
+		--log-file="$E2E_DIR/log/munged.log"
+
+	local suffix
+	suffix=$(basename "$E2E_DIR" | sed 's/.*\.//' | tr 'A-Z' 'a-z' | tr -cd 'a-z0-9')
+	export E2E_NODE="e2e-$suffix" E2E_PARTITION=e2e
+	E2E_CTLD_PORT=$(_e2e_free_port) && E2E_SLURMD_PORT=$(_e2e_free_port "$E2E_CTLD_PORT") || {
+		_e2e_say "no free port"; return 1; }
+	# The node's real layout, as slurmd sees it (CPUs, boards, sockets, cores, threads).
+	E2E_HW=$(slurmd -C 2>/dev/null | head -1 | tr ' ' '\n' |
+		grep -E '^(CPUs|Boards|SocketsPerBoard|CoresPerSocket|ThreadsPerCore)=' | tr '\n' ' ')
+	[ -n "$E2E_HW" ] || { _e2e_say "slurmd -C printed no node layout"; return 1; }
+	E2E_NCPUS=$(echo "$E2E_HW" | sed -E 's/.*CPUs=([0-9]+).*/\1/')
+	E2E_CPUS=$(cat /sys/fs/cgroup/cpuset/cpuset.effective_cpus 2>/dev/null ||
+		grep Cpus_allowed_list /proc/self/status | awk '{print $2}')
+	export E2E_NCPUS E2E_CPUS
+	cluster_plugstack "$@" || return 1
+
+	if ! _e2e_wait_until 10 test -S "$E2E_DIR/munge/munge.socket"; then
+		_e2e_say "munged did not create its socket"
+		cluster_logs
+		return 1
+	fi
+
+	case "${E2E_CGROUP:-auto}" in
+	v1) mode=cgroup-v1 ;;
+	none) mode=linuxproc ;;
+	*) if _e2e_cgroup_v1_usable; then mode=cgroup-v1; else mode=linuxproc; fi ;;
+	esac
+	if ! _e2e_start_slurm "$mode"; then
+		if [ "$mode" = cgroup-v1 ] && [ "${E2E_CGROUP:-auto}" = auto ]; then
+			cluster_logs 15
+			_e2e_say "cgroup v1 mode failed; retrying with proctrack/linuxproc + task/affinity"
+			_e2e_stop_slurm
+			rm -rf "${E2E_DIR:?}/ctld" "${E2E_DIR:?}/spool"
+			mkdir -p "$E2E_DIR/ctld" "$E2E_DIR/spool"
+			mv "$E2E_DIR/log/slurmd.log" "$E2E_DIR/log/slurmd-cgroup-attempt.log" 2>/dev/null
+			mode=linuxproc
+			_e2e_start_slurm "$mode" || { cluster_logs; return 1; }
+		else
+			cluster_logs
+			return 1
+		fi
+	fi
+	export E2E_MODE=$mode
+	local what="ProctrackType=proctrack/linuxproc TaskPlugin=task/affinity"
+	[ "$mode" = cgroup-v1 ] && what="cgroup/v1: proctrack/cgroup, task/cgroup+task/affinity, ConstrainCores"
+	_e2e_say "up in $(_e2e_elapsed "$t0") s: node $E2E_NODE (${E2E_HW% }) cpus $E2E_CPUS"
+	_e2e_say "mode $mode ($what)"
+	_e2e_say "plugin: ${E2E_PLUGIN:-none (build/spank_binding.so missing)}; dir $E2E_DIR"
+}
+
+# Restarts slurmd so that it re-reads plugstack.conf (job_prolog/epilog and
+# its own init only see the file at slurmd start).
+cluster_restart_slurmd() {
+	_e2e_kill_recorded slurmd || return 1
+	_e2e_spawn slurmd "$E2E_DIR/log/slurmd.out" slurmd -D -f "$E2E_DIR/slurm.conf" -N "$E2E_NODE"
+	_e2e_wait_until 20 _e2e_node_idle || { cluster_logs; return 1; }
+}
+
+_e2e_kill_pid() {	# PID NAME: TERM, up to 5 s, then KILL; reaps our children
+	local pid=$1 name=$2
+	[ -n "$pid" ] || return 0
+	if _e2e_alive "$pid" "$name"; then
+		kill -TERM "$pid" 2>/dev/null
+		_e2e_wait_until 5 eval "! _e2e_alive $pid $name" ||
+			{ _e2e_say "$name ($pid) ignored SIGTERM; SIGKILL"; kill -KILL "$pid" 2>/dev/null; }
+		_e2e_wait_until 2 eval "! _e2e_alive $pid $name"
+	fi
+	wait "$pid" 2>/dev/null
+	return 0
+}
+
+_e2e_kill_recorded() {	# NAME: every recorded pid of that daemon
+	local pid
+	for pid in $(awk -v n="$1" '$1 == n { print $2 }' "$E2E_DIR/run/daemons" 2>/dev/null); do
+		_e2e_kill_pid "$pid" "$1"
+	done
+	sed -i "/^$1 /d" "$E2E_DIR/run/daemons" 2>/dev/null
+	return 0
+}
+
+# Processes this cluster left: slurmstepds (they inherit slurmd's
+# SLURM_CONF) and the job user's processes started with our SLURM_CONF.
+_e2e_leftovers() {
+	local p uid
+	for p in /proc/[0-9]*; do
+		tr '\0' '\n' 2>/dev/null <"$p/environ" | grep -qxF "SLURM_CONF=$E2E_DIR/slurm.conf" || continue
+		uid=$(awk '/^Uid:/ { print $2 }' "$p/status" 2>/dev/null)
+		if [ "$(cat "$p/comm" 2>/dev/null)" = slurmstepd ] || [ "$uid" = "$E2E_UID" ]; then
+			echo "${p#/proc/}"
+		fi
+	done
+}
+
+_e2e_stop_slurm() {
+	local pids
+	_e2e_kill_recorded slurmd
+	_e2e_kill_recorded slurmctld
+	pids=$(_e2e_leftovers)
+	if [ -n "$pids" ]; then
+		_e2e_say "ending leftover job processes: $(echo $pids)"
+		# shellcheck disable=SC2086
+		kill -KILL $pids 2>/dev/null
+	fi
+	# slurmd leaves its (empty) cgroups behind; remove ours, deepest first.
+	local c
+	for c in /sys/fs/cgroup/*/slurm_"$E2E_NODE"; do
+		[ -d "$c" ] && find "$c" -depth -type d -exec rmdir {} + 2>/dev/null
+	done
+	return 0
+}
+
+cluster_stop() {	# [DIR]: stops the cluster of this shell, or the one in DIR
+	[ -n "${1:-}" ] && export E2E_DIR=$1 SLURM_CONF=$1/slurm.conf
+	[ -n "${E2E_DIR:-}" ] && [ -d "$E2E_DIR" ] || return 0
+	if [ -z "${E2E_NODE:-}" ]; then
+		E2E_NODE=$(sed -nE 's/^NodeName=([^ ]+).*/\1/p' "$E2E_DIR/slurm.conf" 2>/dev/null)
+		E2E_UID=$(stat -c %u "$E2E_DIR/work" 2>/dev/null)
+	fi
+	_e2e_stop_slurm
+	_e2e_kill_recorded munged
+	if [ "${KEEP_E2E:-0}" = 1 ]; then
+		_e2e_say "stopped; kept $E2E_DIR (KEEP_E2E=1)"
+	else
+		rm -rf "${E2E_DIR:?}"
+	fi
+	unset E2E_DIR
+	trap - EXIT INT TERM
+}
+
+# Command use: bash tests/e2e/cluster.sh start [args] | stop DIR
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+	case "${1:-}" in
+	start)
+		shift
+		cluster_start "$@" || exit 1
+		trap - EXIT INT TERM
+		echo "export SLURM_CONF=$SLURM_CONF   # as root; the job user is $E2E_USER"
+		echo "stop with: bash $0 stop $E2E_DIR"
+		;;
+	stop) cluster_stop "${2:?usage: $0 stop DIR}" ;;
+	*) echo "usage: $0 start [plugstack args] | stop DIR" >&2; exit 2 ;;
+	esac
+fi

@@ -1,0 +1,103 @@
+#!/bin/bash
+# `make e2e`: starts one private Slurm cluster, runs tests/e2e/t[0-9][0-9]_*.sh in
+# order, each as its own bash process bounded by `timeout` (lib.sh explains how
+# a test file is written), prints "e2e: N passed, M failed, K skipped", appends
+# "e2e N M K" to $BINDING_BUILD/results and stops the cluster.
+#   sh tests/e2e/run.sh [NAME...]   only the files whose name starts with a NAME
+# Environment: E2E_TIMEOUT (seconds per file, default 180), E2E_PLUGSTACK_ARGS
+# (plugin arguments besides state_dir=), KEEP_E2E=1, and cluster.sh's knobs.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+results_file=${BINDING_BUILD:+$BINDING_BUILD/results}
+
+record() {	# passed failed skipped
+	echo "e2e: $1 passed, $2 failed, $3 skipped"
+	if [ -n "$results_file" ]; then
+		mkdir -p "$(dirname "$results_file")" && echo "e2e $1 $2 $3" >>"$results_file"
+	fi
+}
+
+skip_all() {
+	echo "e2e: skipped ($1)"
+	record 0 0 1
+	exit 0
+}
+
+[ "$(id -u)" = 0 ] || skip_all "needs root to run a private Slurm cluster"
+missing=
+for b in munged slurmctld slurmd srun sbatch sinfo scontrol squeue scancel; do
+	command -v "$b" >/dev/null 2>&1 || missing="$missing $b"
+done
+[ -z "$missing" ] || skip_all "missing programs:$missing; install munge slurmctld slurmd slurm-client"
+
+tests=()
+for t in "$here"/t[0-9][0-9]_*.sh; do
+	[ -f "$t" ] || continue
+	if [ $# -gt 0 ]; then
+		keep=0
+		for n in "$@"; do case "$(basename "$t")" in "$n"*) keep=1 ;; esac; done
+		[ $keep = 1 ] || continue
+	fi
+	tests+=("$t")
+done
+
+E2E_RESULTS=$(mktemp /tmp/binding-e2e-results.XXXXXX)
+export E2E_RESULTS
+. "$here/cluster.sh"
+trap 'rm -f "$E2E_RESULTS"' EXIT
+# shellcheck disable=SC2086
+if ! cluster_start ${E2E_PLUGSTACK_ARGS:-}; then
+	echo "fail cluster could not start" >>"$E2E_RESULTS"
+	echo "e2e: the private cluster did not start"
+	record 0 1 0
+	rm -f "$E2E_RESULTS"
+	exit 1
+fi
+trap 'cluster_stop; rm -f "$E2E_RESULTS"' EXIT
+# The test runs in the background so that a signal interrupts `wait` at once
+# (bash runs traps only between commands); the trap ends that test first.
+tpid=
+trap 'echo "e2e: interrupted"; [ -n "$tpid" ] && kill -TERM "$tpid" 2>/dev/null && wait "$tpid"; exit 130' INT TERM
+
+for t in "${tests[@]}"; do
+	name=$(basename "$t" .sh)
+	echo "== $name"
+	before=$(grep -c "^fail $name " "$E2E_RESULTS")
+	t0=$(date +%s)
+	timeout -k 5 "${E2E_TIMEOUT:-180}" bash "$t" </dev/null &
+	tpid=$!
+	wait "$tpid"
+	rc=$?
+	tpid=
+	after=$(grep -c "^fail $name " "$E2E_RESULTS")
+	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+		echo "fail $name timed out after ${E2E_TIMEOUT:-180} s" >>"$E2E_RESULTS"
+		echo "  FAIL $name timed out after ${E2E_TIMEOUT:-180} s"
+	elif [ $rc -ne 0 ] && [ "$after" -eq "$before" ]; then
+		echo "fail $name exited $rc without recording a failure" >>"$E2E_RESULTS"
+		echo "  FAIL $name exited $rc without recording a failure"
+	fi
+	# The next file starts from an idle node, no jobs and the default plugstack.
+	cancel_all_jobs || { echo "fail $name left jobs that scancel did not end" >>"$E2E_RESULTS"
+		echo "  FAIL $name left jobs that scancel did not end"; }
+	cluster_plugstack ${E2E_PLUGSTACK_DEFAULT:-}
+	state=$(sinfo -h -N -n "$E2E_NODE" -o '%T|%E')
+	case "$state" in
+	drain*|down*|fail*)
+		echo "fail $name left the node ${state%%|*}: ${state#*|}" >>"$E2E_RESULTS"
+		echo "  FAIL $name left the node ${state%%|*}: ${state#*|}"
+		scontrol update nodename="$E2E_NODE" state=resume >/dev/null 2>&1
+		;;
+	esac
+	echo "   ($name: $(( $(date +%s) - t0 )) s)"
+done
+
+read -r p f s < <(awk '{ n[$1]++ } END { print n["pass"] + 0, n["fail"] + 0, n["skip"] + 0 }' "$E2E_RESULTS")
+if [ "$f" -gt 0 ]; then
+	echo "e2e failures:"
+	grep '^fail ' "$E2E_RESULTS" | sed 's/^fail /  /'
+	cluster_logs 40
+fi
+record "$p" "$f" "$s"
+[ "$f" -eq 0 ]
