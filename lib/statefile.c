@@ -510,6 +510,12 @@ int bnd_statefile_parse(const char *text, size_t len, struct bnd_state_file *f,
 		memcpy(line, p, ll);
 		line[ll] = '\0';
 		p = e ? e + 1 : end;
+		/* A cut line may still parse (the request runs to its end): only
+		 * lines that were ended are believed. */
+		if (!e) {
+			note(why, whylen, &bad, "truncated: no end line");
+			continue;
+		}
 		if (strlen(line) != ll) {
 			note(why, whylen, &bad, "garbage: NUL byte on line %d", lineno);
 			continue;
