@@ -479,12 +479,12 @@ static void check_inherited(const struct bnd_topology *t)
 	if (pid < 0 || waitpid(pid, &st, 0) != pid)
 		st = -1;
 	int code = st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	int bits = code > 0 && code < 100 ? code : 0;
 	check(code == 0, "explicit:1,1 + cores:strict, then exec: the new program runs on cpu 5 "
-	      "only with policy bind:2 and its %d MiB on node 2 (exit %d: %s%s%s%s)",
-	      CHILD_BUF_MIB, code, code < 0 || code >= 100 ? "setup failed " : "",
-	      code > 0 && code < 100 && (code & 3) ? "cpu wrong " : "",
-	      code > 0 && code < 100 && (code & 4) ? "policy wrong " : "",
-	      code > 0 && code < 100 && (code & 8) ? "pages elsewhere" : "");
+	      "only with policy bind:2 and its %d MiB on node 2 (exit %d%s%s%s%s)",
+	      CHILD_BUF_MIB, code, code < 0 || code >= 100 ? ", setup failed" : "",
+	      bits & 3 ? ", cpu wrong" : "", bits & 4 ? ", policy wrong" : "",
+	      bits & 8 ? ", pages elsewhere" : "");
 }
 
 int main(int argc, char **argv)

@@ -21,9 +21,13 @@ export NUMA_CACHE=$cache
 BOOT_LIMIT=${NUMA_BOOT_LIMIT:-90}
 RUN_LIMIT=${NUMA_RUN_LIMIT:-120}
 
-t_start=$(date +%s)
+# Milliseconds, for the timing line.
+ms() { date +%s%3N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b - a) / 1000 }'; }
+
+t_start=$(ms)
 record() { # passed failed skipped
-	echo "numa-guest: $1 passed, $2 failed${3:+, $3 skipped} ($(($(date +%s) - t_start)) s)"
+	echo "numa-guest: $1 passed, $2 failed, $3 skipped ($(secs "$t_start" "$(ms)") s)"
 	if [ -d "$build" ]; then echo "numa-guest $1 $2 $3" >> "$build/results"; fi
 	[ "$2" -eq 0 ]
 }
@@ -49,14 +53,14 @@ if command -v flock > /dev/null && ! flock -w 300 9; then
 	record 0 1 0; exit 1
 fi
 
-t0=$(date +%s)
+t0=$(ms)
 sh "$here/build-guest.sh"; rc=$?
 if [ "$rc" -eq 77 ]; then skip "guest could not be prepared (see above)"; fi
 if [ "$rc" -ne 0 ]; then
 	echo "not ok - build the guest (build-guest.sh exit $rc)"
 	record 0 1 0; exit 1
 fi
-t_prep=$(($(date +%s) - t0))
+t_prep=$(secs "$t0" "$(ms)")
 
 numa_args=""
 for n in 0 1 2 3; do
@@ -85,14 +89,15 @@ boot() {
 		< /dev/null > "$cache/qemu.log" 2>&1 &
 	qpid=$!
 	b0=$(date +%s)
+	b0ms=$(ms)
 	started=""
 	while kill -0 "$qpid" 2> /dev/null; do
-		if grep -q 'NUMA-GUEST-EXIT' "$console" 2> /dev/null; then break; fi
 		now=$(date +%s)
 		if [ -z "$started" ] && grep -q 'NUMA-GUEST-START' "$console" 2> /dev/null; then
 			started=$now
-			t_boot=$((now - b0))
+			t_boot=$(secs "$b0ms" "$(ms)")
 		fi
+		if grep -q 'NUMA-GUEST-EXIT' "$console" 2> /dev/null; then break; fi
 		if [ -z "$started" ] && [ $((now - b0)) -ge "$BOOT_LIMIT" ]; then
 			kill "$qpid" 2> /dev/null; wait "$qpid" 2> /dev/null
 			return 2
@@ -114,15 +119,15 @@ boot() {
 }
 
 t_boot=""
-t0=$(date +%s)
+t0=$(ms)
 boot; brc=$?
 if [ "$brc" -eq 2 ]; then
 	echo "# numa-guest: the guest did not reach the test in ${BOOT_LIMIT} s; retrying once"
 	sed -n '1,40p' "$cache/qemu.log" "$console" 2> /dev/null | sed 's/^/#   /'
-	t0=$(date +%s)
+	t0=$(ms)
 	boot; brc=$?
 fi
-t_run=$(($(date +%s) - t0))
+t_run=$(secs "$t0" "$(ms)")
 
 out=$(tr -d '\r' < "$console" 2> /dev/null)
 if [ "$brc" -ne 0 ]; then
