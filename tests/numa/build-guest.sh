@@ -24,6 +24,7 @@ NUMA_CFLAGS=${NUMA_CFLAGS:-"-std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror 
 NUMA_LIBS=${NUMA_LIBS:-"$(pkg-config --libs hwloc numa jansson 2>/dev/null || echo -lhwloc -lnuma -ljansson)"}
 
 mkdir -p "$cache"
+cache=$(cd "$cache" && pwd)
 log() { echo "numa-guest: $*" >&2; }
 skip() { log "SKIP: $*"; exit 77; }
 
@@ -71,10 +72,10 @@ fetch_kernel() {
 		apt-get update -qq > /dev/null 2>&1 || true
 		(cd "$dl" && apt-get download -qq "$pkg" > /dev/null 2>&1) || return 1
 	fi
-	deb=$(ls "$dl"/*.deb 2>/dev/null | head -n 1)
+	deb=$(find "$dl" -maxdepth 1 -name '*.deb' | head -n 1)
 	[ -n "$deb" ] || return 1
 	(cd "$dl" && dpkg-deb --fsys-tarfile "$deb" | tar -x --wildcards './boot/vmlinuz-*')
-	z=$(ls "$dl"/boot/vmlinuz-* 2>/dev/null | head -n 1)
+	z=$(find "$dl/boot" -maxdepth 1 -name 'vmlinuz-*' 2> /dev/null | head -n 1)
 	[ -n "$z" ] || return 1
 	extract_vmlinux "$z" "$cache/vmlinux" || return 1
 	echo "$pkg" > "$cache/vmlinux.source"

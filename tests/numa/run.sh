@@ -13,9 +13,9 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 build=${BINDING_BUILD:-$top/build}
-export BINDING_BUILD=$build
+export BINDING_BUILD="$build"
 cache=${NUMA_CACHE:-$build/numa}
-export NUMA_CACHE=$cache
+export NUMA_CACHE="$cache"
 # A boot that has not reached the test by then is hung (seen about once in
 # 75 boots) and is retried once; a test that started gets RUN_LIMIT more.
 BOOT_LIMIT=${NUMA_BOOT_LIMIT:-90}
