@@ -68,8 +68,12 @@ fetch_kernel() {
 	dl=$cache/dl
 	rm -rf "$dl" && mkdir -p "$dl"
 	if ! (cd "$dl" && apt-get download -qq "$pkg" > /dev/null 2>&1); then
+		# Stale lists name an ABI the mirror no longer has; fresh ones may
+		# name a newer one.
 		log "apt-get download $pkg failed; apt-get update once and retry"
 		apt-get update -qq > /dev/null 2>&1 || true
+		pkg=$(kernel_package)
+		[ -n "$pkg" ] || return 1
 		(cd "$dl" && apt-get download -qq "$pkg" > /dev/null 2>&1) || return 1
 	fi
 	deb=$(find "$dl" -maxdepth 1 -name '*.deb' | head -n 1)
