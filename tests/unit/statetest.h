@@ -55,13 +55,15 @@ static inline void st_rmdir_files(const char *path)
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		char p[512];
-		snprintf(p, sizeof(p), "%s/%s", path, de->d_name);
+		char *p;
+		if (asprintf(&p, "%s/%s", path, de->d_name) < 0)
+			continue;
 		struct stat st;
 		if (!lstat(p, &st) && S_ISDIR(st.st_mode))
 			st_rmdir_files(p);
 		else
 			unlink(p);
+		free(p);
 	}
 	closedir(d);
 	rmdir(path);
@@ -83,6 +85,8 @@ static inline char *st_path(const struct st_env *e, const char *name)
 static inline char *st_read(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
+	if (len)
+		*len = 0;
 	if (!f)
 		return NULL;
 	size_t cap = 4096, n = 0;
