@@ -325,10 +325,14 @@ static int cpu_list(struct lsf *l, const struct bnd_request *r, char *err, size_
 		take(l, pu, 1);
 		valid++;
 	}
-	if (!valid)
+	if (!valid) {
+		char have[256];
+		if (bnd_cpuset_format_list(&t->all_cpus, have, sizeof(have)) != BND_OK)
+			snprintf(have, sizeof(have), "%d in all", t->npus);
 		return bnd_fail(err, errlen, BND_ENOFIT,
-				"cpus: none of the listed cpus exists on this node (it has cpus 0-%d)",
-				t->npus - 1);
+				"cpus: none of the listed cpus exists on this node (it has cpus %s)",
+				have);
+	}
 	return BND_OK;
 }
 
