@@ -105,9 +105,16 @@ _e2e_write_conf() {
 	else
 		proctrack=proctrack/linuxproc
 		task=task/affinity
-		# slurmd reads cgroup.conf even without cgroup plugins; autodetect
-		# is the only value 22.05 has besides v1/v2.
-		printf 'CgroupPlugin=autodetect\n' >"$d/cgroup.conf"
+		# slurmd 22.05 loads a cgroup plugin even when no proctrack/task
+		# plugin uses it. autodetect picks v1 on hybrid hosts; on a pure
+		# cgroup v2 host without systemd, v2 can only start when it builds
+		# its hierarchy itself (IgnoreSystemd) and enables the controllers
+		# (CgroupAutomount). Both keys are ignored by cgroup/v1.
+		cat >"$d/cgroup.conf" <<-EOF
+			CgroupPlugin=autodetect
+			IgnoreSystemd=yes
+			CgroupAutomount=yes
+		EOF
 	fi
 	local preempt="PreemptMode=OFF"
 	[ "${E2E_GANG:-0}" = 1 ] && preempt="PreemptType=preempt/none
@@ -200,10 +207,13 @@ _e2e_spawn() {	# NAME LOGFILE CMD...: starts a daemon, records "NAME PID"
 
 _e2e_pid_of() { awk -v n="$1" '$1 == n { p = $2 } END { print p }' "$E2E_DIR/run/daemons" 2>/dev/null; }
 
-_e2e_wait_until() {	# SECONDS CMD...: polls every 0.1 s
-	local end
+_e2e_wait_until() {	# SECONDS CMD...: polls every 0.1 s; CMD's rc 2 means "give up"
+	local end rc
 	end=$(awk -v t="$1" -v n="$(_e2e_now)" 'BEGIN { printf "%.1f", n + t }'); shift
-	while ! "$@"; do
+	while :; do
+		"$@"; rc=$?
+		[ $rc -eq 0 ] && return 0
+		[ $rc -eq 2 ] && return 2
 		awk -v e="$end" -v n="$(_e2e_now)" 'BEGIN { exit !(n > e) }' && return 1
 		sleep 0.1
 	done
@@ -221,8 +231,10 @@ _e2e_ctld_up() { scontrol ping 2>/dev/null | grep -q UP; }
 
 cluster_logs() {	# [LINES]: the daemons' log tails, for failures
 	local f
-	for f in "$E2E_DIR"/log/*.log; do
-		[ -f "$f" ] || continue
+	for f in "$E2E_DIR"/log/*; do
+		[ -s "$f" ] || continue
+		# a daemon's stderr (*.out) repeats its log file once that exists
+		case "$f" in *.out) [ -s "${f%.out}.log" ] && continue ;; esac
 		echo "----- $f (last ${1:-30} lines)" >&2
 		tail -n "${1:-30}" "$f" >&2
 	done
@@ -235,6 +247,7 @@ _e2e_start_slurm() {	# MODE: slurmctld + slurmd until a user's srun works
 		_e2e_say "slurmctld did not answer within 15 s"
 		return 1
 	fi
+	mkdir -p "$E2E_DIR/spool/$E2E_NODE"
 	_e2e_spawn slurmd "$E2E_DIR/log/slurmd.out" slurmd -D -f "$E2E_DIR/slurm.conf" -N "$E2E_NODE"
 	local rc=0
 	_e2e_wait_until 20 _e2e_node_idle || rc=1
@@ -413,6 +426,15 @@ _e2e_stop_slurm() {
 		_e2e_say "ending leftover job processes: $(echo $pids)"
 		# shellcheck disable=SC2086
 		kill -KILL $pids 2>/dev/null
+		local pid i
+		for i in $(seq 1 30); do
+			for pid in $pids; do
+				[ -d "/proc/$pid" ] && ! grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null && break
+				pid=
+			done
+			[ -z "$pid" ] && break
+			sleep 0.1
+		done
 	fi
 	# slurmd leaves its (empty) cgroups behind; remove ours, deepest first.
 	local c

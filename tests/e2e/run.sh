@@ -4,6 +4,7 @@
 # a test file is written), prints "e2e: N passed, M failed, K skipped", appends
 # "e2e N M K" to $BINDING_BUILD/results and stops the cluster.
 #   sh tests/e2e/run.sh [NAME...]   only the files whose name starts with a NAME
+#   sh tests/e2e/run.sh DIR/tNN_x.sh  that file (any path with a slash), e.g. a draft
 # Environment: E2E_TIMEOUT (seconds per file, default 180), E2E_PLUGSTACK_ARGS
 # (plugin arguments besides state_dir=), KEEP_E2E=1, and cluster.sh's knobs.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -32,14 +33,14 @@ done
 [ -z "$missing" ] || skip_all "missing programs:$missing; install munge slurmctld slurmd slurm-client"
 
 tests=()
-for t in "$here"/t[0-9][0-9]_*.sh; do
-	[ -f "$t" ] || continue
-	if [ $# -gt 0 ]; then
-		keep=0
-		for n in "$@"; do case "$(basename "$t")" in "$n"*) keep=1 ;; esac; done
-		[ $keep = 1 ] || continue
-	fi
-	tests+=("$t")
+[ $# -gt 0 ] || set -- t
+for a in "$@"; do
+	case "$a" in
+	*/*) [ -f "$a" ] && tests+=("$(cd "$(dirname "$a")" && pwd)/$(basename "$a")") ;;
+	*) for t in "$here"/t[0-9][0-9]_*.sh; do
+		case "$(basename "$t")" in "$a"*) [ -f "$t" ] && tests+=("$t") ;; esac
+	done ;;
+	esac
 done
 
 E2E_RESULTS=$(mktemp /tmp/binding-e2e-results.XXXXXX)
