@@ -254,7 +254,7 @@ static int check_header(const uint32_t *w, size_t n, const char *path, const cha
 			return bnd_fail(err, errlen, BND_ESTATE, "topology cache %s: bad counts", path);
 	if (w[H_PAYLOAD] != n - H_WORDS || payload_words(c) != n - H_WORDS)
 		return bnd_fail(err, errlen, BND_ESTATE,
-				"topology cache %s: truncated (%zu payload words, expected %zu)",
+				"topology cache %s: truncated or extended (%zu payload words, expected %zu)",
 				path, n - H_WORDS, payload_words(c));
 	uint64_t h = checksum(w, n);
 	if (w[H_SUM_LO] != (uint32_t)h || w[H_SUM_HI] != (uint32_t)(h >> 32))
