@@ -177,16 +177,17 @@ static void overwrite(const char *path, const void *buf, size_t len)
 	close(fd);
 }
 
-/* FNV-1a over the words with the checksum words as zero (topocache.c). */
+/* The checksum of lib/topocache.c, recomputed after tampering. */
 static void fix_sum(uint32_t *w, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325u;
+	uint64_t h[4] = { 0xcbf29ce484222325u, 0x84222325cbf29ce4u, 1, 2 };
 	for (size_t i = 0; i < n; i++) {
-		h ^= (i == W_SUM_LO || i == W_SUM_HI) ? 0 : w[i];
-		h *= 0x100000001b3u;
+		uint32_t v = (i == W_SUM_LO || i == W_SUM_HI) ? 0 : w[i];
+		h[i & 3] = (h[i & 3] ^ v) * 0x100000001b3u;
 	}
-	w[W_SUM_LO] = (uint32_t)h;
-	w[W_SUM_HI] = (uint32_t)(h >> 32);
+	uint64_t x = (h[0] ^ (h[1] << 1) ^ (h[2] << 2) ^ (h[3] << 3)) * 0x100000001b3u + n;
+	w[W_SUM_LO] = (uint32_t)x;
+	w[W_SUM_HI] = (uint32_t)(x >> 32);
 }
 
 static void refused(const char *path, const char *boot, const char *why)
