@@ -51,8 +51,8 @@ _e2e_elapsed() { awk -v a="$1" -v b="$(_e2e_now)" 'BEGIN { printf "%.1f", b - a 
 # Why a random probe: fixed ports collide with a second cluster or a real
 # Slurm; ss tells what is listening now.
 _e2e_free_port() {
-	local p i
-	for i in $(seq 1 200); do
+	local p
+	for _ in $(seq 1 200); do
 		p=$((20000 + RANDOM % 40000))
 		case " $* " in *" $p "*) continue ;; esac
 		[ -z "$(ss -Htln "sport = :$p" 2>/dev/null)" ] && { echo "$p"; return 0; }
@@ -91,7 +91,7 @@ _e2e_cgroup_v1_usable() {
 
 _e2e_write_conf() {
 	local mode=$1 d=$E2E_DIR
-	local proctrack task cgline
+	local proctrack task
 	if [ "$mode" = cgroup-v1 ]; then
 		proctrack=proctrack/cgroup
 		task=task/cgroup,task/affinity
@@ -276,8 +276,7 @@ run_as_user() {
 squeue_empty() { [ -z "$(squeue -h -o %i 2>/dev/null)" ]; }
 
 wait_squeue_empty() {
-	local i
-	for i in $(seq 1 $((${1:-30} * 10))); do
+	for _ in $(seq 1 $((${1:-30} * 10))); do
 		squeue_empty && return 0
 		sleep 0.1
 	done
@@ -326,10 +325,12 @@ cluster_start() {
 		--log-file="$E2E_DIR/log/munged.log"
 
 	local suffix
-	suffix=$(basename "$E2E_DIR" | sed 's/.*\.//' | tr 'A-Z' 'a-z' | tr -cd 'a-z0-9')
+	suffix=$(basename "$E2E_DIR" | sed 's/.*\.//' | tr '[:upper:]' '[:lower:]' | tr -cd 'a-z0-9')
 	export E2E_NODE="e2e-$suffix" E2E_PARTITION=e2e
-	E2E_CTLD_PORT=$(_e2e_free_port) && E2E_SLURMD_PORT=$(_e2e_free_port "$E2E_CTLD_PORT") || {
-		_e2e_say "no free port"; return 1; }
+	if ! E2E_CTLD_PORT=$(_e2e_free_port) || ! E2E_SLURMD_PORT=$(_e2e_free_port "$E2E_CTLD_PORT"); then
+		_e2e_say "no free port"
+		return 1
+	fi
 	# The node's real layout, as slurmd sees it (CPUs, boards, sockets, cores, threads).
 	E2E_HW=$(slurmd -C 2>/dev/null | head -1 | tr ' ' '\n' |
 		grep -E '^(CPUs|Boards|SocketsPerBoard|CoresPerSocket|ThreadsPerCore)=' | tr '\n' ' ')
@@ -423,11 +424,11 @@ _e2e_stop_slurm() {
 	_e2e_kill_recorded slurmctld
 	pids=$(_e2e_leftovers)
 	if [ -n "$pids" ]; then
-		_e2e_say "ending leftover job processes: $(echo $pids)"
+		_e2e_say "ending leftover job processes: $(echo "$pids" | tr '\n' ' ')"
 		# shellcheck disable=SC2086
 		kill -KILL $pids 2>/dev/null
-		local pid i
-		for i in $(seq 1 30); do
+		local pid
+		for _ in $(seq 1 30); do
 			for pid in $pids; do
 				[ -d "/proc/$pid" ] && ! grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null && break
 				pid=

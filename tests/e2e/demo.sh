@@ -28,7 +28,9 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 
+# shellcheck source=tests/e2e/cluster.sh
 . "$here/cluster.sh"
+# shellcheck disable=SC2086 # several arguments
 cluster_start ${DEMO_PLUGSTACK_ARGS:-verbose} || { echo "demo: the private cluster did not start" >&2; exit 1; }
 echo
 if [ -z "$E2E_PLUGIN" ]; then

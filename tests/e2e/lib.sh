@@ -12,7 +12,9 @@
 #   default plugstack.conf and counts a failure when the node was left drained or the
 #   file exited non-zero (or timed out) without recording a failure itself.
 #   A file started directly (`bash tests/e2e/t00_cluster.sh`) starts its own cluster
-#   and prints its own summary; run.sh accepts name filters: `sh tests/e2e/run.sh t00`.
+#   and prints its own summary; run.sh accepts name filters: `sh tests/e2e/run.sh t00`
+#   or paths. E2E_PLUGSTACK_ARGS gives both the default plugin arguments (state_dir=
+#   $E2E_STATE is always added). More in docs/testing.md.
 #
 # A TEST FILE
 #   #!/bin/bash
@@ -36,6 +38,7 @@
 #   assert_eq EXPECTED ACTUAL MSG     assert_ne UNEXPECTED ACTUAL MSG
 #   assert_contains TEXT NEEDLE MSG   assert_not_contains TEXT NEEDLE MSG
 #   assert_match TEXT ERE MSG         (grep -E on any line)
+#   assert_cpus_within LIST DOMAIN MSG LIST (e.g. "1" or "0-1") is non-empty and inside DOMAIN
 #   assert_ok MSG CMD...              CMD exits 0;   output (stdout+stderr) in $E2E_OUT
 #   assert_fails MSG CMD...           CMD exits != 0; output in $E2E_OUT, rc in $E2E_RC
 # RUNNING THINGS AS THE JOB USER
@@ -68,6 +71,7 @@
 #   cluster_logs [LINES]              print the daemons' log tails to stderr
 # Nothing here uses `set -e`: a failed assertion records a failure and the file goes on.
 
+# shellcheck source=tests/e2e/cluster.sh
 . "$(dirname "${BASH_SOURCE[0]}")/cluster.sh"
 
 E2E_TEST=$(basename "$0" .sh)
@@ -123,6 +127,10 @@ assert_match() {
 	if printf '%s\n' "$1" | grep -qE -- "$2"; then e2e_pass "$3"
 	else e2e_fail "$3: no line matches /$2/ in: $(printf '%s' "$1" | head -c 600)"; fi
 }
+assert_cpus_within() {
+	if cpulist_within "$1" "$2"; then e2e_pass "$3 ('$1' within $2)"
+	else e2e_fail "$3: cpus '$1' not within $2"; fi
+}
 assert_ok() {
 	local msg=$1; shift
 	E2E_OUT=$("$@" 2>&1); E2E_RC=$?
@@ -161,8 +169,8 @@ _e2e_end_state() {
 }
 
 wait_job_state() {	# JOBID STATE [SECONDS]
-	local i s=
-	for i in $(seq 1 $((${3:-30} * 10))); do
+	local s=
+	for _ in $(seq 1 $((${3:-30} * 10))); do
 		s=$(job_state "$1")
 		[ "$s" = "$2" ] && break
 		_e2e_end_state "$s" && break
@@ -173,8 +181,8 @@ wait_job_state() {	# JOBID STATE [SECONDS]
 }
 
 wait_job_done() {	# JOBID [SECONDS]
-	local i s=
-	for i in $(seq 1 $((${2:-60} * 10))); do
+	local s=
+	for _ in $(seq 1 $((${2:-60} * 10))); do
 		s=$(job_state "$1")
 		_e2e_end_state "$s" && { echo "$s"; return 0; }
 		sleep 0.1
@@ -193,8 +201,7 @@ job_task_pids() {
 }
 
 wait_for_file() {	# PATH [SECONDS] [ERE]
-	local i
-	for i in $(seq 1 $((${2:-20} * 10))); do
+	for _ in $(seq 1 $((${2:-20} * 10))); do
 		if [ -e "$1" ]; then
 			[ -z "${3:-}" ] && return 0
 			grep -qE -- "$3" "$1" 2>/dev/null && return 0
@@ -215,7 +222,8 @@ cpulist_expand() {
 cpulist_count() { cpulist_expand "$1" | wc -w; }
 
 cpulist_within() {
-	local c dom=" $(cpulist_expand "$2") "
+	local c dom
+	dom=" $(cpulist_expand "$2") "
 	for c in $(cpulist_expand "$1"); do
 		case "$dom" in *" $c "*) ;; *) return 1 ;; esac
 	done
@@ -226,7 +234,8 @@ cpulist_within() {
 if [ -z "${E2E_DIR:-}" ]; then
 	E2E_RESULTS=$(mktemp /tmp/binding-e2e-results.XXXXXX)
 	export E2E_RESULTS
-	cluster_start $E2E_PLUGSTACK_ARGS || { rm -f "$E2E_RESULTS"; exit 1; }
+	# shellcheck disable=SC2086 # words on purpose: several plugin arguments
+	cluster_start ${E2E_PLUGSTACK_ARGS:-} || { rm -f "$E2E_RESULTS"; exit 1; }
 	_e2e_standalone_end() {
 		local rc=$?
 		cluster_stop

@@ -45,6 +45,7 @@ done
 
 E2E_RESULTS=$(mktemp /tmp/binding-e2e-results.XXXXXX)
 export E2E_RESULTS
+# shellcheck source=tests/e2e/cluster.sh
 . "$here/cluster.sh"
 trap 'rm -f "$E2E_RESULTS"' EXIT
 # shellcheck disable=SC2086
@@ -82,6 +83,7 @@ for t in "${tests[@]}"; do
 	# The next file starts from an idle node, no jobs and the default plugstack.
 	cancel_all_jobs || { echo "fail $name left jobs that scancel did not end" >>"$E2E_RESULTS"
 		echo "  FAIL $name left jobs that scancel did not end"; }
+	# shellcheck disable=SC2086 # several arguments
 	cluster_plugstack ${E2E_PLUGSTACK_DEFAULT:-}
 	state=$(sinfo -h -N -n "$E2E_NODE" -o '%T|%E')
 	case "$state" in

@@ -2,6 +2,7 @@
 # t00_cluster.sh: the harness itself works: real user jobs run on the private
 # cluster, inside the node's CPUs, batch output lands, end states are read
 # right, two jobs share the node (OverSubscribe), helpers find task pids.
+# shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 e2e_note "mode $E2E_MODE, node $E2E_NODE, cpus $E2E_CPUS, user $E2E_USER ($E2E_UID)"
@@ -12,17 +13,13 @@ assert_eq 2 "$(printf '%s\n' "$out" | grep -c 'Cpus_allowed_list:')" "srun -n2 r
 for task in 0 1; do
 	cpus=$(printf '%s\n' "$out" | awk -v t="$task:" '$1 == t && $2 == "Cpus_allowed_list:" { print $3 }')
 	uid=$(printf '%s\n' "$out" | awk -v t="$task:" '$1 == t && $2 == "Uid:" { print $3 }')
-	if cpulist_within "$cpus" "$E2E_CPUS"; then
-		e2e_pass "task $task cpus '$cpus' within node cpus $E2E_CPUS"
-	else
-		e2e_fail "task $task cpus '$cpus' not within node cpus $E2E_CPUS"
-	fi
+	assert_cpus_within "$cpus" "$E2E_CPUS" "task $task runs inside the node's cpus"
 	assert_eq "$E2E_UID" "$uid" "task $task runs as $E2E_USER"
 done
 
 # 2. With cgroup v1 ConstrainCores a one-task step holds exactly one core.
 if [ "$E2E_MODE" = cgroup-v1 ]; then
-	cpus=$(run_as_user timeout 30 srun -n1 awk '/^Cpus_allowed_list/ { print $2 }' /proc/self/status)
+	cpus=$(run_as_user timeout 30 srun -n1 grep Cpus_allowed_list /proc/self/status | awk '{ print $2 }')
 	assert_eq 1 "$(cpulist_count "$cpus")" "srun -n1 confined to one cpu by task/cgroup ($cpus)"
 fi
 
@@ -43,8 +40,7 @@ else
 		o=$(cat "$E2E_WORK/t00_$job.out")
 		assert_contains "$o" "job=$job node=$E2E_NODE uid=$E2E_UID" "batch output names job, node and user"
 		cpus=$(printf '%s\n' "$o" | awk '/^Cpus_allowed_list/ { print $2 }')
-		cpulist_within "$cpus" "$E2E_CPUS" && e2e_pass "batch script cpus '$cpus' within $E2E_CPUS" ||
-			e2e_fail "batch script cpus '$cpus' not within $E2E_CPUS"
+		assert_cpus_within "$cpus" "$E2E_CPUS" "batch script runs inside the node's cpus"
 	else
 		e2e_fail "batch output $E2E_WORK/t00_$job.out not written"
 	fi
@@ -62,22 +58,20 @@ b=$(sbatch_as_user -n"$E2E_NCPUS" -o /dev/null --wrap 'srun sleep 60')
 assert_eq RUNNING "$(wait_job_state "$a" RUNNING 30)" "first whole-node job $a runs"
 assert_eq RUNNING "$(wait_job_state "$b" RUNNING 30)" "second whole-node job $b runs beside it"
 pids=
-for i in $(seq 1 50); do
+for _ in $(seq 1 50); do
 	pids=$(job_task_pids "$a.0")
-	[ "$(echo $pids | wc -w)" -eq "$E2E_NCPUS" ] && break
+	[ "$(echo "$pids" | wc -w)" -eq "$E2E_NCPUS" ] && break
 	sleep 0.1
 done
-assert_eq "$E2E_NCPUS" "$(echo $pids | wc -w)" "job_task_pids $a.0 finds $E2E_NCPUS tasks"
+assert_eq "$E2E_NCPUS" "$(echo "$pids" | wc -w)" "job_task_pids $a.0 finds $E2E_NCPUS tasks"
 for pid in $pids; do
 	assert_eq sleep "$(cat /proc/"$pid"/comm 2>/dev/null)" "task pid $pid is the job's sleep"
 	assert_eq "$E2E_UID" "$(awk '/^Uid:/ { print $2 }' /proc/"$pid"/status 2>/dev/null)" "task pid $pid runs as $E2E_USER"
-	c=$(cpus_allowed_of "$pid")
-	cpulist_within "$c" "$E2E_CPUS" && e2e_pass "task pid $pid cpus '$c' within $E2E_CPUS" ||
-		e2e_fail "task pid $pid cpus '$c' not within $E2E_CPUS"
+	assert_cpus_within "$(cpus_allowed_of "$pid")" "$E2E_CPUS" "task pid $pid (/proc) inside the node's cpus"
 done
 scancel "$a" "$b"
 assert_eq CANCELLED "$(wait_job_done "$a" 30)" "scancel ends job $a"
-wait_squeue_empty 30 && e2e_pass "queue empty after scancel" || e2e_fail "queue not empty: $(squeue -h)"
+if wait_squeue_empty 30; then e2e_pass "queue empty after scancel"; else e2e_fail "queue not empty: $(squeue -h)"; fi
 
 # 6. plugstack.conf lists the plugin exactly when it was built.
 cluster_plugstack verbose
