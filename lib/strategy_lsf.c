@@ -20,11 +20,13 @@ struct lsf {
 
 static int sock_pu_first(const struct bnd_topology *t, int s)
 {
-	return t->cores[t->socket_first_core[s]].pu_first;
+	return t->socket_ncores[s] < 1 ? 0 : t->cores[t->socket_first_core[s]].pu_first;
 }
 
 static int sock_pu_count(const struct bnd_topology *t, int s)
 {
+	if (t->socket_ncores[s] < 1)
+		return 0;
 	const struct bnd_core *last = &t->cores[t->socket_first_core[s] + t->socket_ncores[s] - 1];
 	return last->pu_first + last->npus - sock_pu_first(t, s);
 }

@@ -1,0 +1,125 @@
+# OCS/GCS packed binding and LSF policies through the sbind CLI (issue 5).
+# Sourced by run.sh after lib.sh: expect_out, expect_rc, expect_err, skip.
+
+# --- OCS packed -----------------------------------------------------------
+T1="pack:2 l3:1 core:4 pu:1"
+M1="NSXCCccSXCCCC"
+expect_out "OCS string of $T1" "NSXCCCCSXCCCC" $SBIND topology --topology "$T1" --format ocs
+expect_out "packed:6 with $M1 -> 0,0 0,1 then socket 1" "task 0: 0,0 0,1 1,0 1,1 1,2 1,3 (cpus 0-1,4-7)" \
+	$SBIND place --topology "$T1" --mask "$M1" --binding packed:6
+expect_out "packed:4:sort=S -> the four cores of socket 1" "task 0: 1,0 1,1 1,2 1,3 (cpus 4-7)" \
+	$SBIND place --topology "$T1" --mask "$M1" --binding packed:4:sort=S
+expect_out "packed:4:sort=S:start=S:stop=s -> socket 1" "task 0: 1,0 1,1 1,2 1,3 (cpus 4-7)" \
+	$SBIND place --topology "$T1" --mask "$M1" --binding packed:4:sort=S:start=S:stop=s
+expect_err "packed:6:sort=S:start=S:stop=s -> no binding" 3 "4 found between start and stop" \
+	$SBIND place --topology "$T1" --mask "$M1" --binding packed:6:sort=S:start=S:stop=s
+expect_out "packed:2:sort=S:start=s:stop=S -> 0,0 0,1" "task 0: 0,0 0,1 (cpus 0-1)" \
+	$SBIND place --topology "$T1" --mask "$M1" --binding packed:2:sort=S:start=s:stop=S
+expect_out "packed:6 --format ocs marks the chosen cores" "NSXccCCsxcccc" \
+	$SBIND place --topology "$T1" --mask "$M1" --binding packed:6 --format ocs
+expect_out "filter=ScCCCScCCC never gives 0,0 nor 1,0" "task 0: 0,1 0,2 0,3 (cpus 1-3)" \
+	$SBIND place --topology "pack:2 core:4" --binding packed:3:filter=ScCCCScCCC
+expect_out "filter: 6 cores skip 0,0 and 1,0" "SCcccSCccc" \
+	$SBIND place --topology "pack:2 core:4" --binding packed:6:filter=ScCCCScCCC --format sge
+expect_err "filter: 7 cores do not fit" 3 "no binding" \
+	$SBIND place --topology "pack:2 core:4" --binding packed:7:filter=ScCCCScCCC
+expect_out "unit=T -> the two threads of core 0" "task 0: 0,0 (cpus 0-1)" \
+	$SBIND place --topology "pack:1 core:4 pu:2" --binding packed:2:unit=T
+expect_out "type=node: shared by the tasks" "task 0: 0,0 0,1 0,2 (cpus 0-2)
+task 1: 0,0 0,1 0,2 (cpus 0-2)" \
+	$SBIND place --topology "pack:2 core:4" --binding packed:3:type=node --tasks 2
+expect_out "type=task: amount per task" "task 0: 0,0 0,1 (cpus 0-1)
+task 1: 0,2 0,3 (cpus 2-3)" \
+	$SBIND place --topology "pack:2 core:4" --binding packed:2 --tasks 2
+
+# grammar errors: exit 2 with a message naming the request
+expect_err "unknown key" 2 'packed:2:colour=C' $SBIND place --topology "$T1" --binding packed:2:colour=C
+expect_err "bad unit letter" 2 'unit "Q"' $SBIND place --topology "$T1" --binding packed:2:unit=Q
+expect_err "start letter not a unit" 2 'start' $SBIND place --topology "$T1" --binding packed:2:start=Q
+expect_err "filter length does not fit the topology" 2 \
+	'--binding: "packed:3:filter=ScCCC": filter does not match this topology' \
+	$SBIND place --topology "pack:2 core:4" --binding packed:3:filter=ScCCC
+expect_err "filter error shows the expected string" 2 '(expected filter=NSCCCCSCCCC' \
+	$SBIND place --topology "pack:2 core:4" --binding packed:3:filter=ScCCC
+expect_err "start letter absent from this topology" 2 \
+	'start=E: this topology has no such unit (expected one of NSXC, either case)' \
+	$SBIND place --topology "$T1" --binding packed:2:start=E
+
+# real machines
+RL="$TOPOS/Intel-Core-RaptorLake-1pa6co2t+2ca4co1t-hybrid.xml"
+EP="$TOPOS/AMD-Epyc-Zen2-2pa8ca4co+ib.xml"
+count() { printf '%s' "$2" | tr -cd "$1" | wc -c | tr -d ' '; }
+if [ -n "$TOPOS" ] && [ -f "$RL" ]; then
+	s=$($SBIND topology --topology "$RL" --format ocs)
+	[ "$(count E "$s")" = 8 ] && [ "$(count C "$s")" = 6 ]
+	_report $(( $? == 0 )) "RaptorLake OCS string shows 8 E and 6 C cores" "got $s"
+	s=$($SBIND place --topology "$RL" --binding packed:8:unit=E --format ocs)
+	[ "$(count e "$s")" = 8 ] && [ "$(count c "$s")" = 0 ]
+	_report $(( $? == 0 )) "RaptorLake unit=E: all 8 efficiency cores, no power core" "got $s"
+	expect_err "RaptorLake unit=E: a 9th efficiency core does not exist" 3 "9 free E units of efficiency cores needed, 8 found" \
+		$SBIND place --topology "$RL" --binding packed:9:unit=E
+	s=$($SBIND place --topology "$RL" --binding packed:6:unit=C --format ocs)
+	[ "$(count c "$s")" = 6 ] && [ "$(count e "$s")" = 0 ]
+	_report $(( $? == 0 )) "RaptorLake unit=C: the 6 power cores, no efficiency core" "got $s"
+	expect_err "RaptorLake unit=C: no 7th power core" 3 "no binding" \
+		$SBIND place --topology "$RL" --binding packed:7:unit=C
+	s=$($SBIND place --topology "$RL" --binding packed:1:unit=ES --format ocs)
+	[ "$(count e "$s")" = 8 ] && [ "$(count c "$s")" = 0 ]
+	_report $(( $? == 0 )) "RaptorLake unit=ES: the socket's efficiency cores only" "got $s"
+else
+	skip "RaptorLake unit=E / unit=C checks" "no $RL"
+fi
+if [ -n "$TOPOS" ] && [ -f "$EP" ]; then
+	s=$($SBIND topology --topology "$EP" --format ocs)
+	want=$(printf '%s' "$s" | sed 's/XYCYCYCYC/xycycycyc/')
+	[ "$want" != "$s" ]
+	_report $(( $? == 0 )) "EPYC string has L3s of 4 cores" "got $s"
+	expect_out "EPYC packed:1:unit=X -> exactly the cores of one L3" "$want" \
+		$SBIND place --topology "$EP" --binding packed:1:unit=X --format ocs
+	expect_out "EPYC packed:1:unit=X -> 4 cores, cpus 0-3" "task 0: 0,0 0,1 0,2 0,3 (cpus 0-3)" \
+		$SBIND place --topology "$EP" --binding packed:1:unit=X
+	expect_out "EPYC packed:1:unit=X with 0,0 held -> the next L3" "task 0: 0,4 0,5 0,6 0,7 (cpus 4-7)" \
+		$SBIND place --topology "$EP" --binding packed:1:unit=X --mask "$(printf '%s' "$s" | sed 's/C/c/')"
+else
+	skip "EPYC several L3s per socket: packed:1:unit=X" "no $EP"
+fi
+
+# --- LSF --------------------------------------------------------------------
+P="pack:2 core:4"
+expect_out "balance:2 -> 0,0 and 1,0" "task 0: 0,0 1,0 (cpus 0,4)" $SBIND place --topology "$P" --binding balance:2
+expect_out "cpus:1,2,9 -> cpus 1 and 2" "task 0: 0,1 0,2 (cpus 1-2)" $SBIND place --topology "$P" --binding cpus:1,2,9
+expect_err "cpus:9,10 -> no binding" 3 "none of the listed cpus exists" $SBIND place --topology "$P" --binding cpus:9,10
+expect_out "any:3 -> the first three" "task 0: 0,0 0,1 0,2 (cpus 0-2)" $SBIND place --topology "$P" --binding any:3
+expect_out "balance:4:level=thread spreads over cores" "task 0: 0,0 1,0 0,1 1,1 (cpus 0,2,4,6)" \
+	$SBIND place --topology "pack:2 core:2 pu:2" --binding balance:4:level=thread
+expect_out "pack:1:level=socket -> a whole free socket" "task 0: 1,0 1,1 1,2 1,3 (cpus 4-7)" \
+	$SBIND place --topology "$P" --binding pack:1:level=socket --mask ScCCCSCCCC
+
+# pack:2 as a sequence of jobs: first emulated with masks, then for real
+# through the state file (one `sbind place --commit` per job).
+expect_out "pack:2 on an empty node -> {0,0 0,1}" "task 0: 0,0 0,1 (cpus 0-1)" \
+	$SBIND place --topology "$P" --binding pack:2
+expect_out "pack:2 after {0,0 0,1} -> {0,2 0,3}" "task 0: 0,2 0,3 (cpus 2-3)" \
+	$SBIND place --topology "$P" --binding pack:2 --mask SccCCSCCCC
+expect_out "pack:2 after two jobs -> {1,0 1,1}" "task 0: 1,0 1,1 (cpus 4-5)" \
+	$SBIND place --topology "$P" --binding pack:2 --mask SccccSCCCC
+expect_out "pack:2 with only {1,0 1,1} held -> {1,2 1,3}" "task 0: 1,2 1,3 (cpus 6-7)" \
+	$SBIND place --topology "$P" --binding pack:2 --mask SCCCCSccCC
+
+st=$(mktemp -d /tmp/sbind-lsf.XXXXXX)
+if $SBIND place --help 2>/dev/null | grep -q -- --commit && $SBIND status --help >/dev/null 2>&1; then
+	commit() { $SBIND place --topology "$P" --state "$st/state" --binding pack:2 --commit --job "$1" --step 0; }
+	expect_out "committed job 1: pack:2 -> {0,0 0,1}" "task 0: 0,0 0,1 (cpus 0-1)" commit 1
+	expect_out "committed job 2: pack:2 -> {0,2 0,3}" "task 0: 0,2 0,3 (cpus 2-3)" commit 2
+	expect_out "committed job 3: pack:2 -> {1,0 1,1}" "task 0: 1,0 1,1 (cpus 4-5)" commit 3
+	expect_rc "release job 1" 0 $SBIND release --state "$st/state" --job 1
+	expect_rc "release job 2" 0 $SBIND release --state "$st/state" --job 2
+	expect_out "committed job 4 after 1 and 2 ended: pack:2 -> {1,2 1,3}" "task 0: 1,2 1,3 (cpus 6-7)" commit 4
+	expect_err "a fifth pack:2 with 0,0-0,3 free still fits, a sixth not" 3 "no binding" \
+		sh -c "$SBIND place --topology '$P' --state '$st/state' --binding pack:2 --commit --job 5 --step 0 >/dev/null &&
+		       $SBIND place --topology '$P' --state '$st/state' --binding pack:2 --commit --job 6 --step 0 >/dev/null &&
+		       $SBIND place --topology '$P' --state '$st/state' --binding pack:2 --commit --job 7 --step 0"
+else
+	skip "LSF pack:2 job sequence through the state file" "sbind has no --commit/--state yet"
+fi
+rm -rf "$st"
