@@ -415,6 +415,25 @@ START_TEST(real_machines)
 			bnd_cpuset_or(&seen, &p.tasks[i].cpus);
 		}
 		bnd_placement_free(&p);
+
+		/* every unit letter, sorted both ways: the kind always holds */
+		static const char *const units[] = { "T", "CT", "ET", "C", "E", "S", "CS", "ES",
+						     "X", "CX", "EX", "Y", "CY", "EY", "N", "CN", "EN" };
+		static const char *const sorts[] = { "NSXYCT", "nsxyct" };
+		for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++)
+			for (int k = 0; k < 2; k++) {
+				snprintf(text, sizeof(text), "packed:2:unit=%s:sort=%s", units[u], sorts[k]);
+				ck_assert_int_eq(bnd_request_parse(&r, text, err, sizeof(err)), BND_OK);
+				rc = bnd_place(t, NULL, &r, 1, &p, err, sizeof(err));
+				ck_assert_msg(rc == BND_OK || rc == BND_ENOFIT, "%s %s: %s", *x, text, err);
+				if (rc != BND_OK)
+					continue;
+				int want = units[u][0] == 'E' ? BND_KIND_EFFICIENCY : BND_KIND_POWER;
+				for (int c = 0; c < p.tasks[0].ncores; c++)
+					ck_assert_msg(t->cores[p.tasks[0].cores[c]].kind == want, "%s %s",
+						      *x, text);
+				bnd_placement_free(&p);
+			}
 		bnd_topology_free(t);
 	}
 	tu_free_list(xmls);
