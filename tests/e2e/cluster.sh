@@ -35,7 +35,9 @@
 # Knobs (environment): E2E_USER (default bindtest), E2E_CGROUP=auto|v1|none,
 # E2E_DEBUG (SlurmdDebug/SlurmctldDebug level, default info), E2E_GANG=1
 # (PreemptMode=GANG: oversubscribed jobs are time-sliced every 5 s),
-# KEEP_E2E=1 (keep the directory after stopping), BINDING_BUILD.
+# KEEP_E2E=1 (keep the directory after stopping), BINDING_BUILD, E2E_TMPDIR
+# (where the cluster directory is made, default /tmp; every directory above
+# it must be traversable by the job user).
 
 E2E_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 E2E_BUILD=${BINDING_BUILD:-$E2E_ROOT/build}
@@ -304,7 +306,14 @@ cluster_start() {
 	done
 	_e2e_ensure_user || return 1
 
-	E2E_DIR=$(mktemp -d /tmp/binding-e2e.XXXXXX) || return 1
+	local base=${E2E_TMPDIR:-/tmp}
+	# slurmd runs batch scripts from its spool dir and slurmstepd dlopens the
+	# plugin copy: both need a mount that allows exec.
+	if findmnt -no OPTIONS --target "$base" 2>/dev/null | grep -qw noexec; then
+		_e2e_say "$base is mounted noexec; set E2E_TMPDIR to a directory on an exec mount"
+		return 1
+	fi
+	E2E_DIR=$(mktemp -d "$base/binding-e2e.XXXXXX") || return 1
 	chmod 755 "$E2E_DIR"
 	export E2E_DIR SLURM_CONF=$E2E_DIR/slurm.conf
 	trap 'cluster_stop' EXIT
