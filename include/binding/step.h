@@ -1,0 +1,120 @@
+/* One job step on this node, from the plugin's point of view: everything
+ * the SPANK callbacks do, without Slurm types, so spank_binding.c stays
+ * glue and this logic can be driven by tests.
+ *
+ *   bnd_step_prepare   slurmstepd, root, before the tasks fork
+ *                      (init_post_opt): request, topology (cache), domain,
+ *                      state transaction for all local tasks, rankfile
+ *   bnd_step_task      each task, as the user, before exec (task_init):
+ *                      affinity, memory policy, environment, verbose line
+ *   bnd_step_finish    slurmstepd, root, at the end (exit): release
+ *
+ * A step is never refused here: whatever goes wrong becomes the reason
+ * each task prints and exports, and only bnd_step_task may report a
+ * failure (on_failure=fail), because failing slurmstepd's own callbacks in
+ * a batch step drains the node.
+ */
+#ifndef BINDING_STEP_H
+#define BINDING_STEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "binding/config.h"
+#include "binding/cpuset.h"
+#include "binding/error.h"
+#include "binding/place.h"
+#include "binding/request.h"
+#include "binding/taskenv.h"
+#include "binding/topology.h"
+
+#define BND_STEP_ID_BATCH 0xFFFFFFFBu
+#define BND_STEP_ID_EXTERN 0xFFFFFFFCu
+#define BND_RANKFILE_PREFIX "rankfile."
+
+typedef void (*bnd_log_fn)(void *ctx, const char *msg);
+
+struct bnd_step_in {
+	const struct bnd_config *cfg;
+	uint32_t job, step, uid;
+	uint32_t nodeid;
+	int ntasks;                  /* local tasks (batch: ignored, see below) */
+	const int *global_ids;       /* [ntasks] or NULL (0..n-1) */
+	const char *step_cores;      /* S_STEP_ALLOC_CORES */
+	const char *job_cores;       /* S_JOB_ALLOC_CORES */
+	const char *binding;         /* --binding text, NULL when not given */
+	const char *mbind;           /* --mbind text, NULL when not given */
+	/* batch step: tasks of the job on this node come from these */
+	const char *tasks_per_node, *ntasks_env;
+	/* This node's name (rankfile, messages): host when set (SLURMD_NODENAME),
+	 * else entry nodeid of nodelist (SLURM_STEP_NODELIST), else gethostname */
+	const char *host, *nodelist;
+	pid_t owner;                 /* slurmstepd: holds the state record */
+	bnd_log_fn log;              /* admin log (slurmd log), may be NULL */
+	void *log_ctx;
+};
+
+struct bnd_step {
+	int active;           /* there is something to tell the tasks */
+	int is_batch;
+	struct bnd_config cfg;
+	uint32_t job, step, nodeid;
+	char host[256];
+	struct bnd_request req;
+	enum bnd_mbind mbind;
+	int have_request;     /* a request other than none */
+	struct bnd_topology *topo;
+	int ntasks;           /* tasks placed (batch: the job's tasks here) */
+	bnd_cpuset_t domain;  /* what Slurm gave the step here */
+	struct bnd_placement pl;
+	int placed;           /* pl valid */
+	int recorded;         /* a state record to release */
+	char reason[2048];    /* why not bound ("" when bound or none asked) */
+	char rankfile[1280];  /* pe: path written, "" when none */
+	bnd_log_fn log;
+	void *log_ctx;
+};
+
+/* Fills s (free with bnd_step_free); returns BND_OK always except for
+ * BND_EINVAL on NULL arguments. */
+int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in);
+
+/* Reads the task's environment; NULL when unset. */
+typedef const char *(*bnd_getenv_fn)(void *ctx, const char *name);
+
+struct bnd_task_result {
+	int failed;            /* on_failure=fail and the task could not be bound */
+	char message[3072];    /* for stderr: why unbound / failed, "" if fine */
+	char verbose[2048];    /* the -v line, "" unless asked */
+	struct bnd_taskenv env; /* to export (free with bnd_taskenv_free) */
+};
+
+/* In the task (after fork, before exec). local_id: S_TASK_ID. verbose:
+ * the plugin's verbose argument or srun -v. cgroup_root and cpuset_file
+ * locate the task's cpuset for the outside-the-allocation check
+ * ("/sys/fs/cgroup", "/proc/self/cpuset"). */
+int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
+		  bnd_getenv_fn getenv_fn, void *getenv_ctx,
+		  const char *cgroup_root, const char *cpuset_file,
+		  struct bnd_task_result *out);
+
+/* In slurmstepd at the end: releases the record, removes the rankfile. */
+int bnd_step_finish(struct bnd_step *s);
+
+void bnd_step_free(struct bnd_step *s);
+
+/* The user's options, checked where they are typed (srun, sbatch, salloc)
+ * so a bad one stops the submission. BND_OK or BND_EINVAL with the
+ * parser's message naming the bad token. BND_OK with a non-empty err is a
+ * warning to show (--mbind=nlocal: accepted, not supported yet). */
+enum bnd_option { BND_OPT_BINDING = 1, BND_OPT_MBIND = 2 };
+int bnd_option_check(enum bnd_option which, const char *text, char *err, size_t errlen);
+/* The grammar printed for --binding=help / --mbind=help. */
+const char *bnd_option_help(enum bnd_option which);
+
+/* slurmd start: creates the state dir and builds the topology cache, so no
+ * step ever pays for discovery. Failures are only worth a log line. */
+int bnd_node_warmup(const struct bnd_config *c, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,444 @@
+#include "binding/step.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "binding/apply.h"
+#include "binding/error.h"
+#include "binding/stepinfo.h"
+#include "binding/topocache.h"
+/* topocache.h and proc.h (through state.h) both define the boot id length;
+ * state.h's records are sized by proc.h's, so that one must win here. */
+#undef BND_BOOT_ID_LEN
+#include "binding/state.h"
+
+static void step_log(const struct bnd_step *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void step_log(const struct bnd_step *s, const char *fmt, ...)
+{
+	char msg[BND_ERRLEN + 256];
+	va_list ap;
+	if (!s->log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	s->log(s->log_ctx, msg);
+}
+
+static void state_opts(const struct bnd_step *s, struct bnd_state_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->dir = s->cfg.state_dir;
+	o->lock_timeout_ms = s->cfg.lock_timeout_ms;
+	o->log = s->log;
+	o->log_ctx = s->log_ctx;
+}
+
+/* snprintf that may cut long messages short (gcc cannot see the limit
+ * through vsnprintf, and cutting a long reason is what we want). */
+static void put_text(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void put_text(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+static const char *plural(int n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/* Why a request that Slurm's allocation cannot hold, or that other jobs'
+ * cores block, got no binding: users need to know which of the two. */
+static void explain_nofit(struct bnd_step *s, const char *alloc_err)
+{
+	struct bnd_domain d = { &s->domain, NULL };
+	struct bnd_placement tmp;
+	char perr[BND_ERRLEN] = "", dl[512] = "", hl[512] = "";
+	int ncores = bnd_whole_cores_in(s->topo, &s->domain);
+
+	if (bnd_cpuset_format_list(&s->domain, dl, sizeof(dl)) != BND_OK)
+		snprintf(dl, sizeof(dl), "...");
+	int rc = bnd_place(s->topo, &d, &s->req, s->ntasks, &tmp, perr, sizeof(perr));
+	if (rc == BND_OK)
+		bnd_placement_free(&tmp);
+	if (rc == BND_ENOFIT) {
+		snprintf(s->reason, sizeof(s->reason),
+			 "the allocation on this node is too small for --binding=%s: Slurm gave "
+			 "this step %d core%s (cpus %s) for %d task%s; %s (ask for more cpus "
+			 "with -n/-c)",
+			 s->req.text, ncores, plural(ncores), dl, s->ntasks, plural(s->ntasks), perr);
+		return;
+	}
+	struct bnd_state_opts o;
+	struct bnd_state_file f;
+	char lerr[BND_ERRLEN];
+	bnd_cpuset_t held;
+	bnd_cpuset_zero(&held);
+	state_opts(s, &o);
+	o.log = NULL;
+	if (bnd_state_list(&o, &f, lerr, sizeof(lerr)) == BND_OK) {
+		bnd_state_held(&f, s->job, &held);
+		bnd_statefile_free(&f);
+	}
+	bnd_cpuset_and(&held, &s->domain);
+	if (bnd_cpuset_format_list(&held, hl, sizeof(hl)) != BND_OK)
+		snprintf(hl, sizeof(hl), "...");
+	snprintf(s->reason, sizeof(s->reason),
+		 "cores held by other jobs: Slurm gave this step cpus %s, of which other jobs "
+		 "hold cpus %s; %s", dl, *hl ? hl : "none", alloc_err);
+}
+
+static void step_id_text(uint32_t step, char *buf, size_t len)
+{
+	if (step == BND_STEP_ID_BATCH)
+		snprintf(buf, len, "batch");
+	else
+		snprintf(buf, len, "%u", step);
+}
+
+/* Root writes it in the root-owned state dir, so no user can plant a
+ * symlink there; O_NOFOLLOW all the same. Tasks only read it. */
+static int write_rankfile(struct bnd_step *s, const struct bnd_step_in *in,
+			  char *err, size_t errlen)
+{
+	char sid[16], *text = NULL;
+	int *ids = calloc((size_t)s->ntasks, sizeof(*ids));
+	bnd_cpuset_t *cpus = calloc((size_t)s->ntasks, sizeof(*cpus));
+	int rc = BND_ENOMEM;
+
+	if (!ids || !cpus)
+		goto out;
+	for (int i = 0; i < s->ntasks && i < s->pl.ntasks; i++) {
+		ids[i] = (!s->is_batch && in->global_ids) ? in->global_ids[i] : i;
+		cpus[i] = s->pl.tasks[i].cpus;
+	}
+	rc = bnd_rankfile_format(s->topo, s->host, s->ntasks, ids, cpus, &text, err, errlen);
+	if (rc != BND_OK)
+		goto out;
+	step_id_text(s->step, sid, sizeof(sid));
+	snprintf(s->rankfile, sizeof(s->rankfile), "%s/" BND_RANKFILE_PREFIX "%u.%s.%u",
+		 s->cfg.state_dir, s->job, sid, s->nodeid);
+	int fd = open(s->rankfile, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	size_t len = strlen(text);
+	if (fd < 0 || fchmod(fd, 0644) || write(fd, text, len) != (ssize_t)len) {
+		rc = bnd_fail(err, errlen, BND_ESYS, "rankfile %s: %s", s->rankfile, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(s->rankfile);
+		}
+		s->rankfile[0] = '\0';
+		goto out;
+	}
+	close(fd);
+	rc = BND_OK;
+out:
+	free(text);
+	free(ids);
+	free(cpus);
+	return rc;
+}
+
+int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
+{
+	char err[BND_ERRLEN] = "";
+	int rc;
+
+	if (!s || !in || !in->cfg)
+		return BND_EINVAL;
+	memset(s, 0, sizeof(*s));
+	s->cfg = *in->cfg;
+	s->job = in->job;
+	s->step = in->step;
+	s->nodeid = in->nodeid;
+	s->log = in->log;
+	s->log_ctx = in->log_ctx;
+	if (in->host && *in->host)
+		snprintf(s->host, sizeof(s->host), "%s", in->host);
+	else if (!in->nodelist || bnd_hostlist_nth(in->nodelist, (int)in->nodeid, s->host,
+						    sizeof(s->host), NULL, 0) != BND_OK)
+		if (gethostname(s->host, sizeof(s->host) - 1))
+			snprintf(s->host, sizeof(s->host), "localhost");
+	s->is_batch = in->step == BND_STEP_ID_BATCH;
+
+	const char *text = in->binding;
+	if (!text && *s->cfg.default_spec)
+		text = s->cfg.default_spec;
+	/* Nothing asked and no default: the step costs nothing. The extern
+	 * step runs no user task worth binding. */
+	if (!s->cfg.enabled || in->step == BND_STEP_ID_EXTERN || (!text && !in->mbind))
+		return BND_OK;
+	s->active = 1;
+
+	if (in->mbind && bnd_mbind_parse(&s->mbind, in->mbind, err, sizeof(err)) != BND_OK) {
+		snprintf(s->reason, sizeof(s->reason), "%s", err);
+		return BND_OK;
+	}
+	if (text && bnd_request_parse(&s->req, text, err, sizeof(err)) != BND_OK) {
+		snprintf(s->reason, sizeof(s->reason), "%s", err);
+		return BND_OK;
+	}
+	s->have_request = text && s->req.strategy != BND_S_NONE;
+
+	/* The cache lives in the state dir: make sure it exists so the first
+	 * step's discovery is the last one this boot. */
+	int dfd = -1;
+	if (bnd_statedir_open(s->cfg.state_dir, 1, &dfd, err, sizeof(err)) == BND_OK && dfd >= 0)
+		close(dfd);
+	else if (*err)
+		step_log(s, "state dir: %s", err);
+	err[0] = '\0';
+	if (bnd_topocache_load(&s->topo, s->cfg.state_dir, err, sizeof(err)) != BND_OK) {
+		snprintf(s->reason, sizeof(s->reason), "topology: %s", err);
+		s->topo = NULL;
+		return BND_OK;
+	}
+	if (!s->have_request)
+		return BND_OK;
+
+	const char *cores = in->step_cores && *in->step_cores ? in->step_cores : in->job_cores;
+	if (bnd_slurm_cores_to_cpus(s->topo, cores, &s->domain, err, sizeof(err)) != BND_OK) {
+		snprintf(s->reason, sizeof(s->reason), "%s", err);
+		return BND_OK;
+	}
+	s->ntasks = s->is_batch ? bnd_batch_tasks(in->tasks_per_node, in->ntasks_env)
+				: (in->ntasks >= 1 ? in->ntasks : 1);
+
+	struct bnd_state_opts o;
+	state_opts(s, &o);
+	struct bnd_alloc_args a = {
+		.job = s->job, .step = s->step, .ntasks = s->ntasks,
+		.owner_pid = in->owner, .uid = in->uid, .allowed = &s->domain,
+		/* steps of a batch job go inside the cores the script holds */
+		.inherit_job = !s->is_batch,
+	};
+	rc = bnd_state_allocate(&o, s->topo, &s->req, &a, &s->pl, err, sizeof(err));
+	if (rc == BND_ENOFIT) {
+		explain_nofit(s, err);
+		return BND_OK;
+	}
+	if (rc != BND_OK) {
+		put_text(s->reason, sizeof(s->reason), "state (%s): %s", s->cfg.state_dir, err);
+		step_log(s, "job %u: %s", s->job, s->reason);
+		return BND_OK;
+	}
+	s->placed = 1;
+	s->recorded = 1;
+	if (s->req.instance == BND_I_PE && write_rankfile(s, in, err, sizeof(err)) != BND_OK)
+		step_log(s, "job %u: %s (SLURM_BINDING_RANKFILE left empty)", s->job, err);
+	return BND_OK;
+}
+
+static void affinity_now(bnd_cpuset_t *out)
+{
+	cpu_set_t set;
+	bnd_cpuset_zero(out);
+	CPU_ZERO(&set);
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set))
+			bnd_cpuset_set(out, c);
+}
+
+static void verbose_line(const struct bnd_step *s, int global_id, const bnd_cpuset_t *cpus,
+			 int bound, struct bnd_task_result *out)
+{
+	char pairs[512] = "-", list[512] = "", pol[64] = "?", perr[BND_ERRLEN];
+	bnd_cpuset_t now;
+
+	if (bound && s->topo && bnd_pe_pairs(s->topo, cpus, pairs, sizeof(pairs)) == BND_OK) {
+		for (char *p = pairs; *p; p++)
+			if (*p == ':')
+				*p = ' ';
+	} else {
+		snprintf(pairs, sizeof(pairs), "-");
+	}
+	/* What the task really has now, not what was planned. */
+	affinity_now(&now);
+	if (bnd_cpuset_format_list(&now, list, sizeof(list)) != BND_OK)
+		snprintf(list, sizeof(list), "...");
+	bnd_mempolicy_describe(pol, sizeof(pol), perr, sizeof(perr));
+	put_text(out->verbose, sizeof(out->verbose),
+		 "spank-binding: host=%s task=%d cores=%s cpus=%s mempolicy=%s%s",
+		 s->host, global_id, pairs, list, pol, bound ? "" : " (unbound)");
+}
+
+int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
+		  bnd_getenv_fn getenv_fn, void *getenv_ctx,
+		  const char *cgroup_root, const char *cpuset_file,
+		  struct bnd_task_result *out)
+{
+	char why_buf[BND_ERRLEN + 512] = "", merr[BND_ERRLEN] = "", mdesc[64] = "";
+	const char *why = s->reason[0] ? s->reason : NULL;
+	bnd_cpuset_t cpus;
+
+	memset(out, 0, sizeof(*out));
+	if (!s->active)
+		return BND_OK;
+	bnd_cpuset_zero(&cpus);
+
+	if (!why && s->placed) {
+		if (s->is_batch)
+			cpus = s->pl.all_cpus;
+		else if (local_id >= 0 && local_id < s->pl.ntasks)
+			cpus = s->pl.tasks[local_id].cpus;
+		if (bnd_cpuset_empty(&cpus)) {
+			snprintf(why_buf, sizeof(why_buf), "no cpus were placed for local task %d",
+				 local_id);
+			why = why_buf;
+		}
+	}
+	/* Never outside the allocation: the cpuset Slurm put the task in is
+	 * the last word, whatever the core list said. */
+	if (!why && s->placed && cgroup_root && cpuset_file) {
+		bnd_cpuset_t cg;
+		char cl[512] = "", pl[512] = "";
+		if (bnd_cgroup_cpuset(cgroup_root, cpuset_file, &cg, NULL, 0) == BND_OK &&
+		    !bnd_cpuset_subset(&cpus, &cg)) {
+			bnd_cpuset_format_list(&cpus, pl, sizeof(pl));
+			bnd_cpuset_format_list(&cg, cl, sizeof(cl));
+			snprintf(why_buf, sizeof(why_buf),
+				 "placed cpus %s are outside the task's cpuset %s", pl, cl);
+			why = why_buf;
+		}
+	}
+	if (!why && s->placed && s->req.instance == BND_I_SET &&
+	    bnd_apply_affinity(0, &cpus, why_buf, sizeof(why_buf)) != BND_OK)
+		why = why_buf;
+	int bound = !why && s->placed;
+
+	int mfail = 0;
+	if (s->mbind != BND_M_NONE) {
+		if (bound || s->mbind == BND_M_ROUND_ROBIN || s->mbind == BND_M_NLOCAL)
+			mfail = bnd_apply_mempolicy(s->topo, s->mbind, bound ? &cpus : NULL, mdesc,
+						    sizeof(mdesc), merr, sizeof(merr)) != BND_OK;
+		else if (s->have_request || !why)
+			mfail = !!snprintf(merr, sizeof(merr), "--mbind=%s not applied: %s",
+					   bnd_mbind_name(s->mbind),
+					   s->have_request ? "the task is not bound"
+							   : "it needs a --binding");
+	}
+
+	if (why || mfail) {
+		/* nlocal is a known gap, not the user's failure. */
+		int fail = s->cfg.on_failure == BND_ONFAIL_FAIL &&
+			   (why || s->mbind != BND_M_NLOCAL);
+		put_text(out->message, sizeof(out->message), "spank-binding: %s task %d: %s%s%s%s%s",
+			 s->host, global_id, fail ? "binding failed (on_failure=fail): " : "",
+			 why ? (fail ? "" : "not bound: ") : "", why ? why : "",
+			 why && mfail ? "; " : "", mfail ? merr : "");
+		out->failed = fail;
+	}
+
+	struct bnd_taskenv_in ein = {
+		.topo = s->topo,
+		.request = s->req.text[0] ? s->req.text : "none",
+		.instance = s->req.instance,
+		.mbind = s->mbind,
+		.cpus = bound ? &cpus : NULL,
+		.reason = why,
+		.rankfile = s->rankfile[0] ? s->rankfile : NULL,
+	};
+	if (getenv_fn) {
+		ein.omp_places = getenv_fn(getenv_ctx, "OMP_PLACES");
+		ein.omp_proc_bind = getenv_fn(getenv_ctx, "OMP_PROC_BIND");
+		ein.our_omp_places = getenv_fn(getenv_ctx, "SLURM_BINDING_OMP_PLACES");
+		ein.our_omp_proc_bind = getenv_fn(getenv_ctx, "SLURM_BINDING_OMP_PROC_BIND");
+	}
+	int rc = bnd_taskenv_build(&out->env, &ein, merr, sizeof(merr));
+	if (rc != BND_OK && !out->message[0])
+		snprintf(out->message, sizeof(out->message), "spank-binding: %s task %d: %s",
+			 s->host, global_id, merr);
+	if (verbose)
+		verbose_line(s, global_id, &cpus, bound, out);
+	return BND_OK;
+}
+
+int bnd_step_finish(struct bnd_step *s)
+{
+	char err[BND_ERRLEN] = "";
+	int rc = BND_OK;
+	if (s->recorded) {
+		struct bnd_state_opts o;
+		int n = 0;
+		state_opts(s, &o);
+		rc = bnd_state_release(&o, s->job, s->step, &n, err, sizeof(err));
+		if (rc != BND_OK)
+			step_log(s, "job %u: release: %s (reclaimed as stale later)", s->job, err);
+		s->recorded = 0;
+	}
+	if (s->rankfile[0]) {
+		unlink(s->rankfile);
+		s->rankfile[0] = '\0';
+	}
+	return rc;
+}
+
+void bnd_step_free(struct bnd_step *s)
+{
+	if (s->placed)
+		bnd_placement_free(&s->pl);
+	s->placed = 0;
+	bnd_topology_free(s->topo);
+	s->topo = NULL;
+	s->active = 0;
+}
+
+int bnd_option_check(enum bnd_option which, const char *text, char *err, size_t errlen)
+{
+	if (err && errlen)
+		err[0] = '\0';
+	if (!text || !*text)
+		return bnd_fail(err, errlen, BND_EINVAL, "--%s: a value is required (--%s=help)",
+				which == BND_OPT_MBIND ? "mbind" : "binding",
+				which == BND_OPT_MBIND ? "mbind" : "binding");
+	if (which == BND_OPT_MBIND) {
+		enum bnd_mbind m;
+		int rc = bnd_mbind_parse(&m, text, err, errlen);
+		/* Accepted (Grid Engine scripts carry it), but the user hears now
+		 * that it will not do anything yet. */
+		if (rc == BND_OK && m == BND_M_NLOCAL)
+			bnd_fail(err, errlen, BND_OK, "--mbind=nlocal: not supported yet, the memory "
+				 "policy stays the default (use cores, cores:strict or round_robin)");
+		return rc;
+	}
+	struct bnd_request *r = calloc(1, sizeof(*r));
+	if (!r)
+		return bnd_fail(err, errlen, BND_ENOMEM, "out of memory");
+	int rc = bnd_request_parse(r, text, err, errlen);
+	free(r);
+	return rc;
+}
+
+const char *bnd_option_help(enum bnd_option which)
+{
+	return which == BND_OPT_MBIND ? bnd_mbind_help() : bnd_request_help();
+}
+
+int bnd_node_warmup(const struct bnd_config *c, char *err, size_t errlen)
+{
+	struct bnd_topology *t = NULL;
+	int dfd = -1;
+	if (!c->enabled)
+		return BND_OK;
+	int rc = bnd_statedir_open(c->state_dir, 1, &dfd, err, errlen);
+	if (rc != BND_OK)
+		return rc;
+	if (dfd >= 0)
+		close(dfd);
+	rc = bnd_topocache_load(&t, c->state_dir, err, errlen);
+	bnd_topology_free(t);
+	return rc;
+}

@@ -1,0 +1,221 @@
+/* spank_binding.so: Grid Engine / OCS / LSF style core and NUMA binding
+ * for Slurm. Glue only: Slurm's callbacks and items in, lib/ calls out
+ * (step.h holds the logic). Measured callback order and contexts:
+ * docs/plugin.md.
+ */
+#include <slurm/spank.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "binding/config.h"
+#include "binding/error.h"
+#include "binding/request.h"
+#include "binding/step.h"
+#include "binding/taskenv.h"
+
+SPANK_PLUGIN(binding, 1);
+
+#define TAG "spank-binding"
+
+static struct bnd_config cfg;
+/* Set by the remote option callback, which Slurm calls once or twice
+ * (launch message and environment) with the same value: overwriting
+ * keeps it idempotent. */
+static char opt_text[3][BND_MAX_REQUEST_TEXT];
+static int opt_given[3];
+static struct bnd_step step;
+
+static int opt_cb(int val, const char *optarg, int remote);
+
+/* Registered in init (not through the spank_options symbol): sbatch and
+ * salloc only know options registered that way. */
+static struct spank_option options[] = {
+	{ "binding", "SPEC",
+	  "Bind each task to cores, Grid Engine/OCS/LSF style: "
+	  "[set|env|pe:]linear:<n>[:<s>,<c>] | striding:<n>:<step>[:<s>,<c>] | "
+	  "explicit:<s>,<c>[:...] | packed:<n>[:key=value...] | balance|pack|any:<n> | "
+	  "cpus:<list> | none. --binding=help shows the grammar.",
+	  1, BND_OPT_BINDING, opt_cb },
+	{ "mbind", "SPEC",
+	  "Memory policy of each task: cores | cores:strict | round_robin | none. "
+	  "--mbind=help shows the choices.",
+	  1, BND_OPT_MBIND, opt_cb },
+	SPANK_OPTIONS_TABLE_END
+};
+
+static int opt_cb(int val, const char *optarg, int remote)
+{
+	char err[BND_ERRLEN];
+	const char *v = optarg ? optarg : "";
+	if (val != BND_OPT_BINDING && val != BND_OPT_MBIND)
+		return -1;
+	if (!remote) {
+		if (!strcmp(v, "help")) {
+			fputs(bnd_option_help((enum bnd_option)val), stdout);
+			fflush(stdout);
+			exit(0);
+		}
+		int rc = bnd_option_check((enum bnd_option)val, v, err, sizeof(err));
+		if (rc != BND_OK) {
+			slurm_error("%s", err);
+			return -1;
+		}
+		if (err[0])
+			slurm_info("%s", err);
+	}
+	snprintf(opt_text[val], sizeof(opt_text[val]), "%s", v);
+	opt_given[val] = 1;
+	return 0;
+}
+
+static void log_admin(void *ctx, const char *msg)
+{
+	(void)ctx;
+	slurm_info(TAG ": %s", msg);
+}
+
+int slurm_spank_init(spank_t sp, int ac, char **av)
+{
+	char err[4096];
+	bnd_config_defaults(&cfg);
+	if (bnd_config_parse(&cfg, ac, av, err, sizeof(err)) != BND_OK)
+		slurm_error(TAG ": plugstack.conf: %s; those settings keep their defaults", err);
+
+	spank_context_t ctx = spank_context();
+	if (ctx == S_CTX_SLURMD) {
+		if (bnd_node_warmup(&cfg, err, sizeof(err)) != BND_OK)
+			slurm_error(TAG ": warming the topology cache: %s", err);
+		return 0;
+	}
+	if (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR && ctx != S_CTX_REMOTE)
+		return 0;
+	for (int i = 0; options[i].name; i++)
+		if (spank_option_register(sp, &options[i]) != ESPANK_SUCCESS)
+			slurm_error(TAG ": cannot register --%s", options[i].name);
+	return 0;
+}
+
+static void env_of(spank_t sp, const char *name, char *buf, int len)
+{
+	if (spank_getenv(sp, name, buf, len) != ESPANK_SUCCESS)
+		buf[0] = '\0';
+}
+
+/* Never fails: a failure here would drain the node for a batch step. */
+int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
+{
+	(void)ac;
+	(void)av;
+	if (spank_context() != S_CTX_REMOTE)
+		return 0;
+
+	uint32_t job = 0, stepid = 0, nodeid = 0, ntasks = 0;
+	uid_t uid = 0;
+	char *step_cores = NULL, *job_cores = NULL;
+	char tpn[256], nt[32], host[256], nodes[4096];
+	spank_get_item(sp, S_JOB_ID, &job);
+	spank_get_item(sp, S_JOB_STEPID, &stepid);
+	spank_get_item(sp, S_JOB_UID, &uid);
+	spank_get_item(sp, S_JOB_NODEID, &nodeid);
+	spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &ntasks);
+	spank_get_item(sp, S_STEP_ALLOC_CORES, &step_cores);
+	spank_get_item(sp, S_JOB_ALLOC_CORES, &job_cores);
+	env_of(sp, "SLURM_TASKS_PER_NODE", tpn, sizeof(tpn));
+	env_of(sp, "SLURM_NTASKS", nt, sizeof(nt));
+	env_of(sp, "SLURMD_NODENAME", host, sizeof(host));
+	env_of(sp, "SLURM_STEP_NODELIST", nodes, sizeof(nodes));
+	if (!nodes[0])
+		env_of(sp, "SLURM_JOB_NODELIST", nodes, sizeof(nodes));
+
+	int *gids = calloc(ntasks ? ntasks : 1, sizeof(*gids));
+	for (uint32_t i = 0; gids && i < ntasks; i++) {
+		uint32_t g = i;
+		spank_get_item(sp, S_JOB_LOCAL_TO_GLOBAL_ID, i, &g);
+		gids[i] = (int)g;
+	}
+
+	struct bnd_step_in in = {
+		.cfg = &cfg, .job = job, .step = stepid, .uid = (uint32_t)uid, .nodeid = nodeid,
+		.ntasks = (int)ntasks, .global_ids = gids,
+		.step_cores = step_cores, .job_cores = job_cores,
+		.binding = opt_given[BND_OPT_BINDING] ? opt_text[BND_OPT_BINDING] : NULL,
+		.mbind = opt_given[BND_OPT_MBIND] ? opt_text[BND_OPT_MBIND] : NULL,
+		.tasks_per_node = tpn, .ntasks_env = nt, .host = host, .nodelist = nodes,
+		.owner = getpid(), .log = log_admin,
+	};
+	bnd_step_prepare(&step, &in);
+	free(gids);
+	if (step.reason[0])
+		slurm_info(TAG ": job %u step %u: no binding: %s", job, stepid, step.reason);
+	return 0;
+}
+
+struct env_ctx {
+	spank_t sp;
+	int next;
+	char buf[4][4096];
+};
+
+static const char *task_getenv(void *vctx, const char *name)
+{
+	struct env_ctx *c = vctx;
+	char *b = c->buf[c->next++ % 4];
+	if (spank_getenv(c->sp, name, b, sizeof(c->buf[0])) != ESPANK_SUCCESS)
+		return NULL;
+	return b;
+}
+
+int slurm_spank_task_init(spank_t sp, int ac, char **av)
+{
+	(void)ac;
+	(void)av;
+	if (!spank_remote(sp) || !step.active)
+		return 0;
+
+	int local = 0;
+	uint32_t global = 0;
+	char dbg[16];
+	static struct env_ctx ec;
+	struct bnd_task_result res;
+	spank_get_item(sp, S_TASK_ID, &local);
+	spank_get_item(sp, S_TASK_GLOBAL_ID, &global);
+	env_of(sp, "SRUN_DEBUG", dbg, sizeof(dbg));
+	/* srun -v raises SRUN_DEBUG above its default of 3 (info). */
+	int verbose = cfg.verbose || atoi(dbg) > 3;
+
+	ec.sp = sp;
+	bnd_step_task(&step, local, (int)global, verbose, task_getenv, &ec,
+		      "/sys/fs/cgroup", "/proc/self/cpuset", &res);
+	for (int i = 0; i < res.env.n; i++) {
+		if (res.env.v[i].value)
+			spank_setenv(sp, res.env.v[i].name, res.env.v[i].value, 1);
+		else
+			spank_unsetenv(sp, res.env.v[i].name);
+	}
+	bnd_taskenv_free(&res.env);
+	if (res.message[0])
+		fprintf(stderr, "%s\n", res.message);
+	if (res.verbose[0])
+		fprintf(stderr, "%s\n", res.verbose);
+	fflush(stderr);
+	if (res.failed) {
+		slurm_error("%s", res.message);
+		return -1;
+	}
+	return 0;
+}
+
+int slurm_spank_exit(spank_t sp, int ac, char **av)
+{
+	(void)ac;
+	(void)av;
+	if (!spank_remote(sp))
+		return 0;
+	bnd_step_finish(&step);
+	bnd_step_free(&step);
+	return 0;
+}
