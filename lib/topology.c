@@ -367,14 +367,20 @@ static int validate_units(const struct bnd_topology *t, char *err, size_t errlen
 		seen[u->type]++;
 		if (u->type != BND_U_MACHINE && !in(u->index, 0, type_count(t, u->type)))
 			return BAD("unit %d: index %d beyond the count of its type", i, u->index);
-		if (u->kind > BND_KIND_EFFICIENCY)
+		if (u->kind > BND_KIND_EFFICIENCY ||
+		    (u->kind && u->type != BND_U_CORE && u->type != BND_U_PU))
 			return BAD("unit %d: bad kind %d", i, u->kind);
 		if (!in(u->pu_first, 0, t->npus + 1) || !in(u->pu_count, 0, t->npus - u->pu_first + 1) ||
 		    !in(u->core_first, 0, t->ncores + 1) ||
 		    !in(u->core_count, 0, t->ncores - u->core_first + 1))
 			return BAD("unit %d: PU or core range out of bounds", i);
+		if (i == 0 && (u->index != -1 || u->next_sibling != -1))
+			return BAD("unit 0: the root has no index or sibling");
+		if (u->type != BND_U_PU && u->type != BND_U_NUMA && u->os_index != -1)
+			return BAD("unit %d: os index %d on a unit without one", i, u->os_index);
 		if (u->type == BND_U_PU && (u->pu_count != 1 || u->pu_first != u->index ||
-					    u->os_index != t->pu_os[u->index] || u->nchildren))
+					    u->os_index != t->pu_os[u->index] || u->nchildren ||
+					    u->core_count != 0 || u->core_first != t->pu_core[u->index]))
 			return BAD("unit %d: PU %d inconsistent", i, u->index);
 		if (u->type == BND_U_CORE && (u->core_count != 1 || u->core_first != u->index))
 			return BAD("unit %d: core %d inconsistent", i, u->index);
@@ -386,7 +392,9 @@ static int validate_units(const struct bnd_topology *t, char *err, size_t errlen
 			if (!in(c, prev + 1, t->nunits) || n >= u->nchildren ||
 			    t->units[c].parent != i)
 				return BAD("unit %d: broken child list", i);
-			if (t->units[c].pu_first != pu || t->units[c].core_first != core)
+			if (t->units[c].pu_first != pu || t->units[c].core_first != core ||
+			    !in(t->units[c].pu_count, 0, t->npus + 1) ||
+			    !in(t->units[c].core_count, 0, t->ncores + 1))
 				return BAD("unit %d: child %d does not continue its ranges", i, c);
 			pu += t->units[c].pu_count;
 			core += t->units[c].core_count;
@@ -412,7 +420,7 @@ static int validate_cores(const struct bnd_topology *t, char *err, size_t errlen
 {
 	int next = 0;
 	for (int s = 0; s < t->nsockets; s++) {
-		if (t->socket_first_core[s] != next || t->socket_ncores[s] < 1)
+		if (t->socket_first_core[s] != next || !in(t->socket_ncores[s], 1, t->ncores - next + 1))
 			return BAD("socket %d: cores not contiguous", s);
 		next += t->socket_ncores[s];
 	}
@@ -428,7 +436,7 @@ static int validate_cores(const struct bnd_topology *t, char *err, size_t errlen
 		if (!in(k->unit, 0, t->nunits) || t->units[k->unit].type != BND_U_CORE ||
 		    t->units[k->unit].index != c || t->units[k->unit].kind != k->kind)
 			return BAD("core %d: bad unit %d", c, k->unit);
-		if (k->pu_first != pu || k->npus < 1 || k->pu_first != t->units[k->unit].pu_first ||
+		if (k->pu_first != pu || !in(k->npus, 1, t->npus - pu + 1) || k->pu_first != t->units[k->unit].pu_first ||
 		    k->npus != t->units[k->unit].pu_count)
 			return BAD("core %d: PU range not contiguous", c);
 		pu += k->npus;
@@ -468,6 +476,20 @@ int bnd_topology_validate(const struct bnd_topology *t, char *err, size_t errlen
 		const struct bnd_core *k = &t->cores[t->pu_core[p]];
 		if (p < k->pu_first || p >= k->pu_first + k->npus)
 			return BAD("PU %d: not inside its core %d", p, t->pu_core[p]);
+	}
+	/* What a core records about its ancestors is what the tree says. */
+	for (int c = 0; c < t->ncores; c++) {
+		const struct bnd_core *k = &t->cores[c];
+		int near[BND_U_PU + 1] = { -1, -1, -1, -1, -1, -1, -1 };
+		for (int u = t->units[k->unit].parent; u > 0; u = t->units[u].parent)
+			if (near[t->units[u].type] < 0)
+				near[t->units[u].type] = t->units[u].index;
+		if (near[BND_U_NUMA] != k->numa || near[BND_U_SOCKET] != k->socket ||
+		    near[BND_U_L3] != k->l3 || near[BND_U_L2] != k->l2)
+			return BAD("core %d: NUMA, socket or cache differs from its ancestors", c);
+		for (int u = t->units[k->unit].first_child; u != -1; u = t->units[u].next_sibling)
+			if (t->units[u].type != BND_U_PU || t->units[u].kind != k->kind)
+				return BAD("core %d: child unit %d is not a PU of its kind", c, u);
 	}
 	return BND_OK;
 }
