@@ -205,15 +205,26 @@ int bnd_state_list(const struct bnd_state_opts *o, struct bnd_state_file *out,
 	int rc = bnd_statedir_open(dir, 0, &dirfd, err, errlen);
 	if (rc || dirfd < 0)
 		return rc;
-	char *text;
-	size_t len;
-	rc = bnd_statedir_read(dirfd, &text, &len, err, errlen);
-	close(dirfd);
-	if (rc || !text)
-		return rc;
 	char why[256];
-	int verdict = bnd_statefile_parse(text, len, out, why, sizeof(why));
-	free(text);
+	int verdict = BND_SF_CLEAN;
+	/* Without the lock a read may catch the file being rewritten: a few
+	 * rereads tell that from real damage. */
+	for (int attempt = 0; attempt < 5; attempt++) {
+		char *text;
+		size_t len;
+		bnd_statefile_free(out);
+		bnd_statefile_init(out);
+		rc = bnd_statedir_read(dirfd, &text, &len, err, errlen);
+		if (rc || !text)
+			break;
+		verdict = bnd_statefile_parse(text, len, out, why, sizeof(why));
+		free(text);
+		if (verdict != BND_SF_CORRUPT)
+			break;
+	}
+	close(dirfd);
+	if (rc)
+		return rc;
 	if (verdict < 0)
 		return bnd_fail(err, errlen, BND_ENOMEM, "reading the state: out of memory");
 	if (verdict == BND_SF_NEWER)

@@ -186,7 +186,7 @@ int bnd_state_txn_begin(struct bnd_state_txn *tx, const struct bnd_state_opts *o
 	memset(tx, 0, sizeof(*tx));
 	tx->o = o;
 	tx->dir = o && o->dir && *o->dir ? o->dir : BND_STATE_DEFAULT_DIR;
-	tx->dirfd = tx->lockfd = -1;
+	tx->dirfd = -1;
 	pthread_once(&boot_once, boot_init);
 	if (boot_rc)
 		return bnd_fail(err, errlen, BND_ESYS, "cannot read this boot's id from /proc");
@@ -194,13 +194,16 @@ int bnd_state_txn_begin(struct bnd_state_txn *tx, const struct bnd_state_opts *o
 	if (rc)
 		return rc;
 	rc = bnd_statelock_acquire(tx->dirfd, BND_STATE_LOCK_NAME, o ? o->lock_timeout_ms : 0,
-				   &tx->lockfd, err, errlen);
+				   &tx->lock, err, errlen);
+	if (!rc && tx->lock.recovered)
+		bnd_state_log(o, "state %s: the previous lock holder died inside a transaction; "
+			      "the state it left is whole", tx->dir);
 	if (!rc)
 		rc = load(tx, err, errlen);
 	if (rc) {
-		bnd_statelock_release(tx->lockfd);
+		bnd_statelock_release(&tx->lock);
 		close(tx->dirfd);
-		tx->dirfd = tx->lockfd = -1;
+		tx->dirfd = -1;
 		return rc;
 	}
 	repair(tx);
@@ -245,9 +248,9 @@ int bnd_state_txn_commit(struct bnd_state_txn *tx, char *err, size_t errlen)
 void bnd_state_txn_end(struct bnd_state_txn *tx)
 {
 	journal_flush(tx, 0);
-	bnd_statelock_release(tx->lockfd);
+	bnd_statelock_release(&tx->lock);
 	if (tx->dirfd >= 0)
 		close(tx->dirfd);
-	tx->dirfd = tx->lockfd = -1;
+	tx->dirfd = -1;
 	bnd_statefile_free(&tx->f);
 }

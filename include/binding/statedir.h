@@ -3,7 +3,9 @@
  * Layout of a state dir (default /run/slurm-binding, root:root 0755):
  *   state                 the records (0644, see statefile.h)
  *   lock                  taken by writers (0600, see statelock.h)
- *   state.new             the next state while it is written, then renamed
+ *   state.new             the next state while it is written, then swapped
+ *                         with state; between transactions the previous
+ *                         state, rewritten in place next time
  *   state.corrupt.<time>  a damaged state kept aside for the admin
  * Every file is opened with O_NOFOLLOW, and anything that someone other than
  * root could have planted or changed is refused rather than used.
@@ -29,12 +31,15 @@ int bnd_statedir_untrusted(const struct stat *st, int want_dir, char *why, size_
  * *dirfd = -1. BND_ESTATE when the dir is a symlink or untrusted. */
 int bnd_statedir_open(const char *dir, int create, int *dirfd, char *err, size_t errlen);
 
-/* Reads the state file whole. Absent: BND_OK, *text NULL, *len 0. */
+/* Reads the state file whole. Absent: BND_OK, *text NULL, *len 0.
+ * Without the lock a read can, rarely, catch a file being rewritten (the
+ * previous state, reused as the next temp file): callers that read without
+ * the lock retry when what they read does not parse. */
 int bnd_statedir_read(int dirfd, char **text, size_t *len, char *err, size_t errlen);
 
-/* Writes text as the temporary file (0644), then, separately, renames it
- * over the state: readers never see a partial state. No fsync: the state
- * describes processes of this boot only. */
+/* Writes text as the temporary file (0644), then, separately, puts it in
+ * place of the state atomically: readers never see a partial state nor a
+ * missing one. No fsync: the state describes processes of this boot only. */
 int bnd_statedir_write_temp(int dirfd, const char *text, size_t len, char *err, size_t errlen);
 int bnd_statedir_commit_temp(int dirfd, char *err, size_t errlen);
 

@@ -10,11 +10,13 @@
 
 #include "binding/state.h"
 #include "binding/statefile.h"
+#include "binding/statelock.h"
 
 struct bnd_state_txn {
 	const struct bnd_state_opts *o;
 	const char *dir;
-	int dirfd, lockfd;
+	int dirfd;
+	struct bnd_statelock lock;
 	struct bnd_state_file f;
 	int dirty;         /* f differs from the file on disk */
 	int dropped;       /* records removed by repairs in begin */

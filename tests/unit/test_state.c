@@ -146,6 +146,8 @@ START_TEST(files_and_modes)
 	struct bnd_topology *t = tu_topo("pack:1 core:2");
 	umask(077);
 	ck_assert_str_eq(alloc(t, "linear:1", args(1, 0, 1)), "0");
+	ck_assert_int_eq(access(st_path(&env, "state.new"), F_OK), -1);
+	ck_assert_str_eq(alloc(t, "linear:1", args(2, 0, 1)), "1");
 	umask(022);
 	struct stat st;
 	ck_assert_int_eq(lstat(env.dir, &st), 0);
@@ -157,7 +159,9 @@ START_TEST(files_and_modes)
 	ck_assert_int_eq(st.st_mode & 07777, 0600);
 	if (geteuid() == 0)
 		ck_assert_int_eq(st.st_uid, 0);
-	ck_assert_int_eq(access(st_path(&env, "state.new"), F_OK), -1);
+	/* the temp file: the previous state, kept to be rewritten in place */
+	ck_assert_int_eq(lstat(st_path(&env, "state.new"), &st), 0);
+	ck_assert_int_eq(st.st_mode & 07777, 0644);
 	bnd_topology_free(t);
 }
 END_TEST
@@ -423,6 +427,11 @@ static void recover(const char *text, size_t len, const char *why, const char *j
 	ck_assert_int_eq(st_count_prefix(env.dir, "state.corrupt."), 0);
 	ck_assert_msg(bnd_state_gc(&env.opts, NULL, err, sizeof(err)) == BND_OK, "%s", err);
 	ck_assert_int_eq(st_count_prefix(env.dir, "state.corrupt."), 1);
+	/* two more writes: the kept copy must survive the temp file's reuse */
+	struct bnd_topology *t = tu_topo("pack:1 core:8");
+	ck_assert_int_eq(strlen(alloc(t, "linear:1", args(99, 0, 1))), 1);
+	ck_assert_int_eq(bnd_state_release(&env.opts, 99, 0, NULL, err, sizeof(err)), BND_OK);
+	bnd_topology_free(t);
 
 	char name[300] = "";
 	DIR *d = opendir(env.dir);
@@ -610,6 +619,12 @@ START_TEST(untrusted_dirs_and_files_are_refused)
 	ck_assert_int_eq(bnd_state_gc(&env.opts, NULL, err, sizeof(err)), BND_ESTATE);
 	ck_assert_str_eq(err, "state lock file lock: is a symlink, refused");
 	ck_assert_int_eq(unlink(st_path(&env, "lock")), 0);
+	/* something else under the lock's name */
+	st_write(st_path(&env, "lock"), "not a lock", 10);
+	ck_assert_int_eq(chmod(st_path(&env, "lock"), 0600), 0);
+	ck_assert_int_eq(bnd_state_gc(&env.opts, NULL, err, sizeof(err)), BND_ESTATE);
+	ck_assert_str_eq(err, "state lock file lock refused: size 10, not a lock file of ours");
+	ck_assert_int_eq(unlink(st_path(&env, "lock")), 0);
 
 	if (geteuid() != 0) {
 		printf("# SKIP ownership checks: not root\n");
@@ -690,10 +705,28 @@ static long long ms_now(void)
 START_TEST(lock_wait_times_out)
 {
 	st_make_dir(&env);
-	int dfd = open(env.dir, O_RDONLY | O_DIRECTORY);
-	int lfd = -1;
 	char err[BND_ERRLEN] = "";
-	ck_assert_int_eq(bnd_statelock_acquire(dfd, "lock", 1000, &lfd, err, sizeof(err)), BND_OK);
+	int hold[2], held[2];
+	ck_assert_int_eq(pipe(hold), 0);
+	ck_assert_int_eq(pipe(held), 0);
+	pid_t c = fork();
+	if (c == 0) {
+		/* holds the lock until the parent closes its end of `hold` */
+		struct bnd_statelock lk;
+		char b;
+		int dfd = open(env.dir, O_RDONLY | O_DIRECTORY);
+		if (bnd_statelock_acquire(dfd, "lock", 1000, &lk, err, sizeof(err)))
+			_exit(1);
+		close(hold[1]);
+		if (write(held[1], "x", 1) != 1 || read(hold[0], &b, 1) < 0)
+			_exit(2);
+		bnd_statelock_release(&lk);
+		_exit(0);
+	}
+	close(hold[0]);
+	close(held[1]);
+	char b;
+	ck_assert_int_eq(read(held[0], &b, 1), 1);
 	env.opts.lock_timeout_ms = 150;
 	long long t0 = ms_now();
 	ck_assert_int_eq(bnd_state_gc(&env.opts, NULL, err, sizeof(err)), BND_ETIMEOUT);
@@ -701,9 +734,49 @@ START_TEST(lock_wait_times_out)
 	ck_assert_int_ge(dt, 150);
 	ck_assert_int_lt(dt, 2000);
 	ck_assert_str_eq(err, "state lock file lock: still held by another process after 150 ms");
-	bnd_statelock_release(lfd);
+	close(hold[1]);
+	int status;
+	ck_assert_int_eq(waitpid(c, &status, 0), c);
+	ck_assert_int_eq(status, 0);
 	ck_assert_int_eq(bnd_state_gc(&env.opts, NULL, err, sizeof(err)), BND_OK);
-	close(dfd);
+	close(held[0]);
+}
+END_TEST
+
+/* A holder killed with the lock held does not block the next one. */
+START_TEST(lock_of_a_dead_holder_is_taken_over)
+{
+	st_make_dir(&env);
+	char err[BND_ERRLEN] = "";
+	int held[2];
+	ck_assert_int_eq(pipe(held), 0);
+	pid_t c = fork();
+	if (c == 0) {
+		struct bnd_statelock lk;
+		int dfd = open(env.dir, O_RDONLY | O_DIRECTORY);
+		if (bnd_statelock_acquire(dfd, "lock", 1000, &lk, err, sizeof(err)) ||
+		    write(held[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(held[1]);
+	char b;
+	ck_assert_int_eq(read(held[0], &b, 1), 1);
+	kill(c, SIGKILL);
+	waitpid(c, NULL, 0);
+	env.opts.lock_timeout_ms = 2000;
+	long long t0 = ms_now();
+	ck_assert_msg(bnd_state_gc(&env.opts, NULL, err, sizeof(err)) == BND_OK, "%s", err);
+	ck_assert_int_lt(ms_now() - t0, 1000);
+	char want[256];
+	snprintf(want, sizeof(want), "state %s: the previous lock holder died inside a "
+		 "transaction; the state it left is whole\n", env.dir);
+	ck_assert_str_eq(env.log, want);
+	env.log[0] = '\0';
+	ck_assert_msg(bnd_state_gc(&env.opts, NULL, err, sizeof(err)) == BND_OK, "%s", err);
+	ck_assert_str_eq(env.log, "");
+	close(held[0]);
 }
 END_TEST
 
@@ -750,6 +823,7 @@ int main(void)
 	tcase_add_test(tc, untrusted_dirs_and_files_are_refused);
 	tcase_add_test(tc, unprivileged_user_cannot_change_the_state);
 	tcase_add_test(tc, lock_wait_times_out);
+	tcase_add_test(tc, lock_of_a_dead_holder_is_taken_over);
 	tcase_add_test(tc, list_of_nothing);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
