@@ -655,7 +655,6 @@ static void set_filters(hwloc_topology_t topo)
 	hwloc_topology_set_type_filter(topo, HWLOC_OBJ_L4CACHE, HWLOC_TYPE_FILTER_KEEP_NONE);
 	hwloc_topology_set_type_filter(topo, HWLOC_OBJ_L5CACHE, HWLOC_TYPE_FILTER_KEEP_NONE);
 	hwloc_topology_set_type_filter(topo, HWLOC_OBJ_MEMCACHE, HWLOC_TYPE_FILTER_KEEP_NONE);
-	hwloc_topology_set_type_filter(topo, HWLOC_OBJ_DIE, HWLOC_TYPE_FILTER_KEEP_NONE);
 }
 
 static int flatten(hwloc_topology_t topo, struct bnd_topology *t, char *err, size_t errlen)
