@@ -74,7 +74,7 @@ static void explain_nofit(struct bnd_step *s, const char *alloc_err)
 	if (rc == BND_OK)
 		bnd_placement_free(&tmp);
 	if (rc == BND_ENOFIT) {
-		snprintf(s->reason, sizeof(s->reason),
+		put_text(s->reason, sizeof(s->reason),
 			 "the allocation on this node is too small for --binding=%s: Slurm gave "
 			 "this step %d core%s (cpus %s) for %d task%s; %s (ask for more cpus "
 			 "with -n/-c)",
@@ -95,7 +95,7 @@ static void explain_nofit(struct bnd_step *s, const char *alloc_err)
 	bnd_cpuset_and(&held, &s->domain);
 	if (bnd_cpuset_format_list(&held, hl, sizeof(hl)) != BND_OK)
 		snprintf(hl, sizeof(hl), "...");
-	snprintf(s->reason, sizeof(s->reason),
+	put_text(s->reason, sizeof(s->reason),
 		 "cores held by other jobs: Slurm gave this step cpus %s, of which other jobs "
 		 "hold cpus %s; %s", dl, *hl ? hl : "none", alloc_err);
 }
@@ -128,7 +128,7 @@ static int write_rankfile(struct bnd_step *s, const struct bnd_step_in *in,
 	if (rc != BND_OK)
 		goto out;
 	step_id_text(s->step, sid, sizeof(sid));
-	snprintf(s->rankfile, sizeof(s->rankfile), "%s/" BND_RANKFILE_PREFIX "%u.%s.%u",
+	put_text(s->rankfile, sizeof(s->rankfile), "%s/" BND_RANKFILE_PREFIX "%u.%s.%u",
 		 s->cfg.state_dir, s->job, sid, s->nodeid);
 	int fd = open(s->rankfile, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 	size_t len = strlen(text);
@@ -182,11 +182,11 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 	s->active = 1;
 
 	if (in->mbind && bnd_mbind_parse(&s->mbind, in->mbind, err, sizeof(err)) != BND_OK) {
-		snprintf(s->reason, sizeof(s->reason), "%s", err);
+		put_text(s->reason, sizeof(s->reason), "%s", err);
 		return BND_OK;
 	}
 	if (text && bnd_request_parse(&s->req, text, err, sizeof(err)) != BND_OK) {
-		snprintf(s->reason, sizeof(s->reason), "%s", err);
+		put_text(s->reason, sizeof(s->reason), "%s", err);
 		return BND_OK;
 	}
 	s->have_request = text && s->req.strategy != BND_S_NONE;
@@ -200,7 +200,7 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 		step_log(s, "state dir: %s", err);
 	err[0] = '\0';
 	if (bnd_topocache_load(&s->topo, s->cfg.state_dir, err, sizeof(err)) != BND_OK) {
-		snprintf(s->reason, sizeof(s->reason), "topology: %s", err);
+		put_text(s->reason, sizeof(s->reason), "topology: %s", err);
 		s->topo = NULL;
 		return BND_OK;
 	}
@@ -209,7 +209,7 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 
 	const char *cores = in->step_cores && *in->step_cores ? in->step_cores : in->job_cores;
 	if (bnd_slurm_cores_to_cpus(s->topo, cores, &s->domain, err, sizeof(err)) != BND_OK) {
-		snprintf(s->reason, sizeof(s->reason), "%s", err);
+		put_text(s->reason, sizeof(s->reason), "%s", err);
 		return BND_OK;
 	}
 	s->ntasks = s->is_batch ? bnd_batch_tasks(in->tasks_per_node, in->ntasks_env)
@@ -295,7 +295,7 @@ int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
 		else if (local_id >= 0 && local_id < s->pl.ntasks)
 			cpus = s->pl.tasks[local_id].cpus;
 		if (bnd_cpuset_empty(&cpus)) {
-			snprintf(why_buf, sizeof(why_buf), "no cpus were placed for local task %d",
+			put_text(why_buf, sizeof(why_buf), "no cpus were placed for local task %d",
 				 local_id);
 			why = why_buf;
 		}
@@ -309,7 +309,7 @@ int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
 		    !bnd_cpuset_subset(&cpus, &cg)) {
 			bnd_cpuset_format_list(&cpus, pl, sizeof(pl));
 			bnd_cpuset_format_list(&cg, cl, sizeof(cl));
-			snprintf(why_buf, sizeof(why_buf),
+			put_text(why_buf, sizeof(why_buf),
 				 "placed cpus %s are outside the task's cpuset %s", pl, cl);
 			why = why_buf;
 		}
@@ -324,11 +324,12 @@ int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
 		if (bound || s->mbind == BND_M_ROUND_ROBIN || s->mbind == BND_M_NLOCAL)
 			mfail = bnd_apply_mempolicy(s->topo, s->mbind, bound ? &cpus : NULL, mdesc,
 						    sizeof(mdesc), merr, sizeof(merr)) != BND_OK;
-		else if (s->have_request || !why)
-			mfail = !!snprintf(merr, sizeof(merr), "--mbind=%s not applied: %s",
-					   bnd_mbind_name(s->mbind),
-					   s->have_request ? "the task is not bound"
-							   : "it needs a --binding");
+		else if (s->have_request || !why) {
+			mfail = 1;
+			put_text(merr, sizeof(merr), "--mbind=%s not applied: %s",
+				 bnd_mbind_name(s->mbind),
+				 s->have_request ? "the task is not bound" : "it needs a --binding");
+		}
 	}
 
 	if (why || mfail) {
@@ -359,7 +360,7 @@ int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
 	}
 	int rc = bnd_taskenv_build(&out->env, &ein, merr, sizeof(merr));
 	if (rc != BND_OK && !out->message[0])
-		snprintf(out->message, sizeof(out->message), "spank-binding: %s task %d: %s",
+		put_text(out->message, sizeof(out->message), "spank-binding: %s task %d: %s",
 			 s->host, global_id, merr);
 	if (verbose)
 		verbose_line(s, global_id, &cpus, bound, out);

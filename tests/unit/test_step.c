@@ -1,0 +1,445 @@
+/* The plugin's logic without Slurm: a step prepared against a real state
+ * dir and this machine's topology, its tasks bound in this very process
+ * (Check forks every test), read back from the kernel. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "binding/error.h"
+#include "binding/step.h"
+#include "binding/topocache.h"
+#include "testutil.h"
+
+static char dir[64], state[96];
+static struct bnd_config cfg;
+static struct bnd_topology *here;
+
+static void setup(void)
+{
+	char err[BND_ERRLEN];
+	snprintf(dir, sizeof(dir), "/tmp/test_step.XXXXXX");
+	ck_assert(mkdtemp(dir));
+	snprintf(state, sizeof(state), "%s/state", dir);
+	bnd_config_defaults(&cfg);
+	snprintf(cfg.state_dir, sizeof(cfg.state_dir), "%s", state);
+	cfg.lock_timeout_ms = 2000;
+	ck_assert_msg(bnd_topology_load(&here, NULL, err, sizeof(err)) == BND_OK, "%s", err);
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+	bnd_topology_free(here);
+	here = NULL;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static int need_cores(int n)
+{
+	if (here->ncores >= n)
+		return 1;
+	printf("# SKIP needs %d cores, this machine has %d\n", n, here->ncores);
+	return 0;
+}
+
+static struct bnd_step_in base(uint32_t job, uint32_t step, int ntasks, const char *cores,
+			       const char *binding)
+{
+	struct bnd_step_in in = {
+		.cfg = &cfg, .job = job, .step = step, .uid = (uint32_t)getuid(), .nodeid = 0,
+		.ntasks = ntasks, .step_cores = cores, .job_cores = cores, .binding = binding,
+		.host = "n1", .owner = getpid(),
+	};
+	return in;
+}
+
+static const char *slurp(const char *path)
+{
+	static char buf[8192];
+	FILE *f = fopen(path, "r");
+	size_t n = 0;
+	buf[0] = '\0';
+	if (f) {
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+static const char *status_cpus(void)
+{
+	static char out[256];
+	const char *p = strstr(slurp("/proc/self/status"), "Cpus_allowed_list:");
+	ck_assert(p);
+	sscanf(p, "Cpus_allowed_list: %255s", out);
+	return out;
+}
+
+static const char *cpus_of_core(int k)
+{
+	static char buf[2][64];
+	static int i;
+	bnd_cpuset_t c;
+	char *b = buf[i++ % 2];
+	bnd_topology_core_cpus(here, k, &c);
+	bnd_cpuset_format_list(&c, b, 64);
+	return b;
+}
+
+static const char *env(const struct bnd_task_result *r, const char *name)
+{
+	const char *v = bnd_taskenv_get(&r->env, name);
+	return v ? v : "(unset)";
+}
+
+static int records(void)
+{
+	char path[160];
+	snprintf(path, sizeof(path), "%s/state", state);
+	int n = 0;
+	for (const char *p = slurp(path); (p = strstr(p, "\nrec ")); p++)
+		n++;
+	return n;
+}
+
+START_TEST(two_tasks_bound_and_released)
+{
+	if (!need_cores(2))
+		return;
+	struct bnd_step s;
+	struct bnd_step_in in = base(11, 0, 2, "0-1", "linear:1");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(s.reason[0] == '\0', "%s", s.reason);
+	ck_assert(s.active && s.placed && s.recorded);
+	ck_assert_int_eq(records(), 1);
+
+	struct bnd_task_result r;
+	ck_assert_int_eq(bnd_step_task(&s, 1, 1, 1, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_int_eq(r.failed, 0);
+	ck_assert_str_eq(r.message, "");
+	/* task 1 of two linear:1 tasks on a free node: the second core */
+	ck_assert_str_eq(status_cpus(), cpus_of_core(1));
+	ck_assert_str_eq(env(&r, "SLURM_BINDING_STATUS"), "bound");
+	ck_assert_str_eq(env(&r, "SLURM_BINDING_REQUEST"), "linear:1");
+	ck_assert_msg(strstr(r.verbose, "host=n1 task=1 cores=0,1 cpus=") &&
+		      strstr(r.verbose, "mempolicy=default"), "%s", r.verbose);
+	bnd_taskenv_free(&r.env);
+
+	ck_assert_int_eq(bnd_step_finish(&s), BND_OK);
+	ck_assert_int_eq(records(), 0);
+	bnd_step_free(&s);
+}
+END_TEST
+
+START_TEST(allocation_too_small_names_both_numbers)
+{
+	struct bnd_step s;
+	struct bnd_step_in in = base(12, 0, 1, "0", "linear:2");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(s.active && !s.placed && !s.recorded);
+	char want[128];
+	snprintf(want, sizeof(want), "Slurm gave this step 1 core (cpus %s) for 1 task", cpus_of_core(0));
+	ck_assert_msg(strstr(s.reason, "allocation on this node is too small") &&
+		      strstr(s.reason, want) && strstr(s.reason, "2 cores needed"), "%s", s.reason);
+	ck_assert_int_eq(records(), 0);
+
+	const char *before = strdup(status_cpus());
+	struct bnd_task_result r;
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_int_eq(r.failed, 0);
+	ck_assert_msg(strstr(r.message, "spank-binding: n1 task 0: not bound: the allocation"), "%s",
+		      r.message);
+	ck_assert(!strncmp(env(&r, "SLURM_BINDING_STATUS"), "unbound: the allocation", 23));
+	ck_assert_str_eq(env(&r, "SLURM_BINDING"), "");
+	ck_assert_str_eq(status_cpus(), before);
+	bnd_taskenv_free(&r.env);
+
+	/* on_failure=fail: the task is told to fail, with the same reason */
+	cfg.on_failure = BND_ONFAIL_FAIL;
+	bnd_step_free(&s);
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_int_eq(r.failed, 1);
+	ck_assert_msg(strstr(r.message, "binding failed (on_failure=fail): the allocation"), "%s",
+		      r.message);
+	bnd_taskenv_free(&r.env);
+	bnd_step_free(&s);
+	free((void *)before);
+}
+END_TEST
+
+START_TEST(other_jobs_cores_are_never_taken)
+{
+	struct bnd_step a, b;
+	struct bnd_step_in ia = base(21, 0, 1, "0", "linear:1");
+	struct bnd_step_in ib = base(22, 0, 1, "0", "linear:1");
+	ck_assert_int_eq(bnd_step_prepare(&a, &ia), BND_OK);
+	ck_assert(a.placed);
+	ck_assert_int_eq(bnd_step_prepare(&b, &ib), BND_OK);
+	ck_assert(!b.placed);
+	char want[64];
+	snprintf(want, sizeof(want), "other jobs hold cpus %s", cpus_of_core(0));
+	ck_assert_msg(strstr(b.reason, "cores held by other jobs") && strstr(b.reason, want), "%s",
+		      b.reason);
+	bnd_step_free(&b);
+	ck_assert_int_eq(bnd_step_finish(&a), BND_OK);
+	bnd_step_free(&a);
+	/* released: the same request fits now */
+	ck_assert_int_eq(bnd_step_prepare(&b, &ib), BND_OK);
+	ck_assert_msg(b.placed, "%s", b.reason);
+	bnd_step_finish(&b);
+	bnd_step_free(&b);
+}
+END_TEST
+
+START_TEST(batch_script_holds_the_jobs_cores_and_steps_reuse_them)
+{
+	if (!need_cores(2))
+		return;
+	struct bnd_step bat, st, other;
+	struct bnd_step_in ib = base(31, BND_STEP_ID_BATCH, 1, "0-1", "linear:1");
+	ib.tasks_per_node = "2";
+	ib.ntasks_env = "2";
+	ck_assert_int_eq(bnd_step_prepare(&bat, &ib), BND_OK);
+	ck_assert_msg(bat.placed, "%s", bat.reason);
+	ck_assert_int_eq(bat.ntasks, 2);
+	ck_assert_int_eq(bnd_cpuset_count(&bat.pl.all_cpus) , here->cores[0].npus + here->cores[1].npus);
+
+	/* the srun step inside: two tasks inside the script's cores */
+	struct bnd_step_in is = base(31, 0, 2, "0-1", "linear:1");
+	ck_assert_int_eq(bnd_step_prepare(&st, &is), BND_OK);
+	ck_assert_msg(st.placed, "%s", st.reason);
+	ck_assert(bnd_cpuset_subset(&st.pl.all_cpus, &bat.pl.all_cpus));
+	ck_assert(!bnd_cpuset_intersects(&st.pl.tasks[0].cpus, &st.pl.tasks[1].cpus));
+
+	/* another job on the same cores gets nothing */
+	struct bnd_step_in io = base(32, 0, 1, "0-1", "linear:1");
+	ck_assert_int_eq(bnd_step_prepare(&other, &io), BND_OK);
+	ck_assert_msg(!other.placed && strstr(other.reason, "held by other jobs"), "%s", other.reason);
+	bnd_step_free(&other);
+
+	/* the batch task itself is bound to all of the job's cores */
+	struct bnd_task_result r;
+	ck_assert_int_eq(bnd_step_task(&bat, 0, 0, 0, NULL, NULL, NULL, NULL, &r), BND_OK);
+	char want[64];
+	bnd_cpuset_format_list(&bat.pl.all_cpus, want, sizeof(want));
+	ck_assert_str_eq(status_cpus(), want);
+	bnd_taskenv_free(&r.env);
+
+	bnd_step_finish(&st);
+	bnd_step_free(&st);
+	bnd_step_finish(&bat);
+	bnd_step_free(&bat);
+	ck_assert_int_eq(records(), 0);
+}
+END_TEST
+
+START_TEST(env_and_pe_bind_nothing_pe_writes_a_rankfile)
+{
+	if (!need_cores(2))
+		return;
+	struct bnd_step s;
+	struct bnd_task_result r;
+	int gids[2] = { 4, 5 };
+	const char *before = strdup(status_cpus());
+
+	struct bnd_step_in in = base(41, 3, 2, "0-1", "env:linear:1");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(s.placed);
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_str_eq(status_cpus(), before);
+	ck_assert_str_eq(env(&r, "SLURM_BINDING_INSTANCE"), "env");
+	ck_assert_str_eq(env(&r, "SLURM_BINDING"), cpus_of_core(0));
+	ck_assert_str_eq(env(&r, "OMP_PLACES"), "(unset)");
+	bnd_taskenv_free(&r.env);
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+
+	in = base(42, 3, 2, "0-1", "pe:linear:1");
+	in.global_ids = gids;
+	in.host = NULL;
+	in.nodelist = "a,n[7-9]";
+	in.nodeid = 2;
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(s.placed);
+	char path[256], want[128];
+	snprintf(path, sizeof(path), "%s/rankfile.42.3.2", state);
+	ck_assert_str_eq(s.rankfile, path);
+	snprintf(want, sizeof(want), "rank 4=n8 slot=%d:%d\nrank 5=n8 slot=%d:%d\n",
+		 here->cores[0].socket, here->cores[0].core, here->cores[1].socket,
+		 here->cores[1].core);
+	ck_assert_str_eq(slurp(path), want);
+	ck_assert_int_eq(bnd_step_task(&s, 1, 5, 0, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_str_eq(status_cpus(), before);
+	ck_assert_str_eq(env(&r, "SLURM_BINDING_RANKFILE"), path);
+	snprintf(want, sizeof(want), "%d,%d", here->cores[1].socket, here->cores[1].core);
+	ck_assert_str_eq(env(&r, "SLURM_BINDING_PE"), want);
+	bnd_taskenv_free(&r.env);
+	bnd_step_finish(&s);
+	ck_assert_int_eq(access(path, F_OK), -1);
+	bnd_step_free(&s);
+	free((void *)before);
+}
+END_TEST
+
+START_TEST(cpuset_check_refuses_cpus_outside)
+{
+	if (!need_cores(2))
+		return;
+	/* a fake cgroup tree whose cpuset is core 1 only, step placed on core 0 */
+	char root[128], self[160], cmd[512];
+	snprintf(root, sizeof(root), "%s/cg", dir);
+	snprintf(self, sizeof(self), "%s/self", dir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/cpuset/job && echo %s > %s/cpuset/job/cpuset.cpus && "
+		 "echo /job > %s", root, cpus_of_core(1), root, self);
+	ck_assert_int_eq(system(cmd), 0);
+	struct bnd_step s;
+	struct bnd_task_result r;
+	struct bnd_step_in in = base(51, 0, 1, "0", "linear:1");
+	const char *before = strdup(status_cpus());
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(s.placed);
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, root, self, &r), BND_OK);
+	ck_assert_msg(strstr(r.message, "outside the task's cpuset"), "%s", r.message);
+	ck_assert_str_eq(status_cpus(), before);
+	bnd_taskenv_free(&r.env);
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+	free((void *)before);
+}
+END_TEST
+
+START_TEST(nothing_asked_costs_nothing)
+{
+	struct bnd_step s;
+	struct bnd_task_result r;
+	struct bnd_step_in in = base(61, 0, 1, "0", NULL);
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(!s.active && !s.topo);
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 1, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_int_eq(r.env.n, 0);
+	ck_assert_str_eq(r.verbose, "");
+	bnd_step_free(&s);
+	/* the admin's default applies to jobs without --binding */
+	snprintf(cfg.default_spec, sizeof(cfg.default_spec), "linear:1");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_str_eq(s.req.text, "linear:1");
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+	/* disabled: nothing, even with a request; the extern step never */
+	cfg.enabled = 0;
+	in.binding = "linear:1";
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(!s.active);
+	cfg.enabled = 1;
+	in.step = BND_STEP_ID_EXTERN;
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(!s.active);
+	/* an explicit none clears what a batch script exported */
+	in.step = 0;
+	in.binding = "none";
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(s.active && !s.placed);
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_str_eq(r.message, "");
+	ck_assert_str_eq(env(&r, "SLURM_BINDING_STATUS"), "unbound: no binding requested");
+	ck_assert_str_eq(env(&r, "SLURM_BINDING"), "");
+	bnd_taskenv_free(&r.env);
+	bnd_step_free(&s);
+	ck_assert_int_eq(records(), 0);
+}
+END_TEST
+
+START_TEST(mbind_strict_and_nlocal)
+{
+	struct bnd_step s;
+	struct bnd_task_result r;
+	struct bnd_step_in in = base(71, 0, 1, "0", "linear:1");
+	in.mbind = "cores:strict";
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 1, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_str_eq(r.message, "");
+	ck_assert_msg(strstr(r.verbose, "mempolicy=bind:0"), "%s", r.verbose);
+	ck_assert_str_eq(env(&r, "SLURM_MBIND"), "cores:strict");
+	bnd_taskenv_free(&r.env);
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+}
+END_TEST
+
+START_TEST(mbind_nlocal_is_only_a_warning)
+{
+	struct bnd_step s;
+	struct bnd_task_result r;
+	struct bnd_step_in in = base(72, 0, 1, "0", "linear:1");
+	in.mbind = "nlocal";
+	cfg.on_failure = BND_ONFAIL_FAIL;
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 1, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_int_eq(r.failed, 0);
+	ck_assert_msg(strstr(r.message, "nlocal") && strstr(r.message, "not supported yet"), "%s",
+		      r.message);
+	ck_assert_msg(strstr(r.verbose, "mempolicy=default"), "%s", r.verbose);
+	bnd_taskenv_free(&r.env);
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+}
+END_TEST
+
+START_TEST(options_checked_where_typed)
+{
+	char err[BND_ERRLEN];
+	ck_assert_int_eq(bnd_option_check(BND_OPT_BINDING, "linear:1", err, sizeof(err)), BND_OK);
+	ck_assert_str_eq(err, "");
+	ck_assert_int_eq(bnd_option_check(BND_OPT_BINDING, "linear:0", err, sizeof(err)), BND_EINVAL);
+	ck_assert_msg(strstr(err, "linear:0"), "%s", err);
+	ck_assert_int_eq(bnd_option_check(BND_OPT_BINDING, "bogus", err, sizeof(err)), BND_EINVAL);
+	ck_assert_msg(strstr(err, "bogus"), "%s", err);
+	ck_assert_int_eq(bnd_option_check(BND_OPT_MBIND, "nowhere", err, sizeof(err)), BND_EINVAL);
+	ck_assert_msg(strstr(err, "nowhere"), "%s", err);
+	ck_assert_int_eq(bnd_option_check(BND_OPT_MBIND, "nlocal", err, sizeof(err)), BND_OK);
+	ck_assert_msg(strstr(err, "not supported yet"), "%s", err);
+	ck_assert_int_eq(bnd_option_check(BND_OPT_MBIND, "", err, sizeof(err)), BND_EINVAL);
+	ck_assert(strstr(bnd_option_help(BND_OPT_BINDING), "linear:<amount>"));
+	ck_assert(strstr(bnd_option_help(BND_OPT_MBIND), "round_robin"));
+}
+END_TEST
+
+START_TEST(node_warmup_builds_the_cache)
+{
+	char err[BND_ERRLEN], path[160];
+	ck_assert_msg(bnd_node_warmup(&cfg, err, sizeof(err)) == BND_OK, "%s", err);
+	snprintf(path, sizeof(path), "%s/" BND_TOPOCACHE_FILE, state);
+	ck_assert_int_eq(access(path, R_OK), 0);
+	struct bnd_topology *t = NULL;
+	ck_assert_int_eq(bnd_topocache_read(&t, path, NULL, err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(t->ncores, here->ncores);
+	ck_assert_int_eq(t->npus, here->npus);
+	bnd_topology_free(t);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("step");
+	TCase *tc = tcase_create("step");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, two_tasks_bound_and_released);
+	tcase_add_test(tc, allocation_too_small_names_both_numbers);
+	tcase_add_test(tc, other_jobs_cores_are_never_taken);
+	tcase_add_test(tc, batch_script_holds_the_jobs_cores_and_steps_reuse_them);
+	tcase_add_test(tc, env_and_pe_bind_nothing_pe_writes_a_rankfile);
+	tcase_add_test(tc, cpuset_check_refuses_cpus_outside);
+	tcase_add_test(tc, nothing_asked_costs_nothing);
+	tcase_add_test(tc, mbind_strict_and_nlocal);
+	tcase_add_test(tc, mbind_nlocal_is_only_a_warning);
+	tcase_add_test(tc, options_checked_where_typed);
+	tcase_add_test(tc, node_warmup_builds_the_cache);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}
