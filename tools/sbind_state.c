@@ -1,0 +1,379 @@
+/* sbind status / release / gc: the node's records, read without the lock
+ * (status) or changed through one state transaction (release, gc). */
+#include <getopt.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "binding/error.h"
+#include "binding/state.h"
+#include "binding/topostring.h"
+#include "sbind.h"
+#include "sbind_state.h"
+
+static void log_stderr(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "sbind: state: %s\n", msg);
+}
+
+static const struct {
+	uint32_t id;
+	const char *name;
+} step_names[] = {
+	{ BND_STEP_BATCH, "batch" },
+	{ BND_STEP_EXTERN, "extern" },
+	{ BND_STEP_INTERACTIVE, "interactive" },
+};
+
+static const char *step_name(uint32_t step, char *buf, size_t len)
+{
+	for (size_t i = 0; i < sizeof(step_names) / sizeof(step_names[0]); i++)
+		if (step_names[i].id == step)
+			return step_names[i].name;
+	snprintf(buf, len, "%" PRIu32, step);
+	return buf;
+}
+
+/* Decimal id, or a step's name (batch, extern, interactive) when names. */
+static int parse_id(const char *s, int names, uint32_t *out)
+{
+	for (size_t i = 0; names && i < sizeof(step_names) / sizeof(step_names[0]); i++)
+		if (!strcmp(s, step_names[i].name)) {
+			*out = step_names[i].id;
+			return 0;
+		}
+	if (!*s || strlen(s) > 10)
+		return -1;
+	unsigned long long v = 0;
+	for (const char *p = s; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		v = v * 10 + (unsigned)(*p - '0');
+	}
+	if (v > UINT32_MAX)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static void format_age(long long secs, char *buf, size_t len)
+{
+	if (secs < 0)
+		secs = 0;
+	if (secs < 60)
+		snprintf(buf, len, "%llds", secs);
+	else if (secs < 3600)
+		snprintf(buf, len, "%lldm%02llds", secs / 60, secs % 60);
+	else if (secs < 86400)
+		snprintf(buf, len, "%lldh%02lldm", secs / 3600, secs / 60 % 60);
+	else
+		snprintf(buf, len, "%lldd%02lldh", secs / 86400, secs / 3600 % 24);
+}
+
+/* Grid Engine <socket>,<core> pairs of the cores holding cpus, joined by
+ * ':' as in explicit requests; cpus outside the topology are left out. */
+static char *cores_text(const struct bnd_topology *t, const bnd_cpuset_t *cpus)
+{
+	size_t cap = 64, len = 0;
+	char *s = malloc(cap);
+	if (!s)
+		return NULL;
+	s[0] = '\0';
+	int last = -1;
+	for (int c = bnd_cpuset_next(cpus, -1); c >= 0; c = bnd_cpuset_next(cpus, c)) {
+		int core = bnd_topology_core_of_cpu(t, c);
+		if (core < 0 || core == last)
+			continue;
+		last = core;
+		char pair[32];
+		int n = snprintf(pair, sizeof(pair), "%s%d,%d", len ? ":" : "", t->cores[core].socket,
+				 t->cores[core].core);
+		if (len + (size_t)n + 1 > cap) {
+			cap = (len + (size_t)n + 1) * 2;
+			char *ns = realloc(s, cap);
+			if (!ns) {
+				free(s);
+				return NULL;
+			}
+			s = ns;
+		}
+		memcpy(s + len, pair, (size_t)n + 1);
+		len += (size_t)n;
+	}
+	return s;
+}
+
+static char *cpus_text(const bnd_cpuset_t *cpus)
+{
+	size_t cap = (size_t)bnd_cpuset_count(cpus) * 6 + 2;
+	char *s = malloc(cap);
+	if (s && bnd_cpuset_format_list(cpus, s, cap)) {
+		free(s);
+		s = NULL;
+	}
+	return s;
+}
+
+static const char *status_text(const struct bnd_state_record *r)
+{
+	if (bnd_state_owner_alive(r))
+		return bnd_state_status_name(r->status);
+	/* gc (or any change) will drop it */
+	switch (r->status) {
+	case BND_ST_SUSPENDED: return "suspended(stale)";
+	case BND_ST_DEFERRED: return "deferred(stale)";
+	default: return "active(stale)";
+	}
+}
+
+static int print_text(const struct bnd_state_file *f, const struct bnd_topology *t,
+		      const char *sge)
+{
+	long long now = (long long)time(NULL);
+	printf("%-10s %-11s %-6s %-20s %-16s %-17s %s\n", "JOB", "STEP", "UID", "CORES", "CPUS",
+	       "STATUS", "AGE");
+	for (int i = 0; i < f->nrec; i++) {
+		const struct bnd_state_record *r = &f->rec[i];
+		char step[16], age[32];
+		char *cores = cores_text(t, &r->cpus), *cpus = cpus_text(&r->cpus);
+		if (!cores || !cpus) {
+			free(cores);
+			free(cpus);
+			fprintf(stderr, "sbind status: out of memory\n");
+			return SBIND_EXIT_ERROR;
+		}
+		format_age(now - r->created, age, sizeof(age));
+		printf("%-10" PRIu32 " %-11s %-6" PRIu32 " %-20s %-16s %-17s %s\n", r->job,
+		       step_name(r->step, step, sizeof(step)), r->uid, cores[0] ? cores : "-",
+		       cpus[0] ? cpus : "-", status_text(r), age);
+		free(cores);
+		free(cpus);
+	}
+	printf("topology: %s\n", sge);
+	return SBIND_EXIT_OK;
+}
+
+static json_t *record_json(const struct bnd_state_record *r, const struct bnd_topology *t,
+			   long long now)
+{
+	char step[16];
+	char *cores = cores_text(t, &r->cpus), *cpus = cpus_text(&r->cpus);
+	json_t *o = NULL, *tasks = json_array(), *mem = json_object(), *corev = json_array();
+	if (!cores || !cpus || !tasks || !mem || !corev)
+		goto out;
+	for (char *save = NULL, *p = strtok_r(cores, ":", &save); p; p = strtok_r(NULL, ":", &save))
+		json_array_append_new(corev, json_string(p));
+	for (int i = 0; i < r->ntasks; i++) {
+		char *tc = cpus_text(&r->tasks[i]);
+		if (!tc)
+			goto out;
+		json_array_append_new(tasks, json_string(tc));
+		free(tc);
+	}
+	for (int i = 0; i < r->nmem; i++) {
+		char node[16];
+		snprintf(node, sizeof(node), "%d", r->mem[i].node);
+		json_object_set_new(mem, node, json_integer((json_int_t)r->mem[i].mib));
+	}
+	o = json_pack("{s:I, s:I, s:s, s:I, s:i, s:b, s:s, s:I, s:I, s:s, s:O, s:O, s:O, s:s}",
+		      "job", (json_int_t)r->job, "step", (json_int_t)r->step, "step_name",
+		      step_name(r->step, step, sizeof(step)), "uid", (json_int_t)r->uid,
+		      "owner_pid", r->owner_pid, "owner_alive", bnd_state_owner_alive(r),
+		      "status", bnd_state_status_name(r->status), "created", (json_int_t)r->created,
+		      "age", (json_int_t)(now - r->created), "cpus", cpus, "cores", corev,
+		      "tasks", tasks, "mem_mib", mem, "request", r->request);
+out:
+	json_decref(tasks);
+	json_decref(mem);
+	json_decref(corev);
+	free(cores);
+	free(cpus);
+	return o;
+}
+
+static int print_json(const struct bnd_state_file *f, const struct bnd_topology *t,
+		      const char *dir, const char *sge, const char *ocs)
+{
+	long long now = (long long)time(NULL);
+	json_t *recs = json_array();
+	int rc = recs ? SBIND_EXIT_OK : SBIND_EXIT_ERROR;
+	for (int i = 0; !rc && i < f->nrec; i++) {
+		json_t *r = record_json(&f->rec[i], t, now);
+		if (!r || json_array_append_new(recs, r))
+			rc = SBIND_EXIT_ERROR;
+	}
+	json_t *o = rc ? NULL : json_pack("{s:s, s:O, s:s, s:s}", "state_dir", dir, "records", recs,
+					  "topology_sge", sge, "topology_ocs", ocs);
+	json_decref(recs);
+	if (!o) {
+		fprintf(stderr, "sbind status: cannot build the JSON output\n");
+		return SBIND_EXIT_ERROR;
+	}
+	json_dumpf(o, stdout, JSON_COMPACT);
+	putchar('\n');
+	json_decref(o);
+	return SBIND_EXIT_OK;
+}
+
+int sbind_cmd_status(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "state", required_argument, NULL, 'S' },
+		{ "topology", required_argument, NULL, 't' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *state = NULL, *source = NULL, *format = "text";
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'S': state = optarg; break;
+		case 't': source = optarg; break;
+		case 'f': format = optarg; break;
+		case 'h':
+			puts("usage: sbind status [--state DIR] [--topology SRC] [--format text|json]");
+			return SBIND_EXIT_OK;
+		default: return SBIND_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "sbind status: unexpected argument \"%s\"\n", argv[optind]);
+		return SBIND_EXIT_USAGE;
+	}
+	if (strcmp(format, "text") && strcmp(format, "json")) {
+		fprintf(stderr, "sbind status: --format \"%s\": expected text or json\n", format);
+		return SBIND_EXIT_USAGE;
+	}
+	const char *dir = sbind_state_dir(state);
+	struct bnd_state_opts o = { .dir = dir, .log = log_stderr };
+	struct bnd_state_file f;
+	char err[BND_ERRLEN] = "";
+	if (bnd_state_list(&o, &f, err, sizeof(err)) != BND_OK) {
+		fprintf(stderr, "sbind status: %s\n", err);
+		return SBIND_EXIT_ERROR;
+	}
+	struct bnd_topology *t = sbind_load_topology(source, dir);
+	if (!t) {
+		bnd_statefile_free(&f);
+		return SBIND_EXIT_ERROR;
+	}
+	bnd_cpuset_t held;
+	bnd_state_held(&f, 0, &held);
+	size_t len = bnd_topostring_length(t, BND_TOPO_OCS) + 1;
+	char *sge = malloc(len), *ocs = malloc(len);
+	int rc;
+	if (!sge || !ocs || bnd_topostring_format(t, BND_TOPO_SGE, &held, sge, len) ||
+	    bnd_topostring_format(t, BND_TOPO_OCS, &held, ocs, len)) {
+		fprintf(stderr, "sbind status: cannot format the topology string\n");
+		rc = SBIND_EXIT_ERROR;
+	} else {
+		rc = !strcmp(format, "json") ? print_json(&f, t, dir, sge, ocs) : print_text(&f, t, sge);
+	}
+	free(sge);
+	free(ocs);
+	bnd_topology_free(t);
+	bnd_statefile_free(&f);
+	return rc;
+}
+
+static int exit_of(int rc)
+{
+	return rc == BND_EINVAL ? SBIND_EXIT_USAGE : SBIND_EXIT_ERROR;
+}
+
+int sbind_cmd_release(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "state", required_argument, NULL, 'S' },
+		{ "job", required_argument, NULL, 'j' },
+		{ "step", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *state = NULL, *jtext = NULL, *stext = NULL;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'S': state = optarg; break;
+		case 'j': jtext = optarg; break;
+		case 's': stext = optarg; break;
+		case 'h':
+			puts("usage: sbind release --job J [--step S|batch|extern|interactive] "
+			     "[--state DIR]");
+			return SBIND_EXIT_OK;
+		default: return SBIND_EXIT_USAGE;
+		}
+	}
+	uint32_t job, step = 0;
+	if (optind < argc) {
+		fprintf(stderr, "sbind release: unexpected argument \"%s\"\n", argv[optind]);
+		return SBIND_EXIT_USAGE;
+	}
+	if (!jtext || parse_id(jtext, 0, &job)) {
+		fprintf(stderr, "sbind release: --job: expected a job id, got \"%s\"\n",
+			jtext ? jtext : "(nothing)");
+		return SBIND_EXIT_USAGE;
+	}
+	if (stext && parse_id(stext, 1, &step)) {
+		fprintf(stderr, "sbind release: --step: expected a step id, batch, extern or "
+			"interactive, got \"%s\"\n", stext);
+		return SBIND_EXIT_USAGE;
+	}
+	struct bnd_state_opts o = { .dir = sbind_state_dir(state), .log = log_stderr };
+	char err[BND_ERRLEN] = "", sname[16];
+	int n = 0;
+	int rc = stext ? bnd_state_release(&o, job, step, &n, err, sizeof(err))
+		       : bnd_state_release_job(&o, job, &n, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "sbind release: %s\n", err);
+		return exit_of(rc);
+	}
+	if (stext)
+		printf("released %d record(s) of job %" PRIu32 " step %s\n", n, job,
+		       step_name(step, sname, sizeof(sname)));
+	else
+		printf("released %d record(s) of job %" PRIu32 "\n", n, job);
+	return SBIND_EXIT_OK;
+}
+
+int sbind_cmd_gc(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "state", required_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *state = NULL;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'S': state = optarg; break;
+		case 'h':
+			puts("usage: sbind gc [--state DIR]");
+			return SBIND_EXIT_OK;
+		default: return SBIND_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "sbind gc: unexpected argument \"%s\"\n", argv[optind]);
+		return SBIND_EXIT_USAGE;
+	}
+	struct bnd_state_opts o = { .dir = sbind_state_dir(state), .log = log_stderr };
+	char err[BND_ERRLEN] = "";
+	int n = 0;
+	int rc = bnd_state_gc(&o, &n, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "sbind gc: %s\n", err);
+		return exit_of(rc);
+	}
+	printf("reclaimed %d record(s)\n", n);
+	return SBIND_EXIT_OK;
+}
