@@ -1,0 +1,69 @@
+# sbind status / release / gc against a private state dir (issue: state file).
+T="pack:2 core:4 pu:2"
+D=$(mktemp -d /tmp/sbind-state-XXXXXX); chmod 755 "$D"; SD="$D/st"
+trap 'kill $owner 2>/dev/null; rm -rf "$D"' EXIT
+HDR="JOB        STEP        UID    CORES                CPUS             STATUS            AGE"
+
+# status with the age column (seconds, may tick) replaced by <age>
+status_noage() { $SBIND status --state "$SD" --topology "$T" "$@" | sed -E 's/ [0-9]+[smhd]([0-9]+[smh])?$/ <age>/'; }
+
+expect_out "status of a missing state dir: no records, nothing created" \
+"$HDR
+topology: SCTTCTTCTTCTTSCTTCTTCTTCTT" $SBIND status --state "$SD" --topology "$T"
+expect_rc "status created no dir" 1 test -e "$SD"
+
+sleep 300 & owner=$!
+expect_out "place --commit records job 12 step 0 (two tasks)" \
+"task 0: 0,0 0,1 (cpus 0-3)
+task 1: 0,2 0,3 (cpus 4-7)" \
+	$SBIND place --topology "$T" --binding linear:2 --tasks 2 --state "$SD" --commit --job 12 --step 0 --owner-pid $owner
+expect_out "place --commit records job 13's batch step" "task 0: 1,0 (cpus 8-9)" \
+	$SBIND place --topology "$T" --binding linear:1 --state "$SD" --commit --job 13 --step 4294967291 --owner-pid $owner
+expect_out "status lists both, cores as s,c, held cores lower case" \
+"$HDR
+12         0           0      0,0:0,1:0,2:0,3      0-7              active            <age>
+13         batch       0      1,0                  8-9              active            <age>
+topology: ScttcttcttcttScttCTTCTTCTT" status_noage
+expect_out "the state file is readable text" \
+"rec job=12 step=0 pid=$owner cpus=0-7 tasks=0-3;4-7 req=linear:2
+rec job=13 step=4294967291 pid=$owner cpus=8-9 tasks=8-9 req=linear:1" \
+	sh -c "grep '^rec ' '$SD/state' | sed -E 's/ start=[0-9]+ uid=0 status=active created=[0-9]+//; s/ mem= / /'"
+
+expect_out "status json (created and age normalised)" \
+'{"state_dir":"'"$SD"'","records":[{"job":12,"step":0,"step_name":"0","uid":0,"owner_pid":'$owner',"owner_alive":true,"status":"active","created":C,"age":A,"cpus":"0-7","cores":["0,0","0,1","0,2","0,3"],"tasks":["0-3","4-7"],"mem_mib":{},"request":"linear:2"},{"job":13,"step":4294967291,"step_name":"batch","uid":0,"owner_pid":'$owner',"owner_alive":true,"status":"active","created":C,"age":A,"cpus":"8-9","cores":["1,0"],"tasks":["8-9"],"mem_mib":{},"request":"linear:1"}],"topology_sge":"ScttcttcttcttScttCTTCTTCTT","topology_ocs":"NscttcttcttcttScttCTTCTTCTT"}' \
+	sh -c "$SBIND status --state '$SD' --topology '$T' --format json | sed -E 's/\"created\":[0-9]+,\"age\":[0-9]+/\"created\":C,\"age\":A/g'"
+
+expect_out "release one step by name" "released 1 record(s) of job 13 step batch" \
+	$SBIND release --state "$SD" --job 13 --step batch
+expect_out "release a job that has nothing" "released 0 record(s) of job 99" \
+	$SBIND release --state "$SD" --job 99
+expect_err "release without --job is exit 2" 2 "--job" $SBIND release --state "$SD"
+expect_err "release with a bad step is exit 2" 2 "--step" $SBIND release --state "$SD" --job 1 --step x
+
+kill $owner; wait $owner 2>/dev/null
+expect_out "status marks a dead owner's record stale" \
+"$HDR
+12         0           0      0,0:0,1:0,2:0,3      0-7              active(stale)     <age>
+topology: ScttcttcttcttSCTTCTTCTTCTT" status_noage
+expect_err "gc reclaims it and says so on stderr" 0 "reclaimed job 12 step 0 (owner pid $owner, cpus 0-7): owner is gone" \
+	$SBIND gc --state "$SD"
+expect_out "gc again: nothing left" "reclaimed 0 record(s)" $SBIND gc --state "$SD"
+expect_out "BINDING_STATE_DIR picks the dir" "$HDR
+topology: SCTTCTTCTTCTTSCTTCTTCTTCTT" env BINDING_STATE_DIR="$SD" $SBIND status --topology "$T"
+expect_out "state dir is root's 0755, state 0644, lock 0600" "755 644 600" \
+	sh -c "stat -c %a '$SD' '$SD/state' '$SD/lock' | tr '\n' ' ' | sed 's/ \$//'"
+
+ln -s "$SD" "$D/link"
+expect_err "a symlinked state dir is refused" 1 "is a symlink, refused" $SBIND gc --state "$D/link"
+expect_err "status refuses it too" 1 "is a symlink, refused" $SBIND status --state "$D/link" --topology "$T"
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	expect_err "an unprivileged user cannot gc" 1 "Permission denied" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups $SBIND gc --state "$SD"
+	expect_err "nor release" 1 "Permission denied" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups $SBIND release --state "$SD" --job 12
+	expect_rc "but can read the status" 0 \
+		setpriv --reuid=65534 --regid=65534 --clear-groups $SBIND status --state "$SD" --topology "$T"
+else
+	skip "unprivileged user cannot change the state" "needs root and setpriv"
+fi
+expect_err "bad format is exit 2" 2 "--format" $SBIND status --state "$SD" --format xml
