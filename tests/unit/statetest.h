@@ -76,7 +76,7 @@ static inline void st_teardown(struct st_env *e)
 
 static inline char *st_path(const struct st_env *e, const char *name)
 {
-	static char p[256];
+	static char p[512];
 	snprintf(p, sizeof(p), "%s/%s", e->dir, name);
 	return p;
 }
