@@ -136,7 +136,7 @@ int bnd_cpuset_parse_list(bnd_cpuset_t *s, const char *text, char *err, size_t e
 		const char *comma = memchr(p, ',', (size_t)(end - p));
 		const char *tok_end = comma ? comma : end;
 		const char *dash = memchr(p, '-', (size_t)(tok_end - p));
-		int lo, hi;
+		int lo = 0, hi = 0;
 		int bad = dash ? (parse_id(p, dash, &lo) || parse_id(dash + 1, tok_end, &hi) || hi < lo)
 			       : parse_id(p, tok_end, &lo);
 		if (bad)
@@ -156,11 +156,17 @@ int bnd_cpuset_parse_list(bnd_cpuset_t *s, const char *text, char *err, size_t e
 	return BND_OK;
 }
 
-static int append(char *buf, size_t buflen, size_t *pos, const char *fmt, int a, int b)
+/* Appends "<sep><a>" or "<sep><a>-<b>" (b < 0: just a). */
+static int append(char *buf, size_t buflen, size_t *pos, char sep, int a, int b)
 {
-	int n = snprintf(buf + *pos, buflen - *pos, fmt, a, b);
-	if (n < 0 || (size_t)n >= buflen - *pos)
+	char tmp[32];
+	int n = b < 0 ? snprintf(tmp, sizeof(tmp), "%d", a) : snprintf(tmp, sizeof(tmp), "%d-%d", a, b);
+	size_t need = (size_t)n + (*pos ? 1 : 0);
+	if (need >= buflen - *pos)
 		return BND_EINVAL;
+	if (*pos)
+		buf[(*pos)++] = sep;
+	memcpy(buf + *pos, tmp, (size_t)n + 1);
 	*pos += (size_t)n;
 	return BND_OK;
 }
@@ -175,11 +181,8 @@ int bnd_cpuset_format_list(const bnd_cpuset_t *s, char *buf, size_t buflen)
 		int last = c;
 		while (bnd_cpuset_isset(s, last + 1))
 			last++;
-		const char *sep = pos ? "," : "";
-		int rc = last == c ? append(buf, buflen, &pos, sep[0] ? ",%d" : "%d", c, 0)
-				   : append(buf, buflen, &pos, sep[0] ? ",%d-%d" : "%d-%d", c, last);
-		if (rc)
-			return rc;
+		if (append(buf, buflen, &pos, ',', c, last == c ? -1 : last))
+			return BND_EINVAL;
 		c = bnd_cpuset_next(s, last);
 	}
 	return BND_OK;
@@ -192,7 +195,7 @@ int bnd_cpuset_format_spaced(const bnd_cpuset_t *s, char *buf, size_t buflen)
 		return BND_EINVAL;
 	buf[0] = '\0';
 	for (int c = bnd_cpuset_next(s, -1); c >= 0; c = bnd_cpuset_next(s, c))
-		if (append(buf, buflen, &pos, pos ? " %d" : "%d", c, 0))
+		if (append(buf, buflen, &pos, ' ', c, -1))
 			return BND_EINVAL;
 	return BND_OK;
 }
