@@ -108,7 +108,9 @@ expect_out "pack:2 with only {1,0 1,1} held -> {1,2 1,3}" "task 0: 1,2 1,3 (cpus
 
 st=$(mktemp -d /tmp/sbind-lsf.XXXXXX)
 if $SBIND place --help 2>/dev/null | grep -q -- --commit && $SBIND status --help >/dev/null 2>&1; then
-	commit() { $SBIND place --topology "$P" --state "$st/state" --binding pack:2 --commit --job "$1" --step 0; }
+	# the owner must outlive each command: this script's shell, not the
+	# subshell that captures the output (else the record is reclaimed)
+	commit() { $SBIND place --topology "$P" --state "$st/state" --binding pack:2 --commit --job "$1" --step 0 --owner-pid $$; }
 	expect_out "committed job 1: pack:2 -> {0,0 0,1}" "task 0: 0,0 0,1 (cpus 0-1)" commit 1
 	expect_out "committed job 2: pack:2 -> {0,2 0,3}" "task 0: 0,2 0,3 (cpus 2-3)" commit 2
 	expect_out "committed job 3: pack:2 -> {1,0 1,1}" "task 0: 1,0 1,1 (cpus 4-5)" commit 3
@@ -116,9 +118,9 @@ if $SBIND place --help 2>/dev/null | grep -q -- --commit && $SBIND status --help
 	expect_rc "release job 2" 0 $SBIND release --state "$st/state" --job 2
 	expect_out "committed job 4 after 1 and 2 ended: pack:2 -> {1,2 1,3}" "task 0: 1,2 1,3 (cpus 6-7)" commit 4
 	expect_err "a fifth pack:2 with 0,0-0,3 free still fits, a sixth not" 3 "no binding" \
-		sh -c "$SBIND place --topology '$P' --state '$st/state' --binding pack:2 --commit --job 5 --step 0 >/dev/null &&
-		       $SBIND place --topology '$P' --state '$st/state' --binding pack:2 --commit --job 6 --step 0 >/dev/null &&
-		       $SBIND place --topology '$P' --state '$st/state' --binding pack:2 --commit --job 7 --step 0"
+		sh -c "$SBIND place --topology '$P' --state '$st/state' --binding pack:2 --commit --job 5 --step 0 --owner-pid $$ >/dev/null &&
+		       $SBIND place --topology '$P' --state '$st/state' --binding pack:2 --commit --job 6 --step 0 --owner-pid $$ >/dev/null &&
+		       $SBIND place --topology '$P' --state '$st/state' --binding pack:2 --commit --job 7 --step 0 --owner-pid $$"
 else
 	skip "LSF pack:2 job sequence through the state file" "sbind has no --commit/--state yet"
 fi
