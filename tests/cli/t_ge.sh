@@ -10,8 +10,8 @@ expect_out "striding:2:2:0,0 -> ScCScC" "ScCScC" $SBIND place --topology "$T22" 
 expect_out "linear:2:1,0 -> SCCScc" "SCCScc" $SBIND place --topology "$T22" --binding linear:2:1,0 --format sge
 expect_out "SCCCCSCCCC masked ScCCCSCCCC: linear:2 -> socket 1" "task 0: 1,0 1,1 (cpus 4-5)" \
 	$SBIND place --topology "pack:2 core:4" --mask ScCCCSCCCC --binding linear:2
-expect_err "explicit on a taken core -> exit 3" 3 "explicit: core 0,1 is not free" \
-	$SBIND place --topology "pack:2 core:4" --mask ScCCCSCCCC --binding explicit:0,1
+expect_err "explicit on a taken core -> exit 3" 3 "explicit: core 0,0 is not free" \
+	$SBIND place --topology "pack:2 core:4" --mask ScCCCSCCCC --binding explicit:0,0
 expect_out "linear:1 with SMT takes both threads of core 0" "task 0: 0,0 (cpus 0-1)" \
 	$SBIND place --topology "pack:1 core:2 pu:2" --binding linear:1
 expect_out "--tasks 4 linear:2 on pack:2 core:4: four compact pairs" \

@@ -1,0 +1,52 @@
+/* sbind's use of the state file for `topology --state` and `place --state
+ * [--commit]`: occupancy read without the lock (a whole file is always
+ * there to read), records written through one allocate transaction. */
+#include <stdio.h>
+#include <unistd.h>
+
+#include "binding/error.h"
+#include "binding/state.h"
+#include "sbind.h"
+
+static void log_stderr(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "sbind: state: %s\n", msg);
+}
+
+int sbind_state_held(const char *state_dir, bnd_cpuset_t *held)
+{
+	struct bnd_state_opts o = { .dir = state_dir, .log = log_stderr };
+	struct bnd_state_file f;
+	char err[BND_ERRLEN] = "";
+	if (bnd_state_list(&o, &f, err, sizeof(err)) != BND_OK) {
+		fprintf(stderr, "sbind: state: %s\n", err);
+		return SBIND_EXIT_ERROR;
+	}
+	bnd_cpuset_t h;
+	bnd_state_held(&f, 0, &h);
+	bnd_cpuset_or(held, &h);
+	bnd_statefile_free(&f);
+	return SBIND_EXIT_OK;
+}
+
+int sbind_state_commit(const char *state_dir, const struct bnd_topology *t,
+		       const struct bnd_request *req, uint32_t job, uint32_t step, int ntasks,
+		       pid_t owner, const bnd_cpuset_t *extra_taken, struct bnd_placement *out,
+		       char *err, size_t errlen)
+{
+	struct bnd_state_opts o = { .dir = state_dir, .log = log_stderr };
+	bnd_cpuset_t allowed = t->all_cpus;
+	bnd_cpuset_andnot(&allowed, extra_taken);
+	struct bnd_alloc_args a = {
+		.job = job, .step = step, .ntasks = ntasks, .owner_pid = owner,
+		.uid = (uint32_t)getuid(), .allowed = &allowed, .inherit_job = 1,
+	};
+	int rc = bnd_state_allocate(&o, t, req, &a, out, err, errlen);
+	switch (rc) {
+	case BND_OK: return SBIND_EXIT_OK;
+	case BND_ENOFIT: return SBIND_EXIT_NOFIT;
+	case BND_EINVAL: return SBIND_EXIT_USAGE;
+	default: return SBIND_EXIT_ERROR;
+	}
+}
