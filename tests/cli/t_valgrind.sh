@@ -1,0 +1,39 @@
+# The CLI is valgrind-clean: no invalid access, no definite leak, on every
+# command path (topology sources, formats, placements, errors, state).
+if ! command -v valgrind >/dev/null 2>&1; then
+	skip "sbind under valgrind" "valgrind is not installed"
+	return 0 2>/dev/null || exit 0
+fi
+_vgdir=$(mktemp -d /tmp/sbind-vg.XXXXXX)
+_vg() { # desc rc args...
+	_d=$1 _e=$2; shift 2
+	valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+		--suppressions="$(dirname "$SBIND")/../tests/cli/valgrind.supp" "$SBIND" "$@" \
+		>/dev/null 2>"$_vgdir/err"
+	_rc=$?
+	if [ "$_rc" = "$_e" ]; then _report 1 "valgrind: $_d"
+	else _report 0 "valgrind: $_d" "rc=$_rc expected $_e: $(grep -v 'hwloc x86\|May be\|and reload' "$_vgdir/err" | head -20)"; fi
+}
+_vg "topology of this machine" 0 topology --format json
+_vg "synthetic topology, ocs" 0 topology --topology "pack:2 numa:2 core:4 pu:2" --format ocs
+_vg "masked topology" 0 topology --topology "pack:2 core:2" --mask ScCSCC
+_vg "linear with tasks, json" 0 place --topology "pack:2 core:4 pu:2" --binding linear:2 --tasks 2 --format json
+_vg "striding, sge" 0 place --topology "pack:2 core:2" --binding striding:2:2 --format sge
+_vg "packed with sort/start/stop" 0 place --topology "pack:2 l3:1 core:4 pu:1" --mask NSXCCccSXCCCC --binding packed:4:sort=S:start=S:stop=s
+_vg "lsf pack" 0 place --topology "pack:2 core:4" --binding pack:2
+_vg "no binding" 3 place --topology "pack:2 core:2" --binding linear:9
+_vg "bad request" 2 place --topology "pack:2 core:2" --binding "linear:1:x"
+_vg "bad mask" 2 place --topology "pack:2 core:2" --binding linear:1 --mask SC
+_vg "bad topology" 1 topology --topology "nonsense:7"
+if [ -n "$TOPOS" ] && [ -d "$TOPOS" ]; then
+	_vg "384-PU XML, packed unit=X" 0 place --topology "$TOPOS/AMD-Epyc-Zen5-c4d-highmem-384.xml" --binding packed:1:unit=X
+	_vg "hybrid XML, unit=E" 0 place --topology "$TOPOS/Intel-Core-RaptorLake-1pa6co2t+2ca4co1t-hybrid.xml" --binding packed:2:unit=E --format ocs
+else
+	skip "valgrind on real XMLs" "topology folder absent"
+fi
+_vg "commit into a state" 0 place --state "$_vgdir/state" --topology "pack:1 core:4" --binding linear:2 --commit --job 5 --step 0 --owner-pid $$
+_vg "status" 0 status --state "$_vgdir/state"
+_vg "status json" 0 status --state "$_vgdir/state" --format json
+_vg "release" 0 release --state "$_vgdir/state" --job 5
+_vg "gc" 0 gc --state "$_vgdir/state"
+rm -rf "$_vgdir"
