@@ -15,7 +15,9 @@
 
 /* ---- CRC-32 ---- */
 
-static uint32_t crc_table[256];
+/* Slicing by 4: the checksum is computed over the whole file twice per
+ * transaction (read and write), and byte-at-a-time was a tenth of its time. */
+static uint32_t crc_table[4][256];
 static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
 
 static void crc_init(void)
@@ -24,8 +26,12 @@ static void crc_init(void)
 		uint32_t c = i;
 		for (int k = 0; k < 8; k++)
 			c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-		crc_table[i] = c;
+		crc_table[0][i] = c;
 	}
+	for (int t = 1; t < 4; t++)
+		for (int i = 0; i < 256; i++)
+			crc_table[t][i] = (crc_table[t - 1][i] >> 8) ^
+					  crc_table[0][crc_table[t - 1][i] & 0xFF];
 }
 
 uint32_t bnd_crc32(const void *data, size_t len)
@@ -33,8 +39,13 @@ uint32_t bnd_crc32(const void *data, size_t len)
 	pthread_once(&crc_once, crc_init);
 	const unsigned char *p = data;
 	uint32_t c = 0xFFFFFFFFu;
-	for (size_t i = 0; i < len; i++)
-		c = crc_table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
+	for (; len >= 4; len -= 4, p += 4) {
+		c ^= (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+		c = crc_table[3][c & 0xFF] ^ crc_table[2][(c >> 8) & 0xFF] ^
+		    crc_table[1][(c >> 16) & 0xFF] ^ crc_table[0][c >> 24];
+	}
+	while (len--)
+		c = crc_table[0][(c ^ *p++) & 0xFF] ^ (c >> 8);
 	return c ^ 0xFFFFFFFFu;
 }
 

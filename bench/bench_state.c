@@ -1,0 +1,184 @@
+/* Latency of one state transaction pair (allocate linear:1 + release) with
+ * 1, 8 and 32 processes looping at once on a 256-PU synthetic topology, and
+ * the cost of the placement alone. Prints one summary line per case; the
+ * figures are reported, never asserted.
+ *
+ * The state dir is a fresh temp dir under $BINDING_BENCH_DIR (default /tmp);
+ * when /dev/shm is a tmpfs the cases run there too, since the default state
+ * dir /run is a tmpfs on most systems.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "binding/error.h"
+#include "binding/place.h"
+#include "binding/request.h"
+#include "binding/state.h"
+#include "binding/topology.h"
+
+#define TOPO "pack:4 core:32 pu:2"
+#define TMPFS_MAGIC_ 0x01021994
+
+static double now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void summary(const char *what, double *v, size_t n, double wall_us)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	double med = v[n / 2], p99 = v[(size_t)((double)(n - 1) * 0.99)];
+	printf("%-52s median %8.1f us  p99 %8.1f us  (%zu samples", what, med, p99, n);
+	if (wall_us > 0)
+		printf(", %.0f pairs/s", (double)n / (wall_us / 1e6));
+	printf(")\n");
+}
+
+static void rmdir_state(const char *dir, const char *base)
+{
+	const char *names[] = { "state", "state.new", "lock" };
+	char p[512];
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
+		unlink(p);
+	}
+	rmdir(dir);
+	rmdir(base);
+}
+
+/* nproc processes x cycles allocate+release pairs; latencies into shared
+ * memory. Returns 0 when every call succeeded. */
+static int run_case(const char *root, const char *fsname, const struct bnd_topology *t,
+		    const struct bnd_request *r, int nproc, int cycles)
+{
+	char base[256], dir[300];
+	snprintf(base, sizeof(base), "%s/bnd-bench-XXXXXX", root);
+	if (!mkdtemp(base)) {
+		perror("mkdtemp");
+		return -1;
+	}
+	snprintf(dir, sizeof(dir), "%s/st", base);
+	struct bnd_state_opts o = { .dir = dir };
+	char err[BND_ERRLEN] = "";
+	if (bnd_state_gc(&o, NULL, err, sizeof(err))) {
+		fprintf(stderr, "bench_state: %s\n", err);
+		rmdir_state(dir, base);
+		return -1;
+	}
+	size_t n = (size_t)nproc * (size_t)cycles;
+	double *lat = mmap(NULL, n * sizeof(double), PROT_READ | PROT_WRITE,
+			   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int gate[2];
+	if (lat == MAP_FAILED || pipe(gate))
+		return -1;
+	for (int k = 0; k < nproc; k++) {
+		if (fork() == 0) {
+			char b;
+			close(gate[1]);
+			if (read(gate[0], &b, 1) < 0)
+				_exit(1);
+			for (int i = 0; i < cycles; i++) {
+				struct bnd_alloc_args a = { .job = (uint32_t)k + 1, .step = (uint32_t)i,
+							    .ntasks = 1 };
+				struct bnd_placement p;
+				double t0 = now_us();
+				if (bnd_state_allocate(&o, t, r, &a, &p, err, sizeof(err)) ||
+				    (bnd_placement_free(&p), 0) ||
+				    bnd_state_release(&o, a.job, a.step, NULL, err, sizeof(err))) {
+					fprintf(stderr, "bench_state: %s\n", err);
+					_exit(1);
+				}
+				lat[(size_t)k * (size_t)cycles + (size_t)i] = now_us() - t0;
+			}
+			_exit(0);
+		}
+	}
+	close(gate[0]);
+	double t0 = now_us();
+	close(gate[1]);
+	int bad = 0, status;
+	while (wait(&status) > 0)
+		bad |= !WIFEXITED(status) || WEXITSTATUS(status);
+	double wall = now_us() - t0;
+	char what[256];
+	snprintf(what, sizeof(what), "allocate+release, %2d process%s, %s", nproc,
+		 nproc == 1 ? "  " : "es", fsname);
+	if (!bad)
+		summary(what, lat, n, wall);
+	munmap(lat, n * sizeof(double));
+	rmdir_state(dir, base);
+	return bad;
+}
+
+static void placement_only(const struct bnd_topology *t, const struct bnd_request *r)
+{
+	enum { N = 20000 };
+	static double lat[N];
+	bnd_cpuset_t taken;
+	bnd_cpuset_zero(&taken);
+	/* a node half full, as in the 32-process runs at their busiest */
+	for (int c = 0; c < t->npus; c += 4)
+		bnd_cpuset_set(&taken, t->pu_os[c]);
+	struct bnd_domain d = { NULL, &taken };
+	char err[BND_ERRLEN];
+	for (int i = 0; i < N; i++) {
+		struct bnd_placement p;
+		double t0 = now_us();
+		int rc = bnd_place(t, &d, r, 1, &p, err, sizeof(err));
+		lat[i] = now_us() - t0;
+		if (rc) {
+			fprintf(stderr, "bench_state: %s\n", err);
+			return;
+		}
+		bnd_placement_free(&p);
+	}
+	summary("placement only (bnd_place linear:1)", lat, N, 0);
+}
+
+int main(void)
+{
+	struct bnd_topology *t = NULL;
+	struct bnd_request r;
+	char err[BND_ERRLEN] = "";
+	if (bnd_topology_load(&t, TOPO, err, sizeof(err)) ||
+	    bnd_request_parse(&r, "linear:1", err, sizeof(err))) {
+		fprintf(stderr, "bench_state: %s\n", err);
+		return 1;
+	}
+	printf("bench_state: %s (%d PUs), request linear:1, %ld CPUs online\n", TOPO, t->npus,
+	       sysconf(_SC_NPROCESSORS_ONLN));
+	placement_only(t, &r);
+	const char *roots[2] = { getenv("BINDING_BENCH_DIR"), "/dev/shm" };
+	if (!roots[0] || !*roots[0])
+		roots[0] = "/tmp";
+	int rc = 0;
+	for (int i = 0; i < 2; i++) {
+		struct statfs sf;
+		if (statfs(roots[i], &sf))
+			continue;
+		int tmpfs = sf.f_type == TMPFS_MAGIC_;
+		if (i == 1 && (!tmpfs || !strcmp(roots[0], roots[1])))
+			continue;
+		char fsname[128];
+		snprintf(fsname, sizeof(fsname), "%s (%s)", roots[i], tmpfs ? "tmpfs" : "disk");
+		static const int procs[] = { 1, 8, 32 }, cycles[] = { 2000, 400, 100 };
+		for (int k = 0; k < 3; k++)
+			rc |= run_case(roots[i], fsname, t, &r, procs[k], cycles[k]);
+	}
+	bnd_topology_free(t);
+	return rc ? 1 : 0;
+}
