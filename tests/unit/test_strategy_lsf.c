@@ -15,41 +15,12 @@
 
 static char last_err[BND_ERRLEN];
 
-/* Places `text` with `taken` (OS cpus, may be NULL) held by other jobs.
- * Returns the cores as "s,c" in pick order, tasks separated by " | ", or
- * "ENOFIT"/"EINVAL" (message in last_err); cpus receives the union. */
+/* Places `text` with `taken` (OS cpus, may be NULL) held by other jobs:
+ * see tu_place. */
 static const char *place(struct bnd_topology *t, const bnd_cpuset_t *taken, const char *text,
 			 int ntasks, bnd_cpuset_t *cpus)
 {
-	static char out[8192];
-	struct bnd_request r;
-	struct bnd_placement p;
-	char err[BND_ERRLEN] = "";
-
-	ck_assert_msg(bnd_request_parse(&r, text, err, sizeof(err)) == BND_OK, "%s: %s", text, err);
-	struct bnd_domain dom = { NULL, taken };
-	int rc = bnd_place(t, &dom, &r, ntasks, &p, last_err, sizeof(last_err));
-	if (rc != BND_OK) {
-		ck_assert_msg(rc == BND_ENOFIT || rc == BND_EINVAL, "%s: rc %d: %s", text, rc, last_err);
-		return rc == BND_ENOFIT ? "ENOFIT" : "EINVAL";
-	}
-	if (taken)
-		ck_assert(!bnd_cpuset_intersects(&p.all_cpus, taken));
-	size_t n = 0;
-	out[0] = 0;
-	for (int i = 0; i < p.ntasks; i++) {
-		if (i)
-			n += (size_t)snprintf(out + n, sizeof(out) - n, " | ");
-		for (int k = 0; k < p.tasks[i].ncores; k++) {
-			const struct bnd_core *c = &t->cores[p.tasks[i].cores[k]];
-			n += (size_t)snprintf(out + n, sizeof(out) - n, "%s%d,%d", k ? " " : "",
-					      c->socket, c->core);
-		}
-	}
-	if (cpus)
-		*cpus = p.all_cpus;
-	bnd_placement_free(&p);
-	return out;
+	return tu_place(t, taken, text, ntasks, cpus, last_err, sizeof(last_err));
 }
 
 static const char *cpulist(const bnd_cpuset_t *s)

@@ -17,45 +17,18 @@
 
 static char last_err[BND_ERRLEN];
 
-/* Places `text` and describes the outcome: per task its cores "s,c" in the
- * strategy's order, tasks separated by " | "; or "ENOFIT"/"EINVAL" (the
- * message is left in last_err). cpus (optional) receives the union. */
+/* Places `text` with the mask's lower-case units taken: see tu_place. */
 static const char *place(struct bnd_topology *t, const char *mask, const char *text,
 			 int ntasks, bnd_cpuset_t *cpus)
 {
-	static char out[8192];
-	struct bnd_request r;
 	bnd_cpuset_t taken;
-	struct bnd_placement p;
 	char err[BND_ERRLEN] = "";
 
-	ck_assert_msg(bnd_request_parse(&r, text, err, sizeof(err)) == BND_OK, "%s: %s", text, err);
 	bnd_cpuset_zero(&taken);
 	if (mask)
 		ck_assert_msg(bnd_topostring_parse_mask(t, mask, &taken, err, sizeof(err)) == BND_OK,
 			      "%s", err);
-	struct bnd_domain dom = { NULL, &taken };
-	int rc = bnd_place(t, &dom, &r, ntasks, &p, last_err, sizeof(last_err));
-	if (rc != BND_OK) {
-		ck_assert_msg(rc == BND_ENOFIT || rc == BND_EINVAL, "%s: rc %d: %s", text, rc, last_err);
-		return rc == BND_ENOFIT ? "ENOFIT" : "EINVAL";
-	}
-	ck_assert(!bnd_cpuset_intersects(&p.all_cpus, &taken));
-	size_t n = 0;
-	out[0] = 0;
-	for (int i = 0; i < p.ntasks; i++) {
-		if (i)
-			n += (size_t)snprintf(out + n, sizeof(out) - n, " | ");
-		for (int k = 0; k < p.tasks[i].ncores; k++) {
-			const struct bnd_core *c = &t->cores[p.tasks[i].cores[k]];
-			n += (size_t)snprintf(out + n, sizeof(out) - n, "%s%d,%d", k ? " " : "",
-					      c->socket, c->core);
-		}
-	}
-	if (cpus)
-		*cpus = p.all_cpus;
-	bnd_placement_free(&p);
-	return out;
+	return tu_place(t, &taken, text, ntasks, cpus, last_err, sizeof(last_err));
 }
 
 static const char *place1(const char *topo, const char *mask, const char *text)

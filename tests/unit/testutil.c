@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "binding/error.h"
+#include "binding/place.h"
+#include "binding/request.h"
 
 struct bnd_topology *tu_topo(const char *source)
 {
@@ -82,4 +84,37 @@ int tu_run(Suite *s)
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+const char *tu_place(const struct bnd_topology *t, const bnd_cpuset_t *taken, const char *text,
+		     int ntasks, bnd_cpuset_t *cpus, char *err, size_t errlen)
+{
+	static char out[8192];
+	struct bnd_request r;
+	struct bnd_placement p;
+
+	ck_assert_msg(bnd_request_parse(&r, text, err, errlen) == BND_OK, "%s: %s", text, err);
+	struct bnd_domain dom = { NULL, taken };
+	int rc = bnd_place(t, &dom, &r, ntasks, &p, err, errlen);
+	if (rc != BND_OK) {
+		ck_assert_msg(rc == BND_ENOFIT || rc == BND_EINVAL, "%s: rc %d: %s", text, rc, err);
+		return rc == BND_ENOFIT ? "ENOFIT" : "EINVAL";
+	}
+	if (taken)
+		ck_assert(!bnd_cpuset_intersects(&p.all_cpus, taken));
+	size_t n = 0;
+	out[0] = 0;
+	for (int i = 0; i < p.ntasks; i++) {
+		if (i)
+			n += (size_t)snprintf(out + n, sizeof(out) - n, " | ");
+		for (int k = 0; k < p.tasks[i].ncores; k++) {
+			const struct bnd_core *c = &t->cores[p.tasks[i].cores[k]];
+			n += (size_t)snprintf(out + n, sizeof(out) - n, "%s%d,%d", k ? " " : "",
+					      c->socket, c->core);
+		}
+	}
+	if (cpus)
+		*cpus = p.all_cpus;
+	bnd_placement_free(&p);
+	return out;
 }

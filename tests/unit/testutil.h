@@ -4,6 +4,9 @@
 
 #include <check.h>
 
+#include <stddef.h>
+
+#include "binding/cpuset.h"
 #include "binding/topology.h"
 
 /* Loads a topology or fails the test with hwloc's message. */
@@ -17,6 +20,13 @@ const char *tu_topologies_dir(void);
  * free with tu_free_list. */
 char **tu_topology_xmls(void);
 void tu_free_list(char **list);
+
+/* Places `text` for ntasks tasks with `taken` (OS cpus, may be NULL) held by
+ * others. Returns the cores as "s,c" in the strategy's order, tasks
+ * separated by " | ", or "ENOFIT"/"EINVAL" with the reason in err. cpus
+ * (optional) receives the union. The result lives until the next call. */
+const char *tu_place(const struct bnd_topology *t, const bnd_cpuset_t *taken, const char *text,
+		     int ntasks, bnd_cpuset_t *cpus, char *err, size_t errlen);
 
 /* Run a suite, print Check's summary line, return the process exit code. */
 int tu_run(Suite *s);
