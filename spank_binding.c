@@ -197,16 +197,15 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 			spank_unsetenv(sp, res.env.v[i].name);
 	}
 	bnd_taskenv_free(&res.env);
-	if (res.message[0])
+	/* slurm_error in the task reaches its stderr too: one line, not two. */
+	if (res.failed)
+		slurm_error("%s", res.message);
+	else if (res.message[0])
 		fprintf(stderr, "%s\n", res.message);
 	if (res.verbose[0])
 		fprintf(stderr, "%s\n", res.verbose);
 	fflush(stderr);
-	if (res.failed) {
-		slurm_error("%s", res.message);
-		return -1;
-	}
-	return 0;
+	return res.failed ? -1 : 0;
 }
 
 int slurm_spank_exit(spank_t sp, int ac, char **av)

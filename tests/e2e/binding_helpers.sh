@@ -1,0 +1,82 @@
+#!/bin/bash
+# Helpers shared by the plugin's end-to-end files (t10-t16), sourced after
+# lib.sh. They start user jobs in the background and read what the running
+# tasks really got from /proc.
+
+# bg_srun NAME SRUN-ARGS...: srun as the job user in the background, named
+# NAME (so it can be found), output in $E2E_WORK/NAME.out.
+# Its pid is added to BG_PIDS for wait_bg (a bare `wait` would also wait
+# for the cluster's daemons when the file started its own cluster).
+BG_PIDS=
+bg_srun() {
+	local name=$1; shift
+	run_as_user srun -J "$name" "$@" >"$E2E_WORK/$name.out" 2>&1 &
+	BG_PIDS="$BG_PIDS $!"
+}
+
+# wait_bg: waits for every bg_srun; prints nothing, returns 0.
+wait_bg() {
+	local p
+	for p in $BG_PIDS; do wait "$p" 2>/dev/null; done
+	BG_PIDS=
+	return 0
+}
+
+# job_named NAME [SECONDS=20]: the id of the running job called NAME.
+job_named() {
+	local i id
+	for i in $(seq 1 $((${2:-20} * 10))); do
+		id=$(squeue -h -n "$1" -t R -o %i 2>/dev/null | head -1)
+		[ -n "$id" ] && { echo "$id"; return 0; }
+		sleep 0.1
+	done
+	return 1
+}
+
+# step_pids JOB.STEP N [SECONDS=20]: waits until the step has N task pids
+# whose program is no longer the shell slurmstepd forked (exec done), then
+# prints them in local task order.
+step_pids() {
+	local i pids n
+	for i in $(seq 1 $((${3:-20} * 10))); do
+		pids=$(job_task_pids "$1")
+		n=$(echo $pids | wc -w)
+		if [ "$n" -eq "$2" ]; then
+			local p ok=1
+			for p in $pids; do
+				[ "$(cat /proc/"$p"/comm 2>/dev/null)" = slurmstepd ] && ok=0
+			done
+			[ $ok = 1 ] && { echo $pids; return 0; }
+		fi
+		sleep 0.1
+	done
+	echo $pids
+	return 1
+}
+
+# task_env PID NAME: NAME from the environment the task was started with.
+task_env() {
+	tr '\0' '\n' 2>/dev/null <"/proc/$1/environ" | sed -n "s/^$2=//p" | head -1
+}
+
+# task_has_env PID NAME: true when NAME is in the task's environment at all.
+task_has_env() {
+	tr '\0' '\n' 2>/dev/null <"/proc/$1/environ" | grep -q "^$2="
+}
+
+# pid_from_file PATH [SECONDS=20]: a pid a job script wrote, once it is there.
+pid_from_file() {
+	wait_for_file "$1" "${2:-20}" '^[0-9]+$' || return 1
+	head -1 "$1"
+}
+
+# A state file's records (one line each), "" when none.
+state_records() { grep '^rec ' "$E2E_STATE/state" 2>/dev/null; }
+
+# sbind_status: `sbind status` on the cluster's state dir.
+sbind_status() { "$E2E_BUILD/sbind" status --state "$E2E_STATE" "$@"; }
+
+# One cpu as a plain number when LIST names exactly one.
+single_cpu() {
+	[ "$(cpulist_count "$1")" -eq 1 ] && cpulist_expand "$1"
+}
