@@ -24,8 +24,8 @@ wait_bg() {
 
 # job_named NAME [SECONDS=20]: the id of the running job called NAME.
 job_named() {
-	local i id
-	for i in $(seq 1 $((${2:-20} * 10))); do
+	local id
+	for _ in $(seq 1 $((${2:-20} * 10))); do
 		id=$(squeue -h -n "$1" -t R -o %i 2>/dev/null | head -1)
 		[ -n "$id" ] && { echo "$id"; return 0; }
 		sleep 0.1
@@ -37,20 +37,21 @@ job_named() {
 # whose program is no longer the shell slurmstepd forked (exec done), then
 # prints them in local task order.
 step_pids() {
-	local i pids n
-	for i in $(seq 1 $((${3:-20} * 10))); do
-		pids=$(job_task_pids "$1")
-		n=$(echo $pids | wc -w)
+	local pids n
+	for _ in $(seq 1 $((${3:-20} * 10))); do
+		pids=$(job_task_pids "$1" | tr '\n' ' ')
+		pids=${pids% }
+		n=$(printf '%s\n' "$pids" | wc -w)
 		if [ "$n" -eq "$2" ]; then
 			local p ok=1
 			for p in $pids; do
 				[ "$(cat /proc/"$p"/comm 2>/dev/null)" = slurmstepd ] && ok=0
 			done
-			[ $ok = 1 ] && { echo $pids; return 0; }
+			[ $ok = 1 ] && { echo "$pids"; return 0; }
 		fi
 		sleep 0.1
 	done
-	echo $pids
+	echo "$pids"
 	return 1
 }
 
@@ -73,8 +74,15 @@ pid_from_file() {
 # A state file's records (one line each), "" when none.
 state_records() { grep '^rec ' "$E2E_STATE/state" 2>/dev/null; }
 
-# sbind_status: `sbind status` on the cluster's state dir.
+# sbind_status [ARGS]: `sbind status` on the cluster's state dir.
+# shellcheck disable=SC2120 # arguments are optional
 sbind_status() { "$E2E_BUILD/sbind" status --state "$E2E_STATE" "$@"; }
+
+# pass_if MSG CMD...: one verdict from a command's exit status.
+pass_if() {
+	local msg=$1; shift
+	if "$@"; then e2e_pass "$msg"; else e2e_fail "$msg"; fi
+}
 
 # One cpu as a plain number when LIST names exactly one.
 single_cpu() {

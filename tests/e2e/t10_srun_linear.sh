@@ -10,14 +10,14 @@ need_plugin
 bg_srun t10 -n2 --binding=linear:1 sleep 60
 job=$(job_named t10) || { e2e_fail "srun -n2 --binding=linear:1 did not start: $(cat "$E2E_WORK/t10.out")"; e2e_done; }
 pids=$(step_pids "$job.0" 2) || e2e_fail "step $job.0 has not 2 running tasks: '$pids'"
+# shellcheck disable=SC2086 # one word per pid
 set -- $pids
 c0=$(cpus_allowed_of "$1") c1=$(cpus_allowed_of "$2")
 e2e_note "task 0 pid $1 cpus $c0, task 1 pid $2 cpus $c1"
 assert_eq 1 "$(cpulist_count "$c0")" "task 0 is bound to a single cpu ($c0)"
 assert_eq 1 "$(cpulist_count "$c1")" "task 1 is bound to a single cpu ($c1)"
 assert_ne "$c0" "$c1" "the two tasks are on different cpus"
-cpulist_within "$c0,$c1" "$E2E_CPUS" && e2e_pass "both inside the node's cpus $E2E_CPUS" ||
-	e2e_fail "cpus $c0,$c1 outside $E2E_CPUS"
+pass_if "both inside the node's cpus $E2E_CPUS (got $c0,$c1)" cpulist_within "$c0,$c1" "$E2E_CPUS"
 for i in 0 1; do
 	pid=$(eval echo "\$$((i + 1))")
 	cpus=$(cpus_allowed_of "$pid")

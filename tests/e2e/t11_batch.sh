@@ -26,14 +26,14 @@ assert_eq "$(cpulist_expand "$scpus")" "$(task_env "$spid" SLURM_BINDING)" "the 
 assert_eq bound "$(task_env "$spid" SLURM_BINDING_STATUS)" "the script's SLURM_BINDING_STATUS"
 assert_match "$(state_records)" "^rec job=$job step=4294967291 " "the state holds the job's batch record"
 pids=$(step_pids "$job.0" 2) || e2e_fail "srun -n2 inside job $job: tasks not found ('$pids')"
+# shellcheck disable=SC2086 # one word per pid
 set -- $pids
 c0=$(cpus_allowed_of "$1") c1=$(cpus_allowed_of "$2")
 e2e_note "srun inside: task 0 cpus $c0, task 1 cpus $c1"
 assert_eq 1 "$(cpulist_count "$c0")" "srun inside: task 0 on one cpu ($c0)"
 assert_eq 1 "$(cpulist_count "$c1")" "srun inside: task 1 on one cpu ($c1)"
 assert_ne "$c0" "$c1" "srun inside: the two tasks on distinct cpus"
-cpulist_within "$c0,$c1" "$scpus" && e2e_pass "srun inside: both within the script's cpus $scpus" ||
-	e2e_fail "srun inside: $c0,$c1 not within the script's cpus $scpus"
+pass_if "srun inside: $c0,$c1 within the script's cpus $scpus" cpulist_within "$c0,$c1" "$scpus"
 assert_eq linear:1 "$(task_env "$1" SLURM_BINDING_REQUEST)" "srun inside got the job's --binding from the environment"
 assert_eq "$(cpulist_expand "$c0")" "$(task_env "$1" SLURM_BINDING)" "srun inside: task 0's SLURM_BINDING replaces the script's"
 scancel "$job"

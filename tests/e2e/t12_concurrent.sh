@@ -40,7 +40,8 @@ out=$(run_as_user timeout 60 srun -n1 --binding=linear:1 true 2>&1); rc=$?
 e2e_note "srun rc $rc: $(echo "$out" | head -3 | tr '\n' '|')"
 assert_ne 0 "$rc" "with on_failure=fail the third job fails"
 assert_contains "$out" "binding failed (on_failure=fail): cores held by other jobs" "its message says why"
-cluster_plugstack $E2E_PLUGSTACK_DEFAULT
+# shellcheck disable=SC2086 # several arguments
+cluster_plugstack ${E2E_PLUGSTACK_DEFAULT:-}
 
 # The first two keep their cpus all along.
 assert_eq "$ca" "$(cpus_allowed_of "$pa")" "job $a still on $ca"

@@ -36,12 +36,11 @@ scancel "$a"
 assert_eq CANCELLED "$(wait_job_done "$a" 30)" "scancel ends job $a"
 wait_bg
 # slurmstepd runs the plugin's exit callback as it winds down.
-for i in $(seq 1 50); do status_rows | grep -q "^$a " || break; sleep 0.1; done
+for _ in $(seq 1 50); do status_rows | grep -q "^$a " || break; sleep 0.1; done
 assert_eq "" "$(status_rows | grep "^$a ")" "job $a's record is released after scancel"
 
 kill -KILL "$stepd"
-_e2e_wait_until 10 eval "! [ -e /proc/$stepd ]" && e2e_pass "slurmstepd $stepd killed with SIGKILL" ||
-	e2e_fail "slurmstepd $stepd still there"
+pass_if "slurmstepd $stepd killed with SIGKILL" _e2e_wait_until 10 eval "! [ -e /proc/$stepd ]"
 # Its task would run on unattended: end it and the job too.
 kill -KILL "$bpid" 2>/dev/null
 scancel "$b"

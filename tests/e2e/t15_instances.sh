@@ -15,15 +15,15 @@ p=$(step_pids "$j.0" 1) || e2e_fail "env task not found"
 c=$(cpus_allowed_of "$p")
 e2e_note "env: task cpus $c, SLURM_BINDING='$(task_env "$p" SLURM_BINDING)'"
 assert_eq 2 "$(cpulist_count "$c")" "env: the task is not bound (keeps both allocated cpus: $c)"
-assert_eq 1 "$(echo $(task_env "$p" SLURM_BINDING) | wc -w)" "env: SLURM_BINDING names one cpu"
-cpulist_within "$(task_env "$p" SLURM_BINDING | tr ' ' ',')" "$c" && e2e_pass "env: that cpu is one of the task's" ||
-	e2e_fail "env: SLURM_BINDING outside $c"
+assert_eq 1 "$(task_env "$p" SLURM_BINDING | wc -w)" "env: SLURM_BINDING names one cpu"
+pass_if "env: that cpu is one of the task's ($c)" cpulist_within "$(task_env "$p" SLURM_BINDING | tr ' ' ',')" "$c"
 assert_eq env "$(task_env "$p" SLURM_BINDING_INSTANCE)" "env: SLURM_BINDING_INSTANCE"
 assert_eq bound "$(task_env "$p" SLURM_BINDING_STATUS)" "env: the cores are reserved (status bound)"
-task_has_env "$p" OMP_PLACES && e2e_fail "env: OMP_PLACES must not be set" || e2e_pass "env: no OMP_PLACES"
+pass_if "env: no OMP_PLACES" eval "! task_has_env $p OMP_PLACES"
 scancel "$j"; wait_job_done "$j" 30 >/dev/null
 
 # The same allocation with set: bound to one cpu.
+# shellcheck disable=SC2016 # awk's $2
 out=$(run_as_user timeout 30 srun -n1 -c2 --binding=linear:1 awk '/^Cpus_allowed_list/ { print $2 }' /proc/self/status)
 assert_eq 1 "$(cpulist_count "$out")" "set on the same allocation binds to one cpu ($out)"
 
@@ -40,11 +40,12 @@ scancel "$j"; wait_job_done "$j" 30 >/dev/null
 bg_srun t15_pe2 -n2 --binding=pe:linear:1 sleep 60
 j=$(job_named t15_pe2) || { e2e_fail "pe -n2 job did not start"; e2e_done; }
 pids=$(step_pids "$j.0" 2) || e2e_fail "pe -n2 tasks not found"
+# shellcheck disable=SC2086 # one word per pid
 set -- $pids
 rf=$(task_env "$1" SLURM_BINDING_RANKFILE)
 e2e_note "rankfile $rf: $(tr '\n' '|' <"$rf" 2>/dev/null)"
 assert_eq "$rf" "$(task_env "$2" SLURM_BINDING_RANKFILE)" "pe: both tasks name the same rankfile"
-[ -n "$rf" ] && [ -f "$rf" ] && e2e_pass "pe: the rankfile exists" || e2e_fail "pe: no rankfile ('$rf')"
+pass_if "pe: the rankfile exists ('$rf')" test -n "$rf" -a -f "$rf"
 assert_ok "pe: the job user can read the rankfile" run_as_user cat "$rf"
 want=
 for i in 0 1; do
@@ -57,6 +58,5 @@ assert_eq "$(printf "%s" "$want")" "$(cat "$rf")" "pe: one 'rank N=<node> slot=<
 assert_ne "$(task_env "$1" SLURM_BINDING_PE)" "$(task_env "$2" SLURM_BINDING_PE)" "pe: the two ranks have different cores"
 scancel "$j"; wait_job_done "$j" 30 >/dev/null
 wait_bg
-_e2e_wait_until 5 eval "! [ -e '$rf' ]" && e2e_pass "pe: the rankfile is removed when the step ends" ||
-	e2e_fail "pe: $rf left behind"
+pass_if "pe: the rankfile is removed when the step ends" _e2e_wait_until 5 eval "! [ -e '$rf' ]"
 e2e_done

@@ -14,7 +14,10 @@ policy_of() { awk 'NR == 1 { print $2 }' "/proc/$1/numa_maps" 2>/dev/null; }
 
 # NUMA node of an OS cpu, from sysfs.
 node_of_cpu() {
-	ls -d /sys/devices/system/node/node*/cpu"$1" 2>/dev/null | sed -E 's|.*/node([0-9]+)/cpu[0-9]+$|\1|' | head -1
+	local d
+	for d in /sys/devices/system/node/node*/cpu"$1"; do
+		[ -e "$d" ] && { d=${d%/cpu*}; echo "${d##*/node}"; return; }
+	done
 }
 
 check_policy() {	# NAME MBIND bind|interleave|prefer
@@ -34,7 +37,8 @@ check_policy() {	# NAME MBIND bind|interleave|prefer
 	scancel "$j"; wait_job_done "$j" 30 >/dev/null
 }
 
-e2e_note "NUMA nodes: $(ls -d /sys/devices/system/node/node[0-9]* | wc -l)"
+nodes=(/sys/devices/system/node/node[0-9]*)
+e2e_note "NUMA nodes: ${#nodes[@]}"
 check_policy t16_strict cores:strict bind
 check_policy t16_rr round_robin interleave
 check_policy t16_pref cores prefer
