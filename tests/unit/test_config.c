@@ -1,6 +1,7 @@
 /* plugstack.conf arguments: every setting, defaults, and bad words that
  * must be reported while the plugin keeps safe defaults. */
 #include <check.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "binding/config.h"
@@ -125,6 +126,45 @@ START_TEST(long_message_is_truncated_safely)
 }
 END_TEST
 
+/* plugstack.conf.example documents every argument, and its plugin lines
+ * (active or commented examples) parse without a complaint. */
+START_TEST(example_file_parses_and_documents_everything)
+{
+	FILE *f = fopen("plugstack.conf.example", "r");
+	if (!f) {
+		printf("# SKIP plugstack.conf.example not found (run from the checkout)\n");
+		return;
+	}
+	char line[2048], all[65536] = "";
+	int plugin_lines = 0;
+	while (fgets(line, sizeof(line), f)) {
+		strncat(all, line, sizeof(all) - strlen(all) - 1);
+		char *p = line + strspn(line, "# \t");
+		if (strncmp(p, "required ", 9) && strncmp(p, "optional ", 9))
+			continue;
+		char *argv[32];
+		int argc = 0;
+		strtok(p, " \t\n"); /* required */
+		char *so = strtok(NULL, " \t\n");
+		size_t n = so ? strlen(so) : 0;
+		if (n < 3 || strcmp(so + n - 3, ".so"))
+			continue; /* prose that starts with the word */
+		for (char *w; argc < 32 && (w = strtok(NULL, " \t\n"));)
+			argv[argc++] = w;
+		struct bnd_config c;
+		char err[ERRLEN];
+		ck_assert_msg(parse(&c, err, argc, argv) == BND_OK, "example line: %s", err);
+		plugin_lines++;
+	}
+	fclose(f);
+	ck_assert_int_ge(plugin_lines, 2);
+	const char *keys[] = { "state_dir=", "enabled=yes|no", "default=SPEC",
+			       "on_failure=unbound|fail", "lock_timeout=SECONDS", "verbose" };
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		ck_assert_msg(strstr(all, keys[i]), "%s is not documented", keys[i]);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("config");
@@ -135,6 +175,7 @@ int main(void)
 	tcase_add_test(tc, bad_words_keep_defaults_and_are_all_named);
 	tcase_add_test(tc, timeout_bounds);
 	tcase_add_test(tc, long_message_is_truncated_safely);
+	tcase_add_test(tc, example_file_parses_and_documents_everything);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
