@@ -14,9 +14,6 @@
 #include "binding/error.h"
 #include "binding/stepinfo.h"
 #include "binding/topocache.h"
-/* topocache.h and proc.h (through state.h) both define the boot id length;
- * state.h's records are sized by proc.h's, so that one must win here. */
-#undef BND_BOOT_ID_LEN
 #include "binding/state.h"
 
 static void step_log(const struct bnd_step *s, const char *fmt, ...)

@@ -10,6 +10,10 @@
 #include <unistd.h>
 
 #include "binding/error.h"
+#include "binding/proc.h"
+
+/* Room for the boot id in the header, in 32-bit words. */
+#define CACHE_BOOT_WORDS 12
 
 /* The file is an array of 32-bit words in host byte order (the cache never
  * leaves the node): a fixed header, then the primary arrays field by field.
@@ -17,7 +21,7 @@
 enum {
 	H_MAGIC0, H_MAGIC1, H_VERSION, H_ENDIAN,
 	H_BOOT,
-	H_SOURCE = H_BOOT + BND_BOOT_ID_LEN / 4,
+	H_SOURCE = H_BOOT + CACHE_BOOT_WORDS,
 	H_COUNTS = H_SOURCE + 256 / 4,
 	H_PAYLOAD = H_COUNTS + 8,
 	H_SUM_LO, H_SUM_HI,
@@ -31,26 +35,6 @@ enum { C_UNITS, C_SOCKETS, C_CORES, C_PUS, C_NUMA, C_L3, C_L2, C_KINDS };
 #define CORE_WORDS 9
 /* Far above any real node, low enough that sizes cannot overflow. */
 #define MAX_ITEMS (1 << 20)
-
-static const char *boot_id_path = "/proc/sys/kernel/random/boot_id";
-
-int bnd_topocache_boot_id(char *buf, size_t len, char *err, size_t errlen)
-{
-	if (!buf || len < 37)
-		return bnd_fail(err, errlen, BND_EINVAL, "boot id buffer too small");
-	buf[0] = '\0';
-	FILE *fp = fopen(boot_id_path, "re");
-	if (!fp)
-		return bnd_fail(err, errlen, BND_ESYS, "%s: %s", boot_id_path, strerror(errno));
-	char line[64] = "";
-	int ok = fgets(line, sizeof(line), fp) != NULL;
-	fclose(fp);
-	line[strcspn(line, "\n")] = '\0';
-	if (!ok || strlen(line) != 36)
-		return bnd_fail(err, errlen, BND_ESYS, "%s: unexpected content", boot_id_path);
-	snprintf(buf, len, "%s", line);
-	return BND_OK;
-}
 
 /* FNV-1a style over 32-bit words in four interleaved lanes (the multiply
  * chains run in parallel), checksum words counted as zero. It detects
@@ -97,7 +81,7 @@ static uint32_t *serialize(const struct bnd_topology *t, const char *boot, size_
 	w[H_MAGIC1] = MAGIC1;
 	w[H_VERSION] = BND_TOPOCACHE_VERSION;
 	w[H_ENDIAN] = ENDIAN;
-	put_str(w + H_BOOT, BND_BOOT_ID_LEN / 4, boot);
+	put_str(w + H_BOOT, CACHE_BOOT_WORDS, boot);
 	put_str(w + H_SOURCE, 256 / 4, t->source);
 	memcpy(w + H_COUNTS, c, sizeof(c));
 	w[H_PAYLOAD] = (uint32_t)(n - H_WORDS);
@@ -152,7 +136,7 @@ int bnd_topocache_write(const struct bnd_topology *t, const char *path,
 {
 	char boot[BND_BOOT_ID_LEN];
 	if (!boot_id) {
-		int rc = bnd_topocache_boot_id(boot, sizeof(boot), err, errlen);
+		int rc = bnd_proc_boot_id(boot, sizeof(boot), err, errlen);
 		if (rc != BND_OK)
 			return rc;
 		boot_id = boot;
@@ -244,7 +228,7 @@ static int check_header(const uint32_t *w, size_t n, const char *path, const cha
 				"topology cache %s: format version %u, expected %d", path,
 				w[H_VERSION], BND_TOPOCACHE_VERSION);
 	char file_boot[BND_BOOT_ID_LEN];
-	get_str(file_boot, sizeof(file_boot), w + H_BOOT, BND_BOOT_ID_LEN / 4);
+	get_str(file_boot, sizeof(file_boot), w + H_BOOT, CACHE_BOOT_WORDS);
 	if (strcmp(file_boot, boot))
 		return bnd_fail(err, errlen, BND_ESTATE,
 				"topology cache %s: written in boot %s, this is boot %s", path,
@@ -349,7 +333,7 @@ int bnd_topocache_read(struct bnd_topology **out, const char *path,
 	*out = NULL;
 	char boot[BND_BOOT_ID_LEN];
 	if (!boot_id) {
-		int rc = bnd_topocache_boot_id(boot, sizeof(boot), err, errlen);
+		int rc = bnd_proc_boot_id(boot, sizeof(boot), err, errlen);
 		if (rc != BND_OK)
 			return rc;
 		boot_id = boot;
@@ -395,7 +379,7 @@ int bnd_topocache_load_note(struct bnd_topology **out, const char *dir,
 	}
 	char path[4096], why[BND_ERRLEN] = "", boot[BND_BOOT_ID_LEN];
 	snprintf(path, sizeof(path), "%s/%s", dir, BND_TOPOCACHE_FILE);
-	int have_boot = bnd_topocache_boot_id(boot, sizeof(boot), why, sizeof(why)) == BND_OK;
+	int have_boot = bnd_proc_boot_id(boot, sizeof(boot), why, sizeof(why)) == BND_OK;
 	if (have_boot && bnd_topocache_read(out, path, boot, why, sizeof(why)) == BND_OK) {
 		if (note)
 			snprintf(note, notelen, "cache hit: %s", path);

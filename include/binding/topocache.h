@@ -25,7 +25,6 @@
 
 #define BND_TOPOCACHE_FILE "topology.cache"
 #define BND_TOPOCACHE_VERSION 1
-#define BND_BOOT_ID_LEN 48
 
 /* This machine's topology: from DIR/topology.cache when it is valid for
  * this boot, else from hwloc, after which the cache is rewritten
@@ -48,8 +47,5 @@ int bnd_topocache_write(const struct bnd_topology *t, const char *path,
 			const char *boot_id, char *err, size_t errlen);
 int bnd_topocache_read(struct bnd_topology **out, const char *path,
 		       const char *boot_id, char *err, size_t errlen);
-
-/* This boot's id (36 characters), or BND_ESYS when the kernel has none. */
-int bnd_topocache_boot_id(char *buf, size_t len, char *err, size_t errlen);
 
 #endif

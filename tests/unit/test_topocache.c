@@ -341,24 +341,6 @@ START_TEST(fuzz_payload)
 }
 END_TEST
 
-START_TEST(boot_id)
-{
-	char id[BND_BOOT_ID_LEN], err[BND_ERRLEN];
-	FILE *fp = fopen("/proc/sys/kernel/random/boot_id", "r");
-	if (!fp) {
-		printf("# SKIP boot_id: no /proc/sys/kernel/random/boot_id\n");
-		return;
-	}
-	char line[64] = "";
-	ck_assert_ptr_nonnull(fgets(line, sizeof(line), fp));
-	fclose(fp);
-	line[strcspn(line, "\n")] = '\0';
-	ck_assert_int_eq(bnd_topocache_boot_id(id, sizeof(id), err, sizeof(err)), BND_OK);
-	ck_assert_str_eq(id, line);
-	ck_assert_uint_eq(strlen(id), 36);
-	ck_assert_int_eq(bnd_topocache_boot_id(id, 10, err, sizeof(err)), BND_EINVAL);
-}
-END_TEST
 
 static struct bnd_topology *load(const char *d, char *note, size_t len)
 {
@@ -467,7 +449,6 @@ int main(void)
 	tcase_add_test(tc, round_trip_every_xml);
 	tcase_add_test(tc, refusals);
 	tcase_add_test(tc, fuzz_payload);
-	tcase_add_test(tc, boot_id);
 	tcase_add_test(tc, load_this_machine);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
