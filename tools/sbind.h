@@ -38,6 +38,15 @@ int sbind_state_commit(const char *state_dir, const struct bnd_topology *t,
 		       pid_t owner, const bnd_cpuset_t *extra_taken, struct bnd_placement *out,
 		       char *err, size_t errlen);
 
+/* State repairs and warnings go to stderr (a bnd_state_opts log callback). */
+void sbind_log_stderr(void *ctx, const char *msg);
+
+/* Decimal job or step id; with names, also a step's name (batch, extern,
+ * interactive). 0 or -1. */
+int sbind_parse_id(const char *s, int names, uint32_t *out);
+/* "batch" etc., or the number written into buf. */
+const char *sbind_step_name(uint32_t step, char *buf, size_t len);
+
 int sbind_cmd_topology(int argc, char **argv);
 int sbind_cmd_place(int argc, char **argv);
 

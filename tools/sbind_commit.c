@@ -8,15 +8,9 @@
 #include "binding/state.h"
 #include "sbind.h"
 
-static void log_stderr(void *ctx, const char *msg)
-{
-	(void)ctx;
-	fprintf(stderr, "sbind: state: %s\n", msg);
-}
-
 int sbind_state_held(const char *state_dir, bnd_cpuset_t *held)
 {
-	struct bnd_state_opts o = { .dir = state_dir, .log = log_stderr };
+	struct bnd_state_opts o = { .dir = state_dir, .log = sbind_log_stderr };
 	struct bnd_state_file f;
 	char err[BND_ERRLEN] = "";
 	if (bnd_state_list(&o, &f, err, sizeof(err)) != BND_OK) {
@@ -35,7 +29,7 @@ int sbind_state_commit(const char *state_dir, const struct bnd_topology *t,
 		       pid_t owner, const bnd_cpuset_t *extra_taken, struct bnd_placement *out,
 		       char *err, size_t errlen)
 {
-	struct bnd_state_opts o = { .dir = state_dir, .log = log_stderr };
+	struct bnd_state_opts o = { .dir = state_dir, .log = sbind_log_stderr };
 	bnd_cpuset_t allowed = t->all_cpus;
 	bnd_cpuset_andnot(&allowed, extra_taken);
 	struct bnd_alloc_args a = {

@@ -1,7 +1,10 @@
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "binding/error.h"
+#include "binding/statefile.h"
 #include "binding/topocache.h"
 #include "binding/topostring.h"
 #include "sbind.h"
@@ -38,4 +41,49 @@ const char *sbind_state_dir(const char *opt)
 		return opt;
 	const char *env = getenv("BINDING_STATE_DIR");
 	return env && *env ? env : SBIND_DEFAULT_STATE_DIR;
+}
+
+void sbind_log_stderr(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "sbind: state: %s\n", msg);
+}
+
+static const struct {
+	uint32_t id;
+	const char *name;
+} step_names[] = {
+	{ BND_STEP_BATCH, "batch" },
+	{ BND_STEP_EXTERN, "extern" },
+	{ BND_STEP_INTERACTIVE, "interactive" },
+};
+
+const char *sbind_step_name(uint32_t step, char *buf, size_t len)
+{
+	for (size_t i = 0; i < sizeof(step_names) / sizeof(step_names[0]); i++)
+		if (step_names[i].id == step)
+			return step_names[i].name;
+	snprintf(buf, len, "%" PRIu32, step);
+	return buf;
+}
+
+int sbind_parse_id(const char *s, int names, uint32_t *out)
+{
+	for (size_t i = 0; names && i < sizeof(step_names) / sizeof(step_names[0]); i++)
+		if (!strcmp(s, step_names[i].name)) {
+			*out = step_names[i].id;
+			return 0;
+		}
+	if (!*s || strlen(s) > 10)
+		return -1;
+	unsigned long long v = 0;
+	for (const char *p = s; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		v = v * 10 + (unsigned)(*p - '0');
+	}
+	if (v > UINT32_MAX)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
 }

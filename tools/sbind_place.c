@@ -17,8 +17,9 @@
 
 struct place_opts {
 	const char *binding, *mbind, *source, *mask, *state, *format;
-	int ntasks, commit;
-	long job, step, owner;
+	int ntasks, commit, has_job, has_step;
+	uint32_t job, step;
+	long owner;
 };
 
 static int parse_long(const char *name, const char *s, long min, long max, long *out)
@@ -54,7 +55,7 @@ static int parse_opts(int argc, char **argv, struct place_opts *o)
 	};
 	long v = 1;
 	int c, rc = 0;
-	*o = (struct place_opts){ .format = "text", .ntasks = 1, .job = -1, .step = -1, .owner = -1 };
+	*o = (struct place_opts){ .format = "text", .ntasks = 1, .owner = -1 };
 	optind = 1;
 	while (!rc && (c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -69,8 +70,16 @@ static int parse_opts(int argc, char **argv, struct place_opts *o)
 			rc = parse_long("--tasks", optarg, 1, 4096, &v);
 			o->ntasks = (int)v;
 			break;
-		case 'j': rc = parse_long("--job", optarg, 0, UINT32_MAX, &o->job); break;
-		case 's': rc = parse_long("--step", optarg, 0, UINT32_MAX, &o->step); break;
+		case 'j':
+		case 's':
+			if (sbind_parse_id(optarg, c == 's', c == 'j' ? &o->job : &o->step)) {
+				fprintf(stderr, "sbind place: %s \"%s\": expected a number from 0 to "
+					"4294967295%s\n", c == 'j' ? "--job" : "--step", optarg,
+					c == 's' ? ", batch, extern or interactive" : "");
+				return SBIND_EXIT_USAGE;
+			}
+			*(c == 'j' ? &o->has_job : &o->has_step) = 1;
+			break;
 		case 'o': rc = parse_long("--owner-pid", optarg, 1, INT_MAX, &o->owner); break;
 		case 'h': fputs("usage: sbind place --binding SPEC [--mbind SPEC] [--tasks N] "
 				"[--topology SRC] [--mask STR] [--state DIR [--commit --job J --step S "
@@ -94,11 +103,11 @@ static int parse_opts(int argc, char **argv, struct place_opts *o)
 		fprintf(stderr, "sbind place: --format \"%s\": expected text, sge, ocs or json\n", o->format);
 		return SBIND_EXIT_USAGE;
 	}
-	if (o->commit && (o->job < 0 || o->step < 0)) {
+	if (o->commit && (!o->has_job || !o->has_step)) {
 		fprintf(stderr, "sbind place: --commit needs --job J and --step S\n");
 		return SBIND_EXIT_USAGE;
 	}
-	if (!o->commit && (o->job >= 0 || o->step >= 0 || o->owner >= 0)) {
+	if (!o->commit && (o->has_job || o->has_step || o->owner >= 0)) {
 		fprintf(stderr, "sbind place: --job, --step and --owner-pid go with --commit\n");
 		return SBIND_EXIT_USAGE;
 	}
@@ -211,8 +220,7 @@ int sbind_cmd_place(int argc, char **argv)
 	struct bnd_placement p;
 	rc = sbind_parse_mask(t, o.mask, &taken);
 	if (!rc && o.commit) {
-		rc = sbind_state_commit(sbind_state_dir(o.state), t, req, (uint32_t)o.job,
-					(uint32_t)o.step, o.ntasks,
+		rc = sbind_state_commit(sbind_state_dir(o.state), t, req, o.job, o.step, o.ntasks,
 					o.owner > 0 ? (pid_t)o.owner : getppid(), &taken, &p, err,
 					sizeof(err));
 	} else if (!rc) {

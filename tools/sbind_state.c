@@ -14,52 +14,6 @@
 #include "sbind.h"
 #include "sbind_state.h"
 
-static void log_stderr(void *ctx, const char *msg)
-{
-	(void)ctx;
-	fprintf(stderr, "sbind: state: %s\n", msg);
-}
-
-static const struct {
-	uint32_t id;
-	const char *name;
-} step_names[] = {
-	{ BND_STEP_BATCH, "batch" },
-	{ BND_STEP_EXTERN, "extern" },
-	{ BND_STEP_INTERACTIVE, "interactive" },
-};
-
-static const char *step_name(uint32_t step, char *buf, size_t len)
-{
-	for (size_t i = 0; i < sizeof(step_names) / sizeof(step_names[0]); i++)
-		if (step_names[i].id == step)
-			return step_names[i].name;
-	snprintf(buf, len, "%" PRIu32, step);
-	return buf;
-}
-
-/* Decimal id, or a step's name (batch, extern, interactive) when names. */
-static int parse_id(const char *s, int names, uint32_t *out)
-{
-	for (size_t i = 0; names && i < sizeof(step_names) / sizeof(step_names[0]); i++)
-		if (!strcmp(s, step_names[i].name)) {
-			*out = step_names[i].id;
-			return 0;
-		}
-	if (!*s || strlen(s) > 10)
-		return -1;
-	unsigned long long v = 0;
-	for (const char *p = s; *p; p++) {
-		if (*p < '0' || *p > '9')
-			return -1;
-		v = v * 10 + (unsigned)(*p - '0');
-	}
-	if (v > UINT32_MAX)
-		return -1;
-	*out = (uint32_t)v;
-	return 0;
-}
-
 static void format_age(long long secs, char *buf, size_t len)
 {
 	if (secs < 0)
@@ -148,7 +102,7 @@ static int print_text(const struct bnd_state_file *f, const struct bnd_topology 
 		}
 		format_age(now - r->created, age, sizeof(age));
 		printf("%-10" PRIu32 " %-11s %-6" PRIu32 " %-20s %-16s %-17s %s\n", r->job,
-		       step_name(r->step, step, sizeof(step)), r->uid, cores[0] ? cores : "-",
+		       sbind_step_name(r->step, step, sizeof(step)), r->uid, cores[0] ? cores : "-",
 		       cpus[0] ? cpus : "-", status_text(r), age);
 		free(cores);
 		free(cpus);
@@ -181,7 +135,7 @@ static json_t *record_json(const struct bnd_state_record *r, const struct bnd_to
 	}
 	o = json_pack("{s:I, s:I, s:s, s:I, s:i, s:b, s:s, s:I, s:I, s:s, s:O, s:O, s:O, s:s}",
 		      "job", (json_int_t)r->job, "step", (json_int_t)r->step, "step_name",
-		      step_name(r->step, step, sizeof(step)), "uid", (json_int_t)r->uid,
+		      sbind_step_name(r->step, step, sizeof(step)), "uid", (json_int_t)r->uid,
 		      "owner_pid", r->owner_pid, "owner_alive", bnd_state_owner_alive(r),
 		      "status", bnd_state_status_name(r->status), "created", (json_int_t)r->created,
 		      "age", (json_int_t)(now - r->created), "cpus", cpus, "cores", corev,
@@ -251,7 +205,7 @@ int sbind_cmd_status(int argc, char **argv)
 		return SBIND_EXIT_USAGE;
 	}
 	const char *dir = sbind_state_dir(state);
-	struct bnd_state_opts o = { .dir = dir, .log = log_stderr };
+	struct bnd_state_opts o = { .dir = dir, .log = sbind_log_stderr };
 	struct bnd_state_file f;
 	char err[BND_ERRLEN] = "";
 	if (bnd_state_list(&o, &f, err, sizeof(err)) != BND_OK) {
@@ -316,17 +270,17 @@ int sbind_cmd_release(int argc, char **argv)
 		fprintf(stderr, "sbind release: unexpected argument \"%s\"\n", argv[optind]);
 		return SBIND_EXIT_USAGE;
 	}
-	if (!jtext || parse_id(jtext, 0, &job)) {
+	if (!jtext || sbind_parse_id(jtext, 0, &job)) {
 		fprintf(stderr, "sbind release: --job: expected a job id, got \"%s\"\n",
 			jtext ? jtext : "(nothing)");
 		return SBIND_EXIT_USAGE;
 	}
-	if (stext && parse_id(stext, 1, &step)) {
+	if (stext && sbind_parse_id(stext, 1, &step)) {
 		fprintf(stderr, "sbind release: --step: expected a step id, batch, extern or "
 			"interactive, got \"%s\"\n", stext);
 		return SBIND_EXIT_USAGE;
 	}
-	struct bnd_state_opts o = { .dir = sbind_state_dir(state), .log = log_stderr };
+	struct bnd_state_opts o = { .dir = sbind_state_dir(state), .log = sbind_log_stderr };
 	char err[BND_ERRLEN] = "", sname[16];
 	int n = 0;
 	int rc = stext ? bnd_state_release(&o, job, step, &n, err, sizeof(err))
@@ -337,7 +291,7 @@ int sbind_cmd_release(int argc, char **argv)
 	}
 	if (stext)
 		printf("released %d record(s) of job %" PRIu32 " step %s\n", n, job,
-		       step_name(step, sname, sizeof(sname)));
+		       sbind_step_name(step, sname, sizeof(sname)));
 	else
 		printf("released %d record(s) of job %" PRIu32 "\n", n, job);
 	return SBIND_EXIT_OK;
@@ -366,7 +320,7 @@ int sbind_cmd_gc(int argc, char **argv)
 		fprintf(stderr, "sbind gc: unexpected argument \"%s\"\n", argv[optind]);
 		return SBIND_EXIT_USAGE;
 	}
-	struct bnd_state_opts o = { .dir = sbind_state_dir(state), .log = log_stderr };
+	struct bnd_state_opts o = { .dir = sbind_state_dir(state), .log = sbind_log_stderr };
 	char err[BND_ERRLEN] = "";
 	int n = 0;
 	int rc = bnd_state_gc(&o, &n, err, sizeof(err));

@@ -67,3 +67,10 @@ else
 	skip "unprivileged user cannot change the state" "needs root and setpriv"
 fi
 expect_err "bad format is exit 2" 2 "--format" $SBIND status --state "$SD" --format xml
+expect_out "place --commit takes a step name" "task 0: 0,0 (cpus 0-1)" \
+	$SBIND place --state "$SD" --topology "$T" --binding explicit:0,0 --commit --job 77 --step batch --owner-pid $$
+_st=$($SBIND status --state "$SD" --topology "$T" | awk '$1 == 77 { print $2 }')
+if [ "$_st" = batch ]; then _report 1 "status shows the batch step by name"; else _report 0 "status shows the batch step by name" "got: $_st"; fi
+expect_err "a bad step is exit 2" 2 'expected a number from 0 to 4294967295, batch' \
+	$SBIND place --state "$SD" --topology "$T" --binding linear:1 --commit --job 78 --step bogus
+$SBIND release --state "$SD" --job 77 >/dev/null
