@@ -9,7 +9,8 @@
 PREFIX      ?= /usr/local
 BINDIR      ?= $(PREFIX)/bin
 DOCDIR      ?= $(PREFIX)/share/doc/spank-binding
-SLURM_PLUGINDIR ?= $(shell pkg-config --variable=libdir slurm 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)/slurm-wlm
+# Debian's Slurm looks for plugins in /usr/lib/<multiarch>/slurm-wlm.
+SLURM_PLUGINDIR ?= /usr/lib/$(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/slurm-wlm
 DESTDIR     ?=
 
 CC          ?= cc
