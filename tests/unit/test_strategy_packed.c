@@ -241,20 +241,9 @@ START_TEST(allowed_domain)
 }
 END_TEST
 
-static char *xml(const char *name)
-{
-	const char *d = tu_topologies_dir();
-	if (!d)
-		return NULL;
-	size_t n = strlen(d) + strlen(name) + 2;
-	char *p = malloc(n);
-	snprintf(p, n, "%s/%s", d, name);
-	return p;
-}
-
 START_TEST(raptorlake_power_and_efficiency)
 {
-	char *path = xml("Intel-Core-RaptorLake-1pa6co2t+2ca4co1t-hybrid.xml");
+	char *path = tu_topology_xml("Intel-Core-RaptorLake-1pa6co2t+2ca4co1t-hybrid.xml");
 	if (!path)
 		return;
 	struct bnd_topology *t = tu_topo(path);
@@ -325,7 +314,7 @@ END_TEST
 
 START_TEST(epyc_one_l3)
 {
-	char *path = xml("AMD-Epyc-Zen2-2pa8ca4co+ib.xml");
+	char *path = tu_topology_xml("AMD-Epyc-Zen2-2pa8ca4co+ib.xml");
 	if (!path)
 		return;
 	struct bnd_topology *t = tu_topo(path);

@@ -344,25 +344,9 @@ START_TEST(every_xml)
 }
 END_TEST
 
-static char *xml(const char *name)
-{
-	const char *d = tu_topologies_dir();
-	if (!d)
-		return NULL;
-	size_t n = strlen(d) + strlen(name) + 2;
-	char *p = malloc(n);
-	snprintf(p, n, "%s/%s", d, name);
-	if (access(p, R_OK) != 0) {
-		printf("# SKIP %s is absent\n", p);
-		free(p);
-		return NULL;
-	}
-	return p;
-}
-
 static void kinds(const char *name, int power, int eff)
 {
-	char *p = xml(name);
+	char *p = tu_topology_xml(name);
 	if (!p)
 		return;
 	struct bnd_topology *t = tu_topo(p);
@@ -394,7 +378,7 @@ START_TEST(hybrid_kinds)
 	kinds("NVIDIA-Spark.xml", 10, 10);
 
 	/* The P cores of the 14900HX have two threads, the E cores one. */
-	char *p = xml("Intel-i9-14900HX.xml");
+	char *p = tu_topology_xml("Intel-i9-14900HX.xml");
 	if (p) {
 		struct bnd_topology *t = tu_topo(p);
 		for (int c = 0; c < t->ncores; c++)
@@ -406,7 +390,7 @@ START_TEST(hybrid_kinds)
 		free(p);
 	}
 	/* One kind: not hybrid. */
-	p = xml("AMD-Epyc-Zen4-2pa4nu3ca8co+1hsn.xml");
+	p = tu_topology_xml("AMD-Epyc-Zen4-2pa4nu3ca8co+1hsn.xml");
 	if (p) {
 		struct bnd_topology *t = tu_topo(p);
 		ck_assert_int_eq(t->has_kinds, 0);
@@ -447,7 +431,7 @@ START_TEST(numa_special_memory)
 {
 	/* Sapphire Rapids SNC4 + HBM: each DRAM node (0-7) is the nearest node
 	 * of its cores; the HBM node (8-15) wraps it. */
-	char *p = xml("Intel-Xeon-SapphireRapids-2pa4no10co2t+8hbm.xml");
+	char *p = tu_topology_xml("Intel-Xeon-SapphireRapids-2pa4no10co2t+8hbm.xml");
 	if (p) {
 		struct bnd_topology *t = tu_topo(p);
 		ck_assert_int_eq(t->nnuma, 16);
@@ -467,7 +451,7 @@ START_TEST(numa_special_memory)
 		free(p);
 	}
 	/* KNL flat: DDR (0) and MCDRAM (1, no CPUs of its own) on the machine. */
-	p = xml("Intel-XeonPhi-KnightsLanding-Alltoall-Flat-1pa32ca2co4t.xml");
+	p = tu_topology_xml("Intel-XeonPhi-KnightsLanding-Alltoall-Flat-1pa32ca2co4t.xml");
 	if (p) {
 		struct bnd_topology *t = tu_topo(p);
 		char *s = ocs(t);
@@ -481,7 +465,7 @@ START_TEST(numa_special_memory)
 		free(p);
 	}
 	/* CRLF file and offline hyperthreads. */
-	p = xml("AMD-Epyc-Zen2-2pa8ca4co+ib.xml");
+	p = tu_topology_xml("AMD-Epyc-Zen2-2pa8ca4co+ib.xml");
 	if (p) {
 		struct bnd_topology *t = tu_topo(p);
 		ck_assert_int_eq(t->ncores, 64);
@@ -489,7 +473,7 @@ START_TEST(numa_special_memory)
 		bnd_topology_free(t);
 		free(p);
 	}
-	p = xml("Intel-Xeon-Westmere-2pa6co+ib.xml");
+	p = tu_topology_xml("Intel-Xeon-Westmere-2pa6co+ib.xml");
 	if (p) {
 		struct bnd_topology *t = tu_topo(p);
 		ck_assert_int_eq(t->npus, 12);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "binding/error.h"
 #include "binding/place.h"
@@ -31,6 +32,22 @@ const char *tu_topologies_dir(void)
 	}
 	closedir(dir);
 	return d;
+}
+
+char *tu_topology_xml(const char *name)
+{
+	const char *d = tu_topologies_dir();
+	if (!d)
+		return NULL;
+	size_t n = strlen(d) + strlen(name) + 2;
+	char *p = malloc(n);
+	snprintf(p, n, "%s/%s", d, name);
+	if (access(p, R_OK) != 0) {
+		printf("# SKIP %s is absent\n", p);
+		free(p);
+		return NULL;
+	}
+	return p;
 }
 
 static int cmp(const void *a, const void *b)

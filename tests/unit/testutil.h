@@ -16,6 +16,10 @@ struct bnd_topology *tu_topo(const char *source);
  * or NULL (after printing "# SKIP ..." once) when it is absent. */
 const char *tu_topologies_dir(void);
 
+/* Path of one XML of that folder (free it), or NULL after printing
+ * "# SKIP ..." when the folder or the file is absent. */
+char *tu_topology_xml(const char *name);
+
 /* NULL-terminated, sorted list of the *.xml paths in that folder (or NULL);
  * free with tu_free_list. */
 char **tu_topology_xmls(void);
