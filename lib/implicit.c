@@ -1,0 +1,73 @@
+#include "binding/implicit.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "binding/error.h"
+#include "binding/unitsort.h"
+
+/* The unit's level and kind, read as the packed strategy reads unit=: an
+ * E prefix or a lone E is efficiency, anything else power. */
+static int unit_target(const struct bnd_topology *t, const char *unit, int *type, int *kind)
+{
+	size_t n = unit ? strlen(unit) : 0;
+	int ignored;
+	if (n < 1 || n > 2)
+		return BND_EINVAL;
+	char lvl = unit[n - 1];
+	if (lvl < 'A' || lvl > 'Z')
+		return BND_EINVAL;
+	if (n == 2 && ((unit[0] != 'C' && unit[0] != 'E') || lvl == 'C' || lvl == 'E'))
+		return BND_EINVAL;
+	*kind = (n == 2 ? unit[0] : lvl) == 'E' ? BND_KIND_EFFICIENCY : BND_KIND_POWER;
+	return bnd_unit_letter(t, lvl, type, &ignored, NULL, 0);
+}
+
+/* Threads of the wanted kind below unit u. */
+static int threads_of_kind(const struct bnd_topology *t, int u, int kind)
+{
+	const struct bnd_unit *x = &t->units[u];
+	int n = 0;
+	for (int p = x->pu_first; p < x->pu_first + x->pu_count; p++)
+		n += t->cores[t->pu_core[p]].kind == kind;
+	return n;
+}
+
+int bnd_implicit_amount(const struct bnd_topology *t, const char *unit, int cpus_per_task,
+			int *amount, char *err, size_t errlen)
+{
+	int type, kind, size = 0;
+	if (!t || !amount)
+		return bnd_fail(err, errlen, BND_EINVAL, "implicit binding: no topology");
+	if (unit_target(t, unit, &type, &kind) != BND_OK)
+		return bnd_fail(err, errlen, BND_EINVAL,
+				"implicit binding: default_unit=%s is not a packed unit "
+				"(T CT ET C E S CS ES X CX EX Y CY EY N CN EN)", unit ? unit : "");
+	for (int u = 0; u < t->nunits; u++) {
+		if (t->units[u].type != type)
+			continue;
+		int n = threads_of_kind(t, u, kind);
+		if (n > size)
+			size = n;
+	}
+	if (size < 1)
+		return bnd_fail(err, errlen, BND_EINVAL,
+				"implicit binding: default_unit=%s: this node has no %s units",
+				unit, kind == BND_KIND_EFFICIENCY ? "efficiency" : "power");
+	int cpt = cpus_per_task < 1 ? 1 : cpus_per_task;
+	*amount = (cpt + size - 1) / size;
+	return BND_OK;
+}
+
+int bnd_implicit_request(const struct bnd_topology *t, const char *unit, int cpus_per_task,
+			 char *buf, size_t buflen, char *err, size_t errlen)
+{
+	int amount = 0;
+	int rc = bnd_implicit_amount(t, unit, cpus_per_task, &amount, err, errlen);
+	if (rc != BND_OK)
+		return rc;
+	int n = snprintf(buf, buflen, "packed:%d:unit=%s", amount, unit);
+	if (n < 0 || (size_t)n >= buflen)
+		return bnd_fail(err, errlen, BND_EINVAL, "implicit binding: request text too long");
+	return BND_OK;
+}
