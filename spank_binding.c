@@ -113,7 +113,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	if (spank_context() != S_CTX_REMOTE)
 		return 0;
 
-	uint32_t job = 0, stepid = 0, nodeid = 0, ntasks = 0;
+	uint32_t job = 0, stepid = 0, nodeid = 0, ntasks = 0, cpt = 0;
 	uid_t uid = 0;
 	char *step_cores = NULL, *job_cores = NULL;
 	char tpn[256], nt[32], host[256], nodes[4096];
@@ -122,6 +122,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	spank_get_item(sp, S_JOB_UID, &uid);
 	spank_get_item(sp, S_JOB_NODEID, &nodeid);
 	spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &ntasks);
+	spank_get_item(sp, S_STEP_CPUS_PER_TASK, &cpt);
 	spank_get_item(sp, S_STEP_ALLOC_CORES, &step_cores);
 	spank_get_item(sp, S_JOB_ALLOC_CORES, &job_cores);
 	env_of(sp, "SLURM_TASKS_PER_NODE", tpn, sizeof(tpn));
@@ -143,6 +144,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 		.ntasks = (int)ntasks, .global_ids = gids,
 		.step_cores = step_cores, .job_cores = job_cores,
 		.binding = opt_given[BND_OPT_BINDING] ? opt_text[BND_OPT_BINDING] : NULL,
+		.cpus_per_task = (int)cpt,
 		.mbind = opt_given[BND_OPT_MBIND] ? opt_text[BND_OPT_MBIND] : NULL,
 		.tasks_per_node = tpn, .ntasks_env = nt, .host = host, .nodelist = nodes,
 		.owner = getpid(), .log = log_admin,

@@ -17,6 +17,7 @@ void bnd_config_defaults(struct bnd_config *c)
 	c->enabled = 1;
 	c->on_failure = BND_ONFAIL_UNBOUND;
 	c->lock_timeout_ms = BND_DEFAULT_LOCK_TIMEOUT_MS;
+	snprintf(c->default_unit, sizeof(c->default_unit), "%s", BND_DEFAULT_UNIT);
 }
 
 const char *bnd_on_failure_name(enum bnd_on_failure f)
@@ -75,6 +76,23 @@ static int parse_timeout(const char *v, int *ms)
 	return 0;
 }
 
+/* The request parser owns the list of packed units; asking it keeps the
+ * two from drifting apart. */
+static int check_unit(const char *v)
+{
+	char text[32];
+	char perr[BND_ERRLEN];
+	if (strlen(v) > 2)
+		return -1;
+	struct bnd_request *r = calloc(1, sizeof(*r));
+	if (!r)
+		return -1;
+	snprintf(text, sizeof(text), "packed:1:unit=%s", v);
+	int rc = bnd_request_parse(r, text, perr, sizeof(perr));
+	free(r);
+	return rc == BND_OK ? 0 : -1;
+}
+
 static int one_arg(struct bnd_config *c, const char *arg, char *err, size_t errlen)
 {
 	const char *eq = strchr(arg, '=');
@@ -92,9 +110,11 @@ static int one_arg(struct bnd_config *c, const char *arg, char *err, size_t errl
 		return 0;
 	}
 	if (!KEY("state_dir") && !KEY("enabled") && !KEY("default") &&
-	    !KEY("on_failure") && !KEY("lock_timeout")) {
+	    !KEY("on_failure") && !KEY("lock_timeout") && !KEY("filter") &&
+	    !KEY("implicit") && !KEY("default_unit")) {
 		complain(err, errlen, "unknown argument \"%s\" (known: state_dir= enabled= "
-			 "default= on_failure= lock_timeout= verbose)", arg);
+			 "default= on_failure= lock_timeout= verbose filter= implicit= "
+			 "default_unit=)", arg);
 		return -1;
 	}
 	if (!v || !*v) {
@@ -140,6 +160,27 @@ static int one_arg(struct bnd_config *c, const char *arg, char *err, size_t errl
 			complain(err, errlen, "\"%s\": expected on_failure=unbound|fail", arg);
 			return -1;
 		}
+	} else if (KEY("filter")) {
+		if (!strcmp(v, "first_core")) {
+			c->filter_first_core = 1;
+		} else if (!strcmp(v, "none")) {
+			c->filter_first_core = 0;
+		} else {
+			complain(err, errlen, "\"%s\": expected filter=first_core|none", arg);
+			return -1;
+		}
+	} else if (KEY("implicit")) {
+		if (parse_yesno(v, &c->implicit)) {
+			complain(err, errlen, "\"%s\": expected implicit=yes|no", arg);
+			return -1;
+		}
+	} else if (KEY("default_unit")) {
+		if (check_unit(v)) {
+			complain(err, errlen, "\"%s\": expected default_unit=T|CT|ET|C|E|S|CS|ES|"
+				 "X|CX|EX|Y|CY|EY|N|CN|EN (a packed unit=)", arg);
+			return -1;
+		}
+		snprintf(c->default_unit, sizeof(c->default_unit), "%s", v);
 	} else if (KEY("lock_timeout")) {
 		if (parse_timeout(v, &c->lock_timeout_ms)) {
 			complain(err, errlen, "\"%s\": expected lock_timeout=<seconds> "
@@ -163,6 +204,13 @@ int bnd_config_parse(struct bnd_config *c, int argc, char *const argv[],
 		if (one_arg(c, argv[i], err, errlen))
 			bad++;
 	}
+	if (c->implicit && c->default_spec[0]) {
+		complain(err, errlen, "default=%s and implicit=yes both given: default= applies to "
+			 "jobs without --binding, implicit= is ignored (set only one)",
+			 c->default_spec);
+		c->implicit = 0;
+		bad++;
+	}
 	return bad ? BND_EINVAL : BND_OK;
 }
 
@@ -170,11 +218,13 @@ int bnd_config_describe(const struct bnd_config *c, char *buf, size_t buflen)
 {
 	int n = snprintf(buf, buflen,
 			 "state_dir=%s enabled=%s default=%s on_failure=%s "
-			 "lock_timeout=%d.%03d verbose=%s",
+			 "lock_timeout=%d.%03d verbose=%s filter=%s implicit=%s "
+			 "default_unit=%s",
 			 c->state_dir, c->enabled ? "yes" : "no",
 			 *c->default_spec ? c->default_spec : "none",
 			 bnd_on_failure_name(c->on_failure),
 			 c->lock_timeout_ms / 1000, c->lock_timeout_ms % 1000,
-			 c->verbose ? "yes" : "no");
+			 c->verbose ? "yes" : "no", c->filter_first_core ? "first_core" : "none",
+			 c->implicit ? "yes" : "no", c->default_unit);
 	return (n < 0 || (size_t)n >= buflen) ? BND_EINVAL : BND_OK;
 }

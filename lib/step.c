@@ -12,6 +12,7 @@
 
 #include "binding/apply.h"
 #include "binding/error.h"
+#include "binding/implicit.h"
 #include "binding/stepinfo.h"
 #include "binding/topocache.h"
 #include "binding/state.h"
@@ -60,22 +61,31 @@ static const char *plural(int n)
  * cores block, got no binding: users need to know which of the two. */
 static void explain_nofit(struct bnd_step *s, const char *alloc_err)
 {
-	struct bnd_domain d = { &s->domain, NULL };
+	struct bnd_domain d = { &s->domain, &s->reserved };
 	struct bnd_placement tmp;
-	char perr[BND_ERRLEN] = "", dl[512] = "", hl[512] = "";
+	char perr[BND_ERRLEN] = "", dl[512] = "", hl[512] = "", rl[512] = "", kept[640] = "";
 	int ncores = bnd_whole_cores_in(s->topo, &s->domain);
 
 	if (bnd_cpuset_format_list(&s->domain, dl, sizeof(dl)) != BND_OK)
 		snprintf(dl, sizeof(dl), "...");
+	bnd_cpuset_t res = s->reserved;
+	bnd_cpuset_and(&res, &s->domain);
+	if (!bnd_cpuset_empty(&res)) {
+		if (bnd_cpuset_format_list(&res, rl, sizeof(rl)) != BND_OK)
+			snprintf(rl, sizeof(rl), "...");
+		put_text(kept, sizeof(kept), ", of which the site's filter=first_core keeps cpus %s "
+			 "from every job,", rl);
+	}
 	int rc = bnd_place(s->topo, &d, &s->req, s->ntasks, &tmp, perr, sizeof(perr));
 	if (rc == BND_OK)
 		bnd_placement_free(&tmp);
 	if (rc == BND_ENOFIT) {
 		put_text(s->reason, sizeof(s->reason),
-			 "the allocation on this node is too small for --binding=%s: Slurm gave "
-			 "this step %d core%s (cpus %s) for %d task%s; %s (ask for more cpus "
+			 "the allocation on this node is too small for --binding=%s%s: Slurm gave "
+			 "this step %d core%s (cpus %s)%s for %d task%s; %s (ask for more cpus "
 			 "with -n/-c)",
-			 s->req.text, ncores, plural(ncores), dl, s->ntasks, plural(s->ntasks), perr);
+			 s->req.text, s->implicit ? " (the site's implicit binding)" : "",
+			 ncores, plural(ncores), dl, kept, s->ntasks, plural(s->ntasks), perr);
 		return;
 	}
 	struct bnd_state_opts o;
@@ -147,6 +157,33 @@ out:
 	return rc;
 }
 
+/* Grid Engine's 0,0: the core a site keeps for the system's daemons. */
+static void first_core_cpus(const struct bnd_topology *t, bnd_cpuset_t *out)
+{
+	int core = bnd_topology_core_at(t, 0, 0);
+	bnd_cpuset_zero(out);
+	if (core < 0 && t->ncores > 0)
+		core = 0;
+	if (core >= 0)
+		bnd_topology_core_cpus(t, core, out);
+}
+
+/* The admin's implicit request, made now that the topology tells the
+ * unit's size. Sets the reason and returns non-OK when it cannot be. */
+static int implicit_request(struct bnd_step *s, int cpus_per_task)
+{
+	char text[BND_MAX_REQUEST_TEXT], err[BND_ERRLEN] = "";
+	int rc = bnd_implicit_request(s->topo, s->cfg.default_unit, cpus_per_task, text,
+				      sizeof(text), err, sizeof(err));
+	if (rc == BND_OK)
+		rc = bnd_request_parse(&s->req, text, err, sizeof(err));
+	if (rc != BND_OK) {
+		put_text(s->reason, sizeof(s->reason), "%s", err);
+		step_log(s, "job %u: %s", s->job, err);
+	}
+	return rc;
+}
+
 int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 {
 	char err[BND_ERRLEN] = "";
@@ -172,9 +209,13 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 	const char *text = in->binding;
 	if (!text && *s->cfg.default_spec)
 		text = s->cfg.default_spec;
+	/* default= wins over implicit= (bnd_config_parse already cleared
+	 * implicit then); --binding=none opts a job out of both. */
+	s->implicit = !text && s->cfg.implicit;
 	/* Nothing asked and no default: the step costs nothing. The extern
 	 * step runs no user task worth binding. */
-	if (!s->cfg.enabled || in->step == BND_STEP_ID_EXTERN || (!text && !in->mbind))
+	if (!s->cfg.enabled || in->step == BND_STEP_ID_EXTERN ||
+	    (!text && !s->implicit && !in->mbind))
 		return BND_OK;
 	s->active = 1;
 
@@ -186,7 +227,7 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 		put_text(s->reason, sizeof(s->reason), "%s", err);
 		return BND_OK;
 	}
-	s->have_request = text && s->req.strategy != BND_S_NONE;
+	s->have_request = s->implicit || (text && s->req.strategy != BND_S_NONE);
 
 	/* The cache lives in the state dir: make sure it exists so the first
 	 * step's discovery is the last one this boot. */
@@ -203,6 +244,8 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 	}
 	if (!s->have_request)
 		return BND_OK;
+	if (s->implicit && implicit_request(s, in->cpus_per_task) != BND_OK)
+		return BND_OK;
 
 	const char *cores = in->step_cores && *in->step_cores ? in->step_cores : in->job_cores;
 	if (bnd_slurm_cores_to_cpus(s->topo, cores, &s->domain, err, sizeof(err)) != BND_OK) {
@@ -212,11 +255,18 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 	s->ntasks = s->is_batch ? bnd_batch_tasks(in->tasks_per_node, in->ntasks_env)
 				: (in->ntasks >= 1 ? in->ntasks : 1);
 
+	/* The reserved core counts as taken for every request, on top of a
+	 * packed request's own filter=. */
+	bnd_cpuset_t usable = s->domain;
+	if (s->cfg.filter_first_core)
+		first_core_cpus(s->topo, &s->reserved);
+	bnd_cpuset_andnot(&usable, &s->reserved);
+
 	struct bnd_state_opts o;
 	state_opts(s, &o);
 	struct bnd_alloc_args a = {
 		.job = s->job, .step = s->step, .ntasks = s->ntasks,
-		.owner_pid = in->owner, .uid = in->uid, .allowed = &s->domain,
+		.owner_pid = in->owner, .uid = in->uid, .allowed = &usable,
 		/* steps of a batch job go inside the cores the script holds */
 		.inherit_job = !s->is_batch,
 	};

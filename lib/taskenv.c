@@ -159,6 +159,24 @@ int bnd_rankfile_format(const struct bnd_topology *t, const char *host, int ntas
 	return BND_OK;
 }
 
+/* The node's topology string with the task's cores lower case; "" when
+ * the topology could not be loaded. */
+static int put_topology(struct bnd_taskenv *e, const char *name, const struct bnd_topology *t,
+			enum bnd_topo_format fmt, const bnd_cpuset_t *cpus)
+{
+	char *buf;
+	if (!t)
+		return put_str(e, name, "");
+	size_t n = bnd_topostring_length(t, fmt) + 1;
+	if (!(buf = malloc(n)))
+		return BND_ENOMEM;
+	if (bnd_topostring_format(t, fmt, cpus, buf, n)) {
+		free(buf);
+		return BND_EINVAL;
+	}
+	return put(e, name, buf);
+}
+
 /* Our own earlier value (the marker matches) may be replaced; anything
  * else in the variable is the user's. */
 static int is_ours(const char *cur, const char *marker)
@@ -207,19 +225,11 @@ static int build(struct bnd_taskenv *e, const struct bnd_taskenv_in *in)
 	if (rc)
 		return rc;
 
-	buf = NULL;
-	if (!t && !(buf = strdup("")))
-		return BND_ENOMEM;
-	if (t) {
-		size_t n = bnd_topostring_length(t, BND_TOPO_SGE) + 1;
-		if (!(buf = malloc(n)))
-			return BND_ENOMEM;
-		if (bnd_topostring_format(t, BND_TOPO_SGE, bound ? in->cpus : NULL, buf, n)) {
-			free(buf);
-			return BND_EINVAL;
-		}
-	}
-	if ((rc = put(e, "SLURM_BINDING_TOPOLOGY", buf)))
+	if ((rc = put_topology(e, "SLURM_BINDING_TOPOLOGY", t, BND_TOPO_SGE,
+			       bound ? in->cpus : NULL)))
+		return rc;
+	if ((rc = put_topology(e, "SLURM_BINDING_TOPOLOGY_OCS", t, BND_TOPO_OCS,
+			       bound ? in->cpus : NULL)))
 		return rc;
 	if ((rc = put_str(e, "SLURM_MBIND", bnd_mbind_name(in->mbind))))
 		return rc;

@@ -15,6 +15,7 @@
 #define BND_DEFAULT_STATE_DIR "/run/slurm-binding"
 #define BND_DEFAULT_LOCK_TIMEOUT_MS 10000
 #define BND_CONFIG_PATH_MAX 1024
+#define BND_DEFAULT_UNIT "C"
 
 enum bnd_on_failure {
 	BND_ONFAIL_UNBOUND = 0, /* task runs unbound, says why */
@@ -29,6 +30,13 @@ struct bnd_config {
 	enum bnd_on_failure on_failure;
 	int lock_timeout_ms;
 	int verbose;
+	/* filter=first_core: the first core of the first socket is left to
+	 * the system; its cpus are taken for every placement. */
+	int filter_first_core;
+	/* implicit=yes: a job without --binding (and without default=) gets
+	 * packed:<its cpus per task in default_unit units>:unit=<default_unit>. */
+	int implicit;
+	char default_unit[3];   /* a packed unit= value; "C" */
 };
 
 void bnd_config_defaults(struct bnd_config *c);
@@ -36,10 +44,14 @@ void bnd_config_defaults(struct bnd_config *c);
 /* Parses plugstack.conf arguments into c (which starts from the defaults).
  *   state_dir=/abs/path   enabled=yes|no   default=SPEC
  *   on_failure=unbound|fail   lock_timeout=SECONDS (e.g. 10, 2.5)
- *   verbose  (or verbose=yes|no)
+ *   verbose  (or verbose=yes|no)   filter=first_core|none
+ *   implicit=yes|no   default_unit=T|CT|ET|C|E|S|CS|ES|X|CX|EX|Y|CY|EY|N|CN|EN
  * Returns BND_OK, or BND_EINVAL when at least one argument was unknown or
  * malformed: err then lists every bad one ("; "-separated) and each of them
- * kept its default; the good ones are applied. */
+ * kept its default; the good ones are applied.
+ * default= together with implicit=yes is a conflict reported the same way:
+ * default= wins (the admin wrote that binding out in full) and implicit
+ * keeps its default, no. */
 int bnd_config_parse(struct bnd_config *c, int argc, char *const argv[],
 		     char *err, size_t errlen);
 

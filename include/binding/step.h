@@ -44,6 +44,8 @@ struct bnd_step_in {
 	const char *step_cores;      /* S_STEP_ALLOC_CORES */
 	const char *job_cores;       /* S_JOB_ALLOC_CORES */
 	const char *binding;         /* --binding text, NULL when not given */
+	int cpus_per_task;           /* S_STEP_CPUS_PER_TASK (implicit=yes);
+	                                < 1: unknown, counted as 1 */
 	const char *mbind;           /* --mbind text, NULL when not given */
 	/* batch step: tasks of the job on this node come from these */
 	const char *tasks_per_node, *ntasks_env;
@@ -67,6 +69,8 @@ struct bnd_step {
 	struct bnd_topology *topo;
 	int ntasks;           /* tasks placed (batch: the job's tasks here) */
 	bnd_cpuset_t domain;  /* what Slurm gave the step here */
+	bnd_cpuset_t reserved; /* kept from every job by the admin (filter=) */
+	int implicit;         /* req is the admin's implicit packed request */
 	struct bnd_placement pl;
 	int placed;           /* pl valid */
 	int recorded;         /* a state record to release */

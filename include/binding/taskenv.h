@@ -8,6 +8,7 @@
  *   SLURM_BINDING_REQUEST        the --binding text ("none" without one)
  *   SLURM_BINDING_STATUS         "bound" or "unbound: <reason>"
  *   SLURM_BINDING_TOPOLOGY       Grid Engine string, the task's cores lower case
+ *   SLURM_BINDING_TOPOLOGY_OCS   OCS/GCS string (N S X Y C E T), the same marking
  *   SLURM_MBIND                  the --mbind policy name
  *   SLURM_BINDING_PE             pe only: the task's cores as OCS pe pairs "0,0:0,1"
  *   SLURM_BINDING_RANKFILE       pe only: path of the node's OpenMPI rankfile

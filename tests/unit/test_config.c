@@ -29,6 +29,9 @@ START_TEST(defaults)
 	ck_assert_int_eq(c.on_failure, BND_ONFAIL_UNBOUND);
 	ck_assert_int_eq(c.lock_timeout_ms, 10000);
 	ck_assert_int_eq(c.verbose, 0);
+	ck_assert_int_eq(c.filter_first_core, 0);
+	ck_assert_int_eq(c.implicit, 0);
+	ck_assert_str_eq(c.default_unit, "C");
 }
 END_TEST
 
@@ -37,19 +40,83 @@ START_TEST(every_setting)
 	struct bnd_config c;
 	char err[ERRLEN];
 	char *argv[] = { "state_dir=/tmp/x/state", "enabled=no", "default=linear:1",
-			 "on_failure=fail", "lock_timeout=2.5", "verbose" };
-	ck_assert_int_eq(parse(&c, err, 6, argv), BND_OK);
+			 "on_failure=fail", "lock_timeout=2.5", "verbose", "filter=first_core",
+			 "default_unit=CT" };
+	ck_assert_int_eq(parse(&c, err, 8, argv), BND_OK);
 	ck_assert_str_eq(c.state_dir, "/tmp/x/state");
 	ck_assert_int_eq(c.enabled, 0);
 	ck_assert_str_eq(c.default_spec, "linear:1");
 	ck_assert_int_eq(c.on_failure, BND_ONFAIL_FAIL);
 	ck_assert_int_eq(c.lock_timeout_ms, 2500);
 	ck_assert_int_eq(c.verbose, 1);
+	ck_assert_int_eq(c.filter_first_core, 1);
+	ck_assert_str_eq(c.default_unit, "CT");
 
 	char line[512];
 	ck_assert_int_eq(bnd_config_describe(&c, line, sizeof(line)), BND_OK);
 	ck_assert_str_eq(line, "state_dir=/tmp/x/state enabled=no default=linear:1 "
-			 "on_failure=fail lock_timeout=2.500 verbose=yes");
+			 "on_failure=fail lock_timeout=2.500 verbose=yes filter=first_core "
+			 "implicit=no default_unit=CT");
+}
+END_TEST
+
+START_TEST(implicit_binding_settings)
+{
+	struct bnd_config c;
+	char err[ERRLEN];
+	char *argv[] = { "implicit=yes", "default_unit=T" };
+	ck_assert_int_eq(parse(&c, err, 2, argv), BND_OK);
+	ck_assert_str_eq(err, "");
+	ck_assert_int_eq(c.implicit, 1);
+	ck_assert_str_eq(c.default_unit, "T");
+	/* every packed unit is accepted, nothing else */
+	const char *units[] = { "T", "CT", "ET", "C", "E", "S", "CS", "ES", "X", "CX", "EX",
+				"Y", "CY", "EY", "N", "CN", "EN" };
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		char word[32];
+		snprintf(word, sizeof(word), "default_unit=%s", units[i]);
+		char *one[] = { word };
+		ck_assert_msg(parse(&c, err, 1, one) == BND_OK, "%s: %s", word, err);
+		ck_assert_str_eq(c.default_unit, units[i]);
+	}
+	char *bad[] = { "default_unit=Q", "default_unit=c", "default_unit=CC",
+			"default_unit=CTT", "implicit=sometimes", "filter=last_core",
+			"filter=NSXCC", "default_unit=" };
+	ck_assert_int_eq(parse(&c, err, 8, bad), BND_EINVAL);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char quoted[64];
+		snprintf(quoted, sizeof(quoted), "\"%s\"", bad[i]);
+		ck_assert_msg(strstr(err, quoted), "%s missing from: %s", quoted, err);
+	}
+	ck_assert_str_eq(c.default_unit, "C");
+	ck_assert_int_eq(c.implicit, 0);
+	ck_assert_int_eq(c.filter_first_core, 0);
+	/* later words win; none switches the filter off again */
+	char *flip[] = { "filter=first_core", "filter=none", "implicit=yes", "implicit=no" };
+	ck_assert_int_eq(parse(&c, err, 4, flip), BND_OK);
+	ck_assert_int_eq(c.filter_first_core, 0);
+	ck_assert_int_eq(c.implicit, 0);
+}
+END_TEST
+
+/* A site should set one of the two; when both are there, default= (the
+ * binding the admin wrote out) wins and the conflict is reported. */
+START_TEST(default_wins_over_implicit)
+{
+	struct bnd_config c;
+	char err[ERRLEN];
+	char *argv[] = { "implicit=yes", "default=linear:2", "default_unit=T" };
+	ck_assert_int_eq(parse(&c, err, 3, argv), BND_EINVAL);
+	ck_assert_msg(strstr(err, "default=linear:2 and implicit=yes both given") &&
+		      strstr(err, "implicit= is ignored"), "%s", err);
+	ck_assert_str_eq(c.default_spec, "linear:2");
+	ck_assert_int_eq(c.implicit, 0);
+	ck_assert_str_eq(c.default_unit, "T");
+	/* default=none is no default: implicit stands */
+	char *none[] = { "implicit=yes", "default=none" };
+	ck_assert_int_eq(parse(&c, err, 2, none), BND_OK);
+	ck_assert_int_eq(c.implicit, 1);
+	ck_assert_str_eq(c.default_spec, "");
 }
 END_TEST
 
@@ -159,7 +226,8 @@ START_TEST(example_file_parses_and_documents_everything)
 	fclose(f);
 	ck_assert_int_ge(plugin_lines, 2);
 	const char *keys[] = { "state_dir=", "enabled=yes|no", "default=SPEC",
-			       "on_failure=unbound|fail", "lock_timeout=SECONDS", "verbose" };
+			       "on_failure=unbound|fail", "lock_timeout=SECONDS", "verbose",
+			       "filter=first_core", "implicit=yes|no", "default_unit=" };
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		ck_assert_msg(strstr(all, keys[i]), "%s is not documented", keys[i]);
 }
@@ -172,6 +240,8 @@ int main(void)
 	tcase_add_test(tc, defaults);
 	tcase_add_test(tc, every_setting);
 	tcase_add_test(tc, later_words_win_and_spellings);
+	tcase_add_test(tc, implicit_binding_settings);
+	tcase_add_test(tc, default_wins_over_implicit);
 	tcase_add_test(tc, bad_words_keep_defaults_and_are_all_named);
 	tcase_add_test(tc, timeout_bounds);
 	tcase_add_test(tc, long_message_is_truncated_safely);

@@ -10,6 +10,7 @@
 #include "binding/error.h"
 #include "binding/step.h"
 #include "binding/topocache.h"
+#include "binding/topostring.h"
 #include "testutil.h"
 
 static char dir[64], state[96];
@@ -410,6 +411,259 @@ START_TEST(options_checked_where_typed)
 }
 END_TEST
 
+/* The node as a synthetic topology: the cache in the state dir is what a
+ * step reads, so writing one there stands in for other hardware. Tasks
+ * are not bound on it (its cpus need not exist here): the tests read the
+ * placement. */
+static struct bnd_topology *fake_node(const char *source)
+{
+	char err[BND_ERRLEN], path[160];
+	struct bnd_topology *t = NULL;
+	ck_assert_msg(bnd_node_warmup(&cfg, err, sizeof(err)) == BND_OK, "%s", err);
+	ck_assert_msg(bnd_topology_load(&t, source, err, sizeof(err)) == BND_OK, "%s", err);
+	snprintf(path, sizeof(path), "%s/" BND_TOPOCACHE_FILE, state);
+	ck_assert_msg(bnd_topocache_write(t, path, NULL, err, sizeof(err)) == BND_OK, "%s", err);
+	return t;
+}
+
+static const char *list_of(const bnd_cpuset_t *c)
+{
+	static char buf[4][128];
+	static int i;
+	char *b = buf[i++ % 4];
+	ck_assert_int_eq(bnd_cpuset_format_list(c, b, 128), BND_OK);
+	return b;
+}
+
+/* filter=first_core: core 0,0 is never handed out, whatever the request;
+ * the rest of the allocation still is. */
+START_TEST(first_core_is_never_used)
+{
+	if (!need_cores(2))
+		return;
+	struct bnd_step s;
+	struct bnd_task_result r;
+	cfg.filter_first_core = 1;
+	struct bnd_step_in in = base(81, 0, 1, "0-1", "linear:1");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_str_eq(list_of(&s.pl.all_cpus), cpus_of_core(1));
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_str_eq(status_cpus(), cpus_of_core(1));
+	ck_assert_str_eq(env(&r, "SLURM_BINDING_STATUS"), "bound");
+	bnd_taskenv_free(&r.env);
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+
+	/* two cores asked, one left: the reason names the filter */
+	in = base(82, 0, 1, "0-1", "linear:2");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(!s.placed);
+	char want[160];
+	snprintf(want, sizeof(want), "of which the site's filter=first_core keeps cpus %s from every job",
+		 cpus_of_core(0));
+	ck_assert_msg(strstr(s.reason, "allocation on this node is too small") &&
+		      strstr(s.reason, want), "%s", s.reason);
+	bnd_step_free(&s);
+
+	/* additive with the request's own filter=: it forbids core 1, the
+	 * site core 0, nothing is left */
+	bnd_cpuset_t c1;
+	char filt[256], text[320];
+	bnd_topology_core_cpus(here, 1, &c1);
+	ck_assert_int_eq(bnd_topostring_format(here, BND_TOPO_OCS, &c1, filt, sizeof(filt)), BND_OK);
+	snprintf(text, sizeof(text), "packed:1:filter=%s", filt);
+	in = base(83, 0, 1, "0-1", text);
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(!s.placed && strstr(s.reason, "packed: 1 free C unit of power cores needed, 0 found"),
+		      "%s", s.reason);
+	bnd_step_free(&s);
+	/* without the site filter the same request gets core 0 */
+	cfg.filter_first_core = 0;
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_str_eq(list_of(&s.pl.all_cpus), cpus_of_core(0));
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+	ck_assert_int_eq(records(), 0);
+}
+END_TEST
+
+/* Every strategy and the batch script: 2 sockets x 2 cores x 2 threads,
+ * core k = cpus 2k,2k+1; core 0,0 is cpus 0-1. */
+START_TEST(first_core_on_every_strategy)
+{
+	struct bnd_topology *t = fake_node("pack:2 core:2 pu:2");
+	struct bnd_step s;
+	cfg.filter_first_core = 1;
+	const struct { const char *req; int ntasks; const char *cpus; } v[] = {
+		{ "linear:1", 1, "4-5" },       /* free sockets first: socket 1 */
+		{ "explicit:0,1", 1, "2-3" },
+		{ "striding:1:2", 1, "2-3" },   /* 0,0 would be its first pick */
+		{ "packed:2", 1, "2-5" },
+		{ "packed:1:unit=T", 1, "2" },
+		{ "packed:1:unit=S", 1, "4-7" }, /* socket 0 is no longer whole */
+		{ "balance:2", 1, "2-5" },
+		{ "pack:2", 1, "4-7" },         /* one socket that holds both */
+		{ "any:1", 1, "2-3" },
+		{ "cpus:2-3", 1, "2-3" },
+		{ "linear:1", 3, "2-7" },
+	};
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct bnd_step_in in = base(90 + (uint32_t)i, 0, v[i].ntasks, "0-3", v[i].req);
+		ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+		ck_assert_msg(s.placed, "%s: %s", v[i].req, s.reason);
+		ck_assert_msg(!strcmp(list_of(&s.pl.all_cpus), v[i].cpus), "%s: got %s, want %s",
+			      v[i].req, list_of(&s.pl.all_cpus), v[i].cpus);
+		bnd_step_finish(&s);
+		bnd_step_free(&s);
+	}
+	/* four tasks cannot fit on three cores; 0,0 named is refused, in a
+	 * cpu list too (LSF binds all the listed usable cpus or none) */
+	const char *none[] = { "linear:1", "explicit:0,0", "cpus:0-2" };
+	for (int i = 0; i < 3; i++) {
+		struct bnd_step_in in = base(120, 0, i ? 1 : 4, "0-3", none[i]);
+		ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+		ck_assert_msg(!s.placed && strstr(s.reason, "filter=first_core keeps cpus 0-1"),
+			      "%s: %s", none[i], s.reason);
+		bnd_step_free(&s);
+	}
+	/* the batch script of a 2-task job: cores 0,1 and 1,0 */
+	struct bnd_step_in ib = base(121, BND_STEP_ID_BATCH, 1, "0-3", "packed:1");
+	ib.tasks_per_node = "2";
+	ck_assert_int_eq(bnd_step_prepare(&s, &ib), BND_OK);
+	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_str_eq(list_of(&s.pl.all_cpus), "2-5");
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+	ck_assert_int_eq(records(), 0);
+	bnd_topology_free(t);
+}
+END_TEST
+
+/* implicit=yes: a step without --binding gets packed units for its cpus
+ * per task, on a node with 2 threads per core (core k = cpus 2k,2k+1). */
+START_TEST(implicit_binding_from_cpus_per_task)
+{
+	struct bnd_topology *t = fake_node("pack:1 core:4 pu:2");
+	struct bnd_step s;
+	struct bnd_task_result r;
+	cfg.implicit = 1;
+
+	/* -c4, unit C: 2 cores */
+	struct bnd_step_in in = base(131, 0, 1, "0-3", NULL);
+	in.cpus_per_task = 4;
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert(s.implicit);
+	ck_assert_str_eq(s.req.text, "packed:2:unit=C");
+	ck_assert_str_eq(list_of(&s.pl.all_cpus), "0-3");
+	/* what the task is told (env instance: nothing to bind here) */
+	s.req.instance = BND_I_ENV;
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_str_eq(env(&r, "SLURM_BINDING_REQUEST"), "packed:2:unit=C");
+	ck_assert_str_eq(env(&r, "SLURM_BINDING"), "0 1 2 3");
+	ck_assert_str_eq(env(&r, "SLURM_BINDING_TOPOLOGY_OCS"), "NScttcttCTTCTT");
+	bnd_taskenv_free(&r.env);
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+
+	/* unit T, -c3: 3 threads; two tasks of -c2 with unit C: a core each */
+	snprintf(cfg.default_unit, sizeof(cfg.default_unit), "T");
+	in = base(132, 0, 1, "0-3", NULL);
+	in.cpus_per_task = 3;
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_str_eq(s.req.text, "packed:3:unit=T");
+	ck_assert_str_eq(list_of(&s.pl.all_cpus), "0-2");
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+	snprintf(cfg.default_unit, sizeof(cfg.default_unit), "C");
+	in = base(133, 0, 2, "0-3", NULL);
+	in.cpus_per_task = 2;
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_str_eq(s.req.text, "packed:1:unit=C");
+	ck_assert_str_eq(list_of(&s.pl.tasks[0].cpus), "0-1");
+	ck_assert_str_eq(list_of(&s.pl.tasks[1].cpus), "2-3");
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+
+	/* cpus per task unknown: 1, one core; the batch script: per job task */
+	in = base(134, 0, 1, "0-3", NULL);
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_str_eq(s.req.text, "packed:1:unit=C");
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+	struct bnd_step_in ib = base(135, BND_STEP_ID_BATCH, 1, "0-3", NULL);
+	ib.tasks_per_node = "2";
+	ib.cpus_per_task = 4;
+	ck_assert_int_eq(bnd_step_prepare(&s, &ib), BND_OK);
+	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_str_eq(list_of(&s.pl.all_cpus), "0-7");
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+
+	/* too small an allocation: the reason says the binding was implicit */
+	in = base(136, 0, 1, "0", NULL);
+	in.cpus_per_task = 4;
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(!s.placed && strstr(s.reason, "--binding=packed:2:unit=C (the site's implicit "
+					   "binding)"), "%s", s.reason);
+	bnd_step_free(&s);
+
+	/* --binding=none opts out; an explicit --binding is used as given */
+	in = base(137, 0, 1, "0-3", "none");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(!s.placed && !s.implicit);
+	bnd_step_free(&s);
+	in = base(138, 0, 1, "0-3", "linear:1");
+	in.cpus_per_task = 4;
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_str_eq(s.req.text, "linear:1");
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+
+	/* default= wins when both are set (the config parser also says so) */
+	snprintf(cfg.default_spec, sizeof(cfg.default_spec), "linear:1");
+	in = base(139, 0, 1, "0-3", NULL);
+	in.cpus_per_task = 4;
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_str_eq(s.req.text, "linear:1");
+	ck_assert(!s.implicit);
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+	cfg.default_spec[0] = '\0';
+
+	/* a unit this node lacks: unbound, the reason says which */
+	snprintf(cfg.default_unit, sizeof(cfg.default_unit), "E");
+	in = base(140, 0, 1, "0-3", NULL);
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(s.active && !s.placed && strstr(s.reason, "default_unit=E"), "%s", s.reason);
+	bnd_step_free(&s);
+	ck_assert_int_eq(records(), 0);
+	bnd_topology_free(t);
+}
+END_TEST
+
+/* implicit=yes on this machine, really bound: -c1 gets one core. */
+START_TEST(implicit_binding_binds_here)
+{
+	struct bnd_step s;
+	struct bnd_task_result r;
+	cfg.implicit = 1;
+	struct bnd_step_in in = base(141, 0, 1, "0", NULL);
+	in.cpus_per_task = 1;
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_str_eq(status_cpus(), cpus_of_core(0));
+	ck_assert_str_eq(env(&r, "SLURM_BINDING_REQUEST"), "packed:1:unit=C");
+	ck_assert_str_eq(env(&r, "SLURM_BINDING_STATUS"), "bound");
+	bnd_taskenv_free(&r.env);
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+}
+END_TEST
+
 START_TEST(node_warmup_builds_the_cache)
 {
 	char err[BND_ERRLEN], path[160];
@@ -440,6 +694,10 @@ int main(void)
 	tcase_add_test(tc, mbind_nlocal_is_only_a_warning);
 	tcase_add_test(tc, options_checked_where_typed);
 	tcase_add_test(tc, node_warmup_builds_the_cache);
+	tcase_add_test(tc, first_core_is_never_used);
+	tcase_add_test(tc, first_core_on_every_strategy);
+	tcase_add_test(tc, implicit_binding_from_cpus_per_task);
+	tcase_add_test(tc, implicit_binding_binds_here);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

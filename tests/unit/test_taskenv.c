@@ -50,6 +50,9 @@ START_TEST(bound_set_task)
 	ck_assert_str_eq(must(&e, "SLURM_BINDING_REQUEST"), "linear:2");
 	ck_assert_str_eq(must(&e, "SLURM_BINDING_STATUS"), "bound");
 	ck_assert_str_eq(must(&e, "SLURM_BINDING_TOPOLOGY"), "SCTTcttScttCTT");
+	/* OCS form: the machine's NUMA node first; a socket with one core
+	 * taken stays upper case, as in OCS */
+	ck_assert_str_eq(must(&e, "SLURM_BINDING_TOPOLOGY_OCS"), "NSCTTcttScttCTT");
 	ck_assert_str_eq(must(&e, "SLURM_MBIND"), "cores:strict");
 	ck_assert_str_eq(must(&e, "SLURM_BINDING_PE"), "");
 	ck_assert_str_eq(must(&e, "SLURM_BINDING_RANKFILE"), "");
@@ -78,6 +81,7 @@ START_TEST(unbound_task_says_why_and_clears_inherited)
 	ck_assert_str_eq(must(&e, "SLURM_BINDING_STATUS"),
 			 "unbound: the allocation on this node has 1 core, linear:2 needs 2");
 	ck_assert_str_eq(must(&e, "SLURM_BINDING_TOPOLOGY"), "SCC");
+	ck_assert_str_eq(must(&e, "SLURM_BINDING_TOPOLOGY_OCS"), "NSCC");
 	ck_assert_str_eq(must(&e, "SLURM_MBIND"), "none");
 	ck_assert_str_eq(must(&e, "OMP_PLACES"), "(unset)");
 	ck_assert_str_eq(must(&e, "OMP_PROC_BIND"), "(unset)");
@@ -102,6 +106,7 @@ START_TEST(user_omp_values_are_left_alone)
 	ck_assert(!has(&e, "OMP_PROC_BIND"));
 	ck_assert_str_eq(must(&e, "SLURM_BINDING"), "1");
 	ck_assert_str_eq(must(&e, "SLURM_BINDING_TOPOLOGY"), "SCcCC");
+	ck_assert_str_eq(must(&e, "SLURM_BINDING_TOPOLOGY_OCS"), "NSCcCC");
 	bnd_taskenv_free(&e);
 
 	/* our own earlier value is replaced by this task's */
@@ -139,6 +144,7 @@ START_TEST(env_and_pe_instances)
 	ck_assert_str_eq(must(&e, "SLURM_BINDING_PE"), "0,1:1,0");
 	ck_assert_str_eq(must(&e, "SLURM_BINDING_RANKFILE"), "/run/slurm-binding/rankfile.7.0");
 	ck_assert_str_eq(must(&e, "SLURM_BINDING_TOPOLOGY"), "SCcScC");
+	ck_assert_str_eq(must(&e, "SLURM_BINDING_TOPOLOGY_OCS"), "NSCcScC");
 	bnd_taskenv_free(&e);
 	bnd_topology_free(t);
 }
@@ -153,8 +159,37 @@ START_TEST(no_request_no_topology)
 	ck_assert_str_eq(must(&e, "SLURM_BINDING_REQUEST"), "none");
 	ck_assert_str_eq(must(&e, "SLURM_BINDING_STATUS"), "unbound: no binding requested");
 	ck_assert_str_eq(must(&e, "SLURM_BINDING_TOPOLOGY"), "");
+	ck_assert_str_eq(must(&e, "SLURM_BINDING_TOPOLOGY_OCS"), "");
 	ck_assert_str_eq(must(&e, "SLURM_BINDING"), "");
 	bnd_taskenv_free(&e);
+}
+END_TEST
+
+/* Every level of the OCS string, and upper-level letters that go lower
+ * case only when everything below them is the task's. */
+START_TEST(ocs_topology_marks_the_task)
+{
+	struct bnd_topology *t = tu_topo("pack:2 l3:1 core:4 pu:1");
+	bnd_cpuset_t c = cpus_of("2-3");
+	struct bnd_taskenv_in in = { .topo = t, .request = "packed:2", .instance = BND_I_SET,
+				     .cpus = &c };
+	struct bnd_taskenv e;
+	char err[BND_ERRLEN];
+	ck_assert_int_eq(bnd_taskenv_build(&e, &in, err, sizeof(err)), BND_OK);
+	ck_assert_str_eq(must(&e, "SLURM_BINDING_TOPOLOGY_OCS"), "NSXCCccSXCCCC");
+	ck_assert_str_eq(must(&e, "SLURM_BINDING_TOPOLOGY"), "SCCccSCCCC");
+	bnd_taskenv_free(&e);
+	c = cpus_of("0-3");
+	ck_assert_int_eq(bnd_taskenv_build(&e, &in, err, sizeof(err)), BND_OK);
+	ck_assert_str_eq(must(&e, "SLURM_BINDING_TOPOLOGY_OCS"), "NsxccccSXCCCC");
+	bnd_taskenv_free(&e);
+	/* unbound: nothing lower case */
+	in.reason = "cores held by other jobs";
+	ck_assert_int_eq(bnd_taskenv_build(&e, &in, err, sizeof(err)), BND_OK);
+	ck_assert_str_eq(must(&e, "SLURM_BINDING_TOPOLOGY_OCS"), "NSXCCCCSXCCCC");
+	ck_assert_str_eq(must(&e, "SLURM_BINDING"), "");
+	bnd_taskenv_free(&e);
+	bnd_topology_free(t);
 }
 END_TEST
 
@@ -188,6 +223,7 @@ int main(void)
 	tcase_add_test(tc, user_omp_values_are_left_alone);
 	tcase_add_test(tc, env_and_pe_instances);
 	tcase_add_test(tc, no_request_no_topology);
+	tcase_add_test(tc, ocs_topology_marks_the_task);
 	tcase_add_test(tc, rankfile_text);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
