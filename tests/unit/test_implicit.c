@@ -120,12 +120,12 @@ END_TEST
 /* A hybrid machine: power cores have 2 threads, efficiency cores 1. */
 START_TEST(raptorlake_hybrid)
 {
-	const char *dir = tu_topologies_dir();
-	if (!dir)
+	char *path = tu_topology_xml("Intel-Core-RaptorLake-1pa6co2t+2ca4co1t-hybrid.xml");
+	if (!path)
 		return;
-	char path[1024], text[64], err[BND_ERRLEN];
-	snprintf(path, sizeof(path), "%s/Intel-Core-RaptorLake-1pa6co2t+2ca4co1t-hybrid.xml", dir);
+	char text[64], err[BND_ERRLEN];
 	struct bnd_topology *t = tu_topo(path);
+	free(path);
 	ck_assert_int_eq(amount(t, "C", 4), 2);
 	ck_assert_int_eq(amount(t, "E", 4), 4);
 	ck_assert_int_eq(amount(t, "ET", 4), 4);
