@@ -33,28 +33,6 @@ job_named() {
 	return 1
 }
 
-# step_pids JOB.STEP N [SECONDS=20]: waits until the step has N task pids
-# whose program is no longer the shell slurmstepd forked (exec done), then
-# prints them in local task order.
-step_pids() {
-	local pids n
-	for _ in $(seq 1 $((${3:-20} * 10))); do
-		pids=$(job_task_pids "$1" | tr '\n' ' ')
-		pids=${pids% }
-		n=$(printf '%s\n' "$pids" | wc -w)
-		if [ "$n" -eq "$2" ]; then
-			local p ok=1
-			for p in $pids; do
-				[ "$(cat /proc/"$p"/comm 2>/dev/null)" = slurmstepd ] && ok=0
-			done
-			[ $ok = 1 ] && { echo "$pids"; return 0; }
-		fi
-		sleep 0.1
-	done
-	echo "$pids"
-	return 1
-}
-
 # task_env PID NAME: NAME from the environment the task was started with.
 task_env() {
 	tr '\0' '\n' 2>/dev/null <"/proc/$1/environ" | sed -n "s/^$2=//p" | head -1

@@ -54,6 +54,7 @@
 #   job_pids JOBID[.STEP]             pids of the job's (step's) processes on the node,
 #                                     via scontrol listpids; tasks only: job_task_pids
 #   job_task_pids JOBID.STEP          pids of the step's tasks, in task (local id) order
+#   step_pids JOBID.STEP N [S=20]     waits for N task pids past exec, prints them
 #   squeue_empty                      true when squeue lists no job
 #   wait_squeue_empty [S=30]          waits for that
 #   cancel_all_jobs                   scancel everything, wait for an empty queue
@@ -195,10 +196,34 @@ job_pids() {
 	scontrol listpids "$1" "$E2E_NODE" 2>/dev/null | awk 'NR > 1 { print $1 }'
 }
 
+# scontrol lists a task it has not forked yet with pid -1: only real pids.
 job_task_pids() {
 	scontrol listpids "$1" "$E2E_NODE" 2>/dev/null |
-		awk 'NR > 1 && $4 ~ /^[0-9]+$/ { print $4, $1 }' | sort -n | awk '{ print $2 }'
+		awk 'NR > 1 && $4 ~ /^[0-9]+$/ && $1 > 0 { print $4, $1 }' | sort -n | awk '{ print $2 }'
 }
+
+# step_pids JOB.STEP N [SECONDS=20]: waits until the step has N task pids
+# whose program is no longer the shell slurmstepd forked (exec done), then
+# prints them in local task order.
+step_pids() {
+	local pids n
+	for _ in $(seq 1 $((${3:-20} * 10))); do
+		pids=$(job_task_pids "$1" | tr '\n' ' ')
+		pids=${pids% }
+		n=$(printf '%s\n' "$pids" | wc -w)
+		if [ "$n" -eq "$2" ]; then
+			local p ok=1
+			for p in $pids; do
+				[ "$(cat /proc/"$p"/comm 2>/dev/null)" = slurmstepd ] && ok=0
+			done
+			[ $ok = 1 ] && { echo "$pids"; return 0; }
+		fi
+		sleep 0.1
+	done
+	echo "$pids"
+	return 1
+}
+
 
 wait_for_file() {	# PATH [SECONDS] [ERE]
 	for _ in $(seq 1 $((${2:-20} * 10))); do

@@ -57,12 +57,7 @@ a=$(sbatch_as_user -n"$E2E_NCPUS" -o /dev/null --wrap 'srun sleep 60')
 b=$(sbatch_as_user -n"$E2E_NCPUS" -o /dev/null --wrap 'srun sleep 60')
 assert_eq RUNNING "$(wait_job_state "$a" RUNNING 30)" "first whole-node job $a runs"
 assert_eq RUNNING "$(wait_job_state "$b" RUNNING 30)" "second whole-node job $b runs beside it"
-pids=
-for _ in $(seq 1 50); do
-	pids=$(job_task_pids "$a.0")
-	[ "$(echo "$pids" | wc -w)" -eq "$E2E_NCPUS" ] && break
-	sleep 0.1
-done
+pids=$(step_pids "$a.0" "$E2E_NCPUS")
 assert_eq "$E2E_NCPUS" "$(echo "$pids" | wc -w)" "job_task_pids $a.0 finds $E2E_NCPUS tasks"
 for pid in $pids; do
 	assert_eq sleep "$(cat /proc/"$pid"/comm 2>/dev/null)" "task pid $pid is the job's sleep"
