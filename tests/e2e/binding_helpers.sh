@@ -33,6 +33,10 @@ job_named() {
 	return 1
 }
 
+# jobs_known: every job id the controller knows, finished ones too (MinJobAge
+# keeps them listed), to prove that a refused submission queued nothing.
+jobs_known() { squeue -h -t all -o %i 2>/dev/null | sort -n | tr '\n' ' '; }
+
 # task_env PID NAME: NAME from the environment the task was started with.
 task_env() {
 	tr '\0' '\n' 2>/dev/null <"/proc/$1/environ" | sed -n "s/^$2=//p" | head -1

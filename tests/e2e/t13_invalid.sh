@@ -7,8 +7,6 @@
 . "$(dirname "$0")/binding_helpers.sh"
 need_plugin
 
-# Every job the controller knows (MinJobAge keeps finished ones listed).
-jobs_known() { squeue -h -t all -o %i 2>/dev/null | sort -n | tr '\n' ' '; }
 before=$(jobs_known)
 script=$(user_file t13.sh <<'EOF2'
 #!/bin/sh

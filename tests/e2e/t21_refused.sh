@@ -7,7 +7,6 @@
 . "$(dirname "$0")/binding_helpers.sh"
 need_plugin
 
-jobs_known() { squeue -h -t all -o %i 2>/dev/null | sort -n | tr '\n' ' '; }
 before=$(jobs_known)
 script=$(user_file t21.sh <<'EOF2'
 #!/bin/sh
