@@ -42,11 +42,20 @@ TOOLS_HDR   := $(wildcard tools/*.h)
 TOOLS_BIN   := $(B)/sbind
 PLUGIN      := $(B)/spank_binding.so
 
+# libFuzzer targets (tests/fuzz): the library built again with clang's
+# coverage instrumentation and sanitizers, into $(B)/fuzz.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 5
+FUZZ_FLAGS   := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -O1
+FUZZ_SRC     := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz/%)
+FUZZ_OBJ     := $(LIB_SRC:lib/%.c=$(B)/fuzz/lib/%.o)
+
 # Test data from the sister project; tests skip with a message when absent.
 export BINDING_TOPOLOGIES ?= $(abspath $(CURDIR)/../shared/topologies)
 export BINDING_BUILD := $(abspath $(B))
 
-.PHONY: all deps check unit unit-plain unit-san cli e2e numa lint demo bench install clean
+.PHONY: all deps check unit unit-plain unit-san cli e2e numa fuzz lint demo bench install clean
 
 all: $(B)/libbinding.a $(TOOLS_BIN) $(if $(wildcard spank_binding.c),$(PLUGIN))
 
@@ -83,6 +92,13 @@ $(B)/san/tests/%: tests/unit/%.c $(TESTUTIL) $(B)/san/libbinding.a
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(CHECK_CFLAGS) -Itests/unit $< $(TESTUTIL) -o $@ $(B)/san/libbinding.a $(PKG_LIBS) $(CHECK_LIBS)
 
+$(B)/fuzz/lib/%.o: lib/%.c $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_BIN): $(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_OBJ)
+	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -Itests/fuzz $< $(FUZZ_OBJ) -o $@ $(PKG_LIBS)
+
 $(B)/bench/%: bench/%.c $(B)/libbinding.a
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $< -o $@ $(B)/libbinding.a $(PKG_LIBS) -lm
@@ -97,6 +113,7 @@ check: deps
 	$(MAKE) cli
 	$(MAKE) e2e
 	$(MAKE) numa
+	$(MAKE) fuzz
 	@sh tests/summary.sh $(B)/results
 
 unit: unit-plain unit-san
@@ -117,6 +134,12 @@ e2e: all
 # CPU and memory placement inside a 2-socket, 4-NUMA-node QEMU guest.
 numa: $(B)/libbinding.a
 	@CC="$(CC)" NUMA_CFLAGS="$(ALL_CFLAGS)" NUMA_LIBS="$(PKG_LIBS)" sh tests/numa/run.sh
+
+# Each target for FUZZ_SECONDS; skipped with a message without clang.
+fuzz:
+	@if FUZZ_CC="$(FUZZ_CC)" sh tests/fuzz/run.sh --toolchain; then \
+		$(MAKE) --no-print-directory $(FUZZ_BIN) && \
+		FUZZ_CC="$(FUZZ_CC)" FUZZ_SECONDS="$(FUZZ_SECONDS)" sh tests/fuzz/run.sh $(FUZZ_BIN); fi
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \

@@ -1,0 +1,136 @@
+/* The state file: whatever is on disk, truncated, damaged or hostile.
+ *
+ * Properties: parsing never fails but for memory; a newer version yields no
+ * records; whatever records were salvaged format to a file that parses
+ * clean to the same records, and formatting that again gives the same
+ * bytes.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "binding/error.h"
+#include "binding/statefile.h"
+#include "fuzz.h"
+
+/* Files this code wrote, so the fuzzer starts past the checksum. */
+static void write_seeds(const char *dir)
+{
+	static const char *const cpus[] = { "0-3", "8,10,12", "100-4095", "5" };
+	static const char *const tasks[] = { "0-1;2-3", "8;10;12", "100-4095", "5" };
+	static const char *const reqs[] = { "linear:2", "packed:4:sort=Cc:filter=a b", "", "cpus:5" };
+	struct bnd_state_file f;
+	bnd_statefile_init(&f);
+	snprintf(f.boot_id, sizeof(f.boot_id), "0f0e0d0c-0b0a-0908-0706-050403020100");
+	for (int i = 0; i < 4; i++) {
+		struct bnd_state_record r;
+		char err[BND_ERRLEN], *text, name[32];
+		size_t len;
+		memset(&r, 0, sizeof(r));
+		r.job = 12u + (uint32_t)i * 1000000000u;
+		r.step = i == 1 ? BND_STEP_BATCH : (uint32_t)i;
+		r.owner_pid = 4242 + i;
+		r.owner_start = 981234ull << (i * 8);
+		r.uid = 1000;
+		r.status = (enum bnd_state_status)(i % 3);
+		r.created = 1700000000 + i;
+		FUZZ_CHECK(bnd_cpuset_parse_list(&r.cpus, cpus[i], err, sizeof(err)) == BND_OK, "%s", err);
+		r.ntasks = 1;
+		for (const char *c = tasks[i]; *c; c++)
+			r.ntasks += *c == ';';
+		r.tasks = calloc((size_t)r.ntasks, sizeof(*r.tasks));
+		FUZZ_CHECK(r.tasks, "out of memory");
+		char buf[64];
+		snprintf(buf, sizeof(buf), "%s", tasks[i]);
+		char *save = NULL, *tok = strtok_r(buf, ";", &save);
+		for (int k = 0; tok; k++, tok = strtok_r(NULL, ";", &save))
+			FUZZ_CHECK(bnd_cpuset_parse_list(&r.tasks[k], tok, err, sizeof(err)) == BND_OK,
+				   "%s", err);
+		r.nmem = i;
+		for (int k = 0; k < r.nmem; k++) {
+			r.mem[k].node = k * 3;
+			r.mem[k].mib = 512u << k;
+		}
+		snprintf(r.request, sizeof(r.request), "%s", reqs[i]);
+		FUZZ_CHECK(bnd_statefile_add(&f, &r) == BND_OK, "out of memory");
+		bnd_state_record_free(&r);
+		FUZZ_CHECK(bnd_statefile_format(&f, &text, &len, err, sizeof(err)) == BND_OK, "%s", err);
+		snprintf(name, sizeof(name), "gen-%d", i);
+		fuzz_write_seed(dir, name, text, len);
+		free(text);
+	}
+	bnd_statefile_free(&f);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	if (fuzz_seed_dir()) {
+		write_seeds(fuzz_seed_dir());
+		exit(0);
+	}
+	return 0;
+}
+
+static void same_record(const struct bnd_state_record *x, const struct bnd_state_record *y, int i)
+{
+	FUZZ_CHECK(x->job == y->job && x->step == y->step && x->owner_pid == y->owner_pid &&
+		   x->owner_start == y->owner_start && x->uid == y->uid &&
+		   x->status == y->status && x->created == y->created,
+		   "record %d: numbers differ after a round trip", i);
+	FUZZ_CHECK(bnd_cpuset_equal(&x->cpus, &y->cpus), "record %d: cpus differ", i);
+	FUZZ_CHECK(x->ntasks == y->ntasks, "record %d: %d tasks, then %d", i, x->ntasks, y->ntasks);
+	for (int k = 0; k < x->ntasks; k++)
+		FUZZ_CHECK(bnd_cpuset_equal(&x->tasks[k], &y->tasks[k]), "record %d: task %d differs",
+			   i, k);
+	FUZZ_CHECK(x->nmem == y->nmem, "record %d: %d mem, then %d", i, x->nmem, y->nmem);
+	for (int k = 0; k < x->nmem; k++)
+		FUZZ_CHECK(x->mem[k].node == y->mem[k].node && x->mem[k].mib == y->mem[k].mib,
+			   "record %d: mem %d differs", i, k);
+	FUZZ_CHECK(strcmp(x->request, y->request) == 0, "record %d: request \"%s\", then \"%s\"",
+		   i, x->request, y->request);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct bnd_state_file f, g;
+	char why[BND_ERRLEN] = "";
+	int v = bnd_statefile_parse((const char *)data, size, &f, why, sizeof(why));
+	FUZZ_CHECK(v == BND_SF_CLEAN || v == BND_SF_CORRUPT || v == BND_SF_NEWER, "verdict %d", v);
+	FUZZ_CHECK(strnlen(why, sizeof(why)) < sizeof(why), "why not terminated");
+	FUZZ_CHECK(v == BND_SF_CLEAN ? !why[0] : why[0] != '\0', "verdict %d, why \"%s\"", v, why);
+	FUZZ_CHECK(f.nrec >= 0 && f.nrec <= f.cap, "nrec %d cap %d", f.nrec, f.cap);
+	FUZZ_CHECK(memchr(f.boot_id, '\0', sizeof(f.boot_id)), "boot id not terminated");
+	if (v == BND_SF_NEWER)
+		FUZZ_CHECK(f.nrec == 0, "a newer file gave %d records", f.nrec);
+	for (int i = 0; i < f.nrec; i++) {
+		char *line = bnd_state_record_text(&f.rec[i]);
+		FUZZ_CHECK(line && !strchr(line, '\n'), "record %d text", i);
+		free(line);
+	}
+
+	char *out = NULL, err[BND_ERRLEN] = "";
+	size_t outlen = 0;
+	FUZZ_CHECK(bnd_statefile_format(&f, &out, &outlen, err, sizeof(err)) == BND_OK,
+		   "records read back do not format: %s", err);
+	int v2 = bnd_statefile_parse(out, outlen, &g, why, sizeof(why));
+	FUZZ_CHECK(v2 == BND_SF_CLEAN, "own output is %d: %s\n%.*s", v2, why, (int)outlen, out);
+	FUZZ_CHECK(g.nrec == f.nrec, "%d records, then %d", f.nrec, g.nrec);
+	for (int i = 0; i < f.nrec; i++)
+		same_record(&f.rec[i], &g.rec[i], i);
+	FUZZ_CHECK(strcmp(g.boot_id, f.boot_id[0] ? f.boot_id : "unknown") == 0,
+		   "boot \"%s\", then \"%s\"", f.boot_id, g.boot_id);
+
+	char *out2 = NULL;
+	size_t outlen2 = 0;
+	FUZZ_CHECK(bnd_statefile_format(&g, &out2, &outlen2, err, sizeof(err)) == BND_OK, "%s",
+		   err);
+	FUZZ_CHECK(outlen2 == outlen && memcmp(out, out2, outlen) == 0,
+		   "formatting is not stable");
+	free(out);
+	free(out2);
+	bnd_statefile_free(&f);
+	bnd_statefile_free(&g);
+	return 0;
+}

@@ -1,0 +1,72 @@
+/* What Slurm hands a step in its environment: SLURM_TASKS_PER_NODE,
+ * SLURM_NTASKS, the step's host list and its allocated core list.
+ *
+ * The first input byte picks the node index (its value mod 16, so '0' to
+ * '9' in text seeds) and, with bit 0x40 ('@' and letters), an 8-byte host
+ * name buffer; the rest is the text. Properties: no crash or undefined behaviour for any
+ * text and index, answers within their buffers, cores mapped to cpus the
+ * node has.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "binding/error.h"
+#include "binding/stepinfo.h"
+#include "fuzz.h"
+
+static struct bnd_topology *topo;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	if (fuzz_seed_dir())
+		exit(0);
+	topo = fuzz_topology("pack:2 core:4 pu:2");
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (!size)
+		return 0;
+	int node = data[0] % 16;
+	char *text = fuzz_cstr(data + 1, size - 1);
+	char err[BND_ERRLEN] = "";
+
+	int count = -1;
+	int rc = bnd_tasks_per_node_at(text, node, &count, err, sizeof(err));
+	FUZZ_CHECK(rc == BND_OK || rc == BND_EINVAL, "tasks per node: rc %d", rc);
+	if (rc == BND_OK)
+		FUZZ_CHECK(count >= 0, "count %d", count);
+	else
+		fuzz_check_err(err, sizeof(err), "bnd_tasks_per_node_at");
+
+	/* The same text as SLURM_TASKS_PER_NODE and as SLURM_NTASKS. */
+	FUZZ_CHECK(bnd_batch_tasks(text, text) >= 1, "batch tasks below 1");
+	FUZZ_CHECK(bnd_batch_tasks(NULL, text) >= 1, "batch tasks below 1");
+
+	size_t outlen = data[0] & 0x40 ? 8 : 256;
+	char *out = malloc(outlen);
+	FUZZ_CHECK(out, "out of memory");
+	err[0] = '\0';
+	rc = bnd_hostlist_nth(text, node, out, outlen, err, sizeof(err));
+	FUZZ_CHECK(rc == BND_OK || rc == BND_EINVAL, "host list: rc %d", rc);
+	if (rc == BND_OK)
+		FUZZ_CHECK(strnlen(out, outlen) < outlen, "host name not terminated");
+	else
+		fuzz_check_err(err, sizeof(err), "bnd_hostlist_nth");
+	free(out);
+
+	bnd_cpuset_t cpus;
+	err[0] = '\0';
+	rc = bnd_slurm_cores_to_cpus(topo, text, &cpus, err, sizeof(err));
+	FUZZ_CHECK(rc == BND_OK || rc == BND_EINVAL, "core list: rc %d", rc);
+	if (rc == BND_OK)
+		FUZZ_CHECK(bnd_cpuset_subset(&cpus, &topo->all_cpus), "cpus beyond the node");
+	else
+		fuzz_check_err(err, sizeof(err), "bnd_slurm_cores_to_cpus");
+	free(text);
+	return 0;
+}
