@@ -64,7 +64,8 @@ int bnd_tasks_per_node_at(const char *tpn, int node, int *count, char *err, size
 				return bnd_fail(err, errlen, BND_EINVAL,
 						"tasks per node \"%s\": bad repeat", tpn);
 		}
-		if (node < at + rep) {
+		/* at <= node here: node - at cannot overflow, at + rep can. */
+		if (node - at < rep) {
 			*count = n;
 			return BND_OK;
 		}

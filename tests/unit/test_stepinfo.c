@@ -84,6 +84,14 @@ START_TEST(tasks_per_node)
 	ck_assert_int_eq(bnd_tasks_per_node_at("2(3)", 0, &n, err, sizeof(err)), BND_EINVAL);
 	ck_assert_int_eq(bnd_tasks_per_node_at("x", 0, &n, err, sizeof(err)), BND_EINVAL);
 	ck_assert_int_eq(bnd_tasks_per_node_at("2;1", 1, &n, err, sizeof(err)), BND_EINVAL);
+	/* Found by fuzz_stepinfo: a repeat near INT_MAX after the first group
+	 * overflowed the running node count (UB; read as "no node 5"). */
+	ck_assert_int_eq(bnd_tasks_per_node_at("1(x5),2(x2147483647)", 5, &n, err, sizeof(err)),
+			 BND_OK);
+	ck_assert_int_eq(n, 2);
+	ck_assert_int_eq(bnd_tasks_per_node_at("1(x2147483647),3(x2147483647)", 2147483647, &n,
+					       err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(n, 3);
 
 	ck_assert_int_eq(bnd_batch_tasks("2", "2"), 2);
 	ck_assert_int_eq(bnd_batch_tasks("3(x2)", "6"), 3);
