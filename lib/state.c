@@ -207,20 +207,13 @@ int bnd_state_list(const struct bnd_state_opts *o, struct bnd_state_file *out,
 		return rc;
 	char why[256];
 	int verdict = BND_SF_CLEAN;
-	/* Without the lock a read may catch the file being rewritten: a few
-	 * rereads tell that from real damage. */
-	for (int attempt = 0; attempt < 5; attempt++) {
-		char *text;
-		size_t len;
-		bnd_statefile_free(out);
-		bnd_statefile_init(out);
-		rc = bnd_statedir_read(dirfd, &text, &len, err, errlen);
-		if (rc || !text)
-			break;
+	/* No retry needed: a state file in place is never rewritten. */
+	char *text;
+	size_t len;
+	rc = bnd_statedir_read(dirfd, &text, &len, err, errlen);
+	if (!rc && text) {
 		verdict = bnd_statefile_parse(text, len, out, why, sizeof(why));
 		free(text);
-		if (verdict != BND_SF_CORRUPT)
-			break;
 	}
 	close(dirfd);
 	if (rc)

@@ -163,27 +163,17 @@ int bnd_statedir_read(int dirfd, char **text, size_t *len, char *err, size_t err
 	return BND_OK;
 }
 
-/* The temp file left by the previous transaction (the state before it) is
- * rewritten in place rather than replaced: creating and deleting an inode
- * per transaction costs ext4 ~50 us in inode bookkeeping. It is reused only
- * when nobody else can have touched it and no other name points to it (a
- * state.corrupt.* link must survive). */
+/* A new inode every transaction: a reader without the lock may still be
+ * reading the inode that was the state a moment ago, so that inode is
+ * never written again (it is unlinked once replaced). A temp file left by
+ * a writer that died is removed first. */
 static int open_temp(int dirfd, char *err, size_t errlen)
 {
-	int fd = openat(dirfd, BND_STATE_TEMP_NAME, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
-	if (fd >= 0) {
-		struct stat st;
-		char why[128];
-		if (!fstat(fd, &st) && !bnd_statedir_untrusted(&st, 0, why, sizeof(why)) &&
-		    st.st_nlink == 1 && (st.st_mode & 07777) == 0644)
-			return fd;
-		close(fd);
-	}
 	if (unlinkat(dirfd, BND_STATE_TEMP_NAME, 0) && errno != ENOENT)
 		return bnd_fail(err, errlen, errno == EACCES ? BND_ESTATE : BND_ESYS,
 				"removing %s: %s", BND_STATE_TEMP_NAME, strerror(errno));
-	fd = openat(dirfd, BND_STATE_TEMP_NAME,
-		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
+	int fd = openat(dirfd, BND_STATE_TEMP_NAME,
+			O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
 	if (fd < 0)
 		return bnd_fail(err, errlen, errno == EACCES ? BND_ESTATE : BND_ESYS,
 				"creating %s: %s", BND_STATE_TEMP_NAME, strerror(errno));
@@ -200,8 +190,6 @@ int bnd_statedir_write_temp(int dirfd, const char *text, size_t len, char *err, 
 	int fd = open_temp(dirfd, err, errlen);
 	if (fd < 0)
 		return fd;
-	/* Overwrite, then cut: truncating to zero first would make ext4 flush
-	 * the file at close (auto_da_alloc), as costly as an fsync. */
 	size_t done = 0;
 	while (done < len) {
 		ssize_t n = pwrite(fd, text + done, len - done, (off_t)done);
@@ -215,7 +203,7 @@ int bnd_statedir_write_temp(int dirfd, const char *text, size_t len, char *err, 
 		}
 		done += (size_t)n;
 	}
-	if (ftruncate(fd, (off_t)len) || close(fd)) {
+	if (close(fd)) {
 		int e = errno;
 		return bnd_fail(err, errlen, BND_ESYS, "writing %s: %s", BND_STATE_TEMP_NAME,
 				strerror(e));
@@ -228,11 +216,14 @@ int bnd_statedir_commit_temp(int dirfd, char *err, size_t errlen)
 	/* Exchanging the names is as atomic for readers as renaming over the
 	 * state, but a rename over an existing file makes ext4 (auto_da_alloc)
 	 * start writing the new file back: ~1 ms per transaction on a disk,
-	 * the cost that skipping fsync avoids. The old state stays as the temp
-	 * file, to be rewritten next time. Plain rename when there is no state
-	 * yet or the filesystem cannot exchange. */
-	if (!renameat2(dirfd, BND_STATE_TEMP_NAME, dirfd, BND_STATE_FILE_NAME, RENAME_EXCHANGE))
+	 * the cost that skipping fsync avoids. The old state, now under the
+	 * temp name, is unlinked: readers that have it open keep a whole file.
+	 * Plain rename when there is no state yet or the filesystem cannot
+	 * exchange. */
+	if (!renameat2(dirfd, BND_STATE_TEMP_NAME, dirfd, BND_STATE_FILE_NAME, RENAME_EXCHANGE)) {
+		unlinkat(dirfd, BND_STATE_TEMP_NAME, 0);
 		return BND_OK;
+	}
 	if (errno != ENOENT && errno != EINVAL && errno != ENOSYS)
 		return bnd_fail(err, errlen, BND_ESYS, "replacing %s by %s: %s", BND_STATE_FILE_NAME,
 				BND_STATE_TEMP_NAME, strerror(errno));

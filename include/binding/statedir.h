@@ -4,8 +4,8 @@
  *   state                 the records (0644, see statefile.h)
  *   lock                  taken by writers (0600, see statelock.h)
  *   state.new             the next state while it is written, then swapped
- *                         with state; between transactions the previous
- *                         state, rewritten in place next time
+ *                         with state; the old state it then names is
+ *                         unlinked (never rewritten: readers may hold it)
  *   state.corrupt.<time>  a damaged state kept aside for the admin
  * Every file is opened with O_NOFOLLOW, and anything that someone other than
  * root could have planted or changed is refused rather than used.
@@ -31,10 +31,9 @@ int bnd_statedir_untrusted(const struct stat *st, int want_dir, char *why, size_
  * *dirfd = -1. BND_ESTATE when the dir is a symlink or untrusted. */
 int bnd_statedir_open(const char *dir, int create, int *dirfd, char *err, size_t errlen);
 
-/* Reads the state file whole. Absent: BND_OK, *text NULL, *len 0.
- * Without the lock a read can, rarely, catch a file being rewritten (the
- * previous state, reused as the next temp file): callers that read without
- * the lock retry when what they read does not parse. */
+/* Reads the state file whole. Absent: BND_OK, *text NULL, *len 0. A file
+ * once in place is never written again, so a read without the lock always
+ * gets a whole state. */
 int bnd_statedir_read(int dirfd, char **text, size_t *len, char *err, size_t errlen);
 
 /* Writes text as the temporary file (0644), then, separately, puts it in

@@ -202,6 +202,67 @@ static void loop_forever(const struct bnd_topology *t, uint32_t job)
 /* 200 processes killed with SIGKILL at a random moment, most of them inside
  * a transaction: the state always parses whole, a live record survives, and
  * gc leaves nothing of the dead. */
+/* Readers without the lock (cat, sbind status) always get a whole file:
+ * one process reads the state raw, as fast as it can, while 8 writers run
+ * allocate/release cycles; not one read may fail its checksum. */
+START_TEST(unlocked_readers_see_whole_files)
+{
+	struct bnd_topology *t = tu_topo("pack:4 core:16");
+	st_make_dir(&env);
+	int stop[2], gate[2];
+	ck_assert_int_eq(pipe(stop), 0);
+	pid_t reader = fork();
+	ck_assert_int_ge(reader, 0);
+	if (reader == 0) {
+		close(stop[1]);
+		fcntl(stop[0], F_SETFL, O_NONBLOCK);
+		char path[160], b, why[256];
+		snprintf(path, sizeof(path), "%s/state", env.dir);
+		long reads = 0, torn = 0;
+		while (read(stop[0], &b, 1) < 0 && errno == EAGAIN) {
+			size_t len;
+			char *text = st_read(path, &len);
+			if (!text)
+				continue;
+			struct bnd_state_file f;
+			if (bnd_statefile_parse(text, len, &f, why, sizeof(why)) != BND_SF_CLEAN)
+				torn++;
+			bnd_statefile_free(&f);
+			free(text);
+			reads++;
+		}
+		printf("# unlocked reader: %ld reads, %ld torn\n", reads, torn);
+		fflush(stdout);
+		_exit(torn ? 1 : reads < 50 ? 2 : 0);
+	}
+	close(stop[0]);
+	/* after the reader's fork: the writers start when every gate writer is closed */
+	ck_assert_int_eq(pipe(gate), 0);
+	pid_t pids[8];
+	for (int k = 0; k < 8; k++) {
+		pids[k] = fork();
+		ck_assert_int_ge(pids[k], 0);
+		if (pids[k] == 0) {
+			close(gate[1]);
+			_exit(worker(t, (uint32_t)k + 1, gate[0]));
+		}
+	}
+	close(gate[0]);
+	close(gate[1]);
+	for (int k = 0; k < 8; k++) {
+		int status;
+		ck_assert_int_eq(waitpid(pids[k], &status, 0), pids[k]);
+		ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	close(stop[1]);
+	int status;
+	ck_assert_int_eq(waitpid(reader, &status, 0), reader);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "reader: %s", WEXITSTATUS(status) == 1 ? "saw a torn state" : "too few reads");
+	bnd_topology_free(t);
+}
+END_TEST
+
 START_TEST(killed_inside_a_transaction)
 {
 	struct bnd_topology *t = tu_topo("pack:4 core:16");
@@ -266,6 +327,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, concurrent_allocations_never_share_a_cpu);
+	tcase_add_test(tc, unlocked_readers_see_whole_files);
 	tcase_add_test(tc, killed_inside_a_transaction);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
