@@ -51,8 +51,8 @@ void bnd_placement_free(struct bnd_placement *p)
 }
 
 /* Groups per task and whether every task shares all groups. */
-static int split_rule(const struct bnd_request *r, int ntasks, int *per_task, bool *shared,
-		      int *need, char *err, size_t errlen)
+static int split_rule(const struct bnd_request *r, int ntasks, int npus, int *per_task,
+		      bool *shared, int *need, char *err, size_t errlen)
 {
 	*shared = false;
 	switch (r->strategy) {
@@ -81,7 +81,14 @@ static int split_rule(const struct bnd_request *r, int ntasks, int *per_task, bo
 	default:
 		return bnd_fail(err, errlen, BND_EINVAL, "unknown strategy %d", (int)r->strategy);
 	}
-	*need = *shared ? *per_task : *per_task * ntasks;
+	/* Every unit has at least one cpu; checked in 64 bits so that a huge
+	 * amount times many tasks cannot overflow. */
+	long long total = *shared ? *per_task : (long long)*per_task * ntasks;
+	if (total > npus)
+		return bnd_fail(err, errlen, BND_ENOFIT,
+				"%lld units needed (%d per task x %d tasks), the node has %d cpus",
+				total, *per_task, *shared ? 1 : ntasks, npus);
+	*need = (int)total;
 	return BND_OK;
 }
 
@@ -153,7 +160,7 @@ int bnd_place(const struct bnd_topology *t, const struct bnd_domain *dom,
 
 	int per_task = 0, need = 0, rc;
 	bool shared = false;
-	rc = split_rule(r, ntasks, &per_task, &shared, &need, err, errlen);
+	rc = split_rule(r, ntasks, t->npus, &per_task, &shared, &need, err, errlen);
 	if (rc)
 		goto fail;
 

@@ -146,6 +146,16 @@ START_TEST(all_or_nothing_for_tasks)
 }
 END_TEST
 
+START_TEST(huge_requests_are_no_fit)
+{
+	/* amount x tasks far beyond any node, and beyond int: a reason, no overflow */
+	ck_assert_str_eq(place_sge("pack:2 core:2", NULL, "linear:1000000", 4096),
+			 "ENOFIT: 4096000000 units needed (1000000 per task x 4096 tasks), the node has 4 cpus");
+	ck_assert_str_eq(place_sge("pack:2 core:2", NULL, "striding:5:1", 1),
+			 "ENOFIT: 5 units needed (5 per task x 1 tasks), the node has 4 cpus");
+}
+END_TEST
+
 START_TEST(domain_limits_placement)
 {
 	char err[BND_ERRLEN] = "";
@@ -233,6 +243,7 @@ int main(void)
 	tcase_add_test(tc, smt_core_taken_whole);
 	tcase_add_test(tc, tasks_get_compact_groups);
 	tcase_add_test(tc, all_or_nothing_for_tasks);
+	tcase_add_test(tc, huge_requests_are_no_fit);
 	tcase_add_test(tc, domain_limits_placement);
 	tcase_add_test(tc, none_binds_nothing);
 	tcase_add_test(tc, real_machines);
