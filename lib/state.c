@@ -26,18 +26,29 @@ static int find(const struct bnd_state_file *f, uint32_t job, uint32_t step)
 	return -1;
 }
 
-/* Occupancy seen by (job, step): cpus of other jobs, and the job's own cpus
- * held by its other steps. The step's own earlier record counts as free. */
+/* Occupancy seen by (job, step), in three parts:
+ *   others    cpus of other jobs: never shared;
+ *   script    cpus of the job's batch step (its job-level record): shared
+ *             with the steps the script launches, that is what they inherit;
+ *   siblings  cpus of the job's other steps: never shared either, so two
+ *             steps running at once get distinct cores.
+ * The step's own earlier record counts as free. */
 static void occupancy(const struct bnd_state_file *f, uint32_t job, uint32_t step,
-		      bnd_cpuset_t *others, bnd_cpuset_t *own)
+		      bnd_cpuset_t *others, bnd_cpuset_t *script, bnd_cpuset_t *siblings)
 {
 	bnd_cpuset_zero(others);
-	bnd_cpuset_zero(own);
+	bnd_cpuset_zero(script);
+	bnd_cpuset_zero(siblings);
 	for (int i = 0; i < f->nrec; i++) {
 		const struct bnd_state_record *r = &f->rec[i];
 		if (r->status != BND_ST_ACTIVE || (r->job == job && r->step == step))
 			continue;
-		bnd_cpuset_or(r->job == job ? own : others, &r->cpus);
+		if (r->job != job)
+			bnd_cpuset_or(others, &r->cpus);
+		else if (r->step == BND_STEP_BATCH)
+			bnd_cpuset_or(script, &r->cpus);
+		else
+			bnd_cpuset_or(siblings, &r->cpus);
 	}
 }
 
@@ -45,19 +56,23 @@ static int place(const struct bnd_topology *t, const struct bnd_state_file *f,
 		 const struct bnd_request *r, const struct bnd_alloc_args *a,
 		 struct bnd_placement *out, char *err, size_t errlen)
 {
-	bnd_cpuset_t others, own, inside;
-	occupancy(f, a->job, a->step, &others, &own);
-	if (a->inherit_job && !bnd_cpuset_empty(&own)) {
-		inside = a->allowed ? *a->allowed : t->all_cpus;
-		bnd_cpuset_and(&inside, &own);
-		struct bnd_domain d = { &inside, &others };
+	bnd_cpuset_t others, script, siblings;
+	occupancy(f, a->job, a->step, &others, &script, &siblings);
+	bnd_cpuset_t taken = others;
+	bnd_cpuset_or(&taken, &siblings);
+	if (!a->inherit_job) {
+		bnd_cpuset_or(&taken, &script);
+	} else if (!bnd_cpuset_empty(&script)) {
+		/* The script's cores first (minus what sibling steps hold), so a
+		 * step stays where its job already is. */
+		bnd_cpuset_t inside = a->allowed ? *a->allowed : t->all_cpus;
+		bnd_cpuset_and(&inside, &script);
+		struct bnd_domain d = { &inside, &taken };
 		int rc = bnd_place(t, &d, r, a->ntasks, out, err, errlen);
 		if (rc != BND_ENOFIT)
 			return rc;
 	}
-	if (!a->inherit_job)
-		bnd_cpuset_or(&others, &own);
-	struct bnd_domain d = { a->allowed, &others };
+	struct bnd_domain d = { a->allowed, &taken };
 	return bnd_place(t, &d, r, a->ntasks, out, err, errlen);
 }
 

@@ -57,11 +57,13 @@ struct bnd_alloc_args {
 	pid_t owner_pid;            /* holds the record while alive; 0: caller */
 	uint32_t uid;
 	const bnd_cpuset_t *allowed; /* what Slurm gave the step; NULL: the node */
-	/* When true and the job already holds cpus here (its batch step, say),
-	 * the step is placed inside them first, and if it does not fit there,
-	 * anywhere in allowed not held by other jobs. When false, cpus held by
-	 * the job's other steps are taken as well. A step never gets cpus of
-	 * another job. */
+	/* When true and the job's batch step (its job-level record) holds
+	 * cpus here, the step is placed first inside those cpus minus the
+	 * ones the job's other steps hold, and if it does not fit there,
+	 * anywhere in allowed not held by other jobs nor by the job's other
+	 * steps. So the script's cores are shared with the steps it launches,
+	 * but two steps never share. When false, the batch step's cpus are
+	 * taken as well. A step never gets cpus of another job. */
 	int inherit_job;
 };
 

@@ -3,7 +3,8 @@
 # on the node (`sbatch -n2 --binding=linear:1`, and `#SBATCH -c2` with
 # `#SBATCH --binding=linear:2`); an `srun -n2` inside gets one of the
 # script's cpus per task, distinct; `srun -n1 --binding=linear:2` with one
-# cpu allocated runs unbound and says the allocation is too small.
+# cpu allocated runs unbound and says the allocation is too small; two
+# steps running at once inside one `sbatch -n2` job get distinct cpus.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/binding_helpers.sh"
 need_plugin
@@ -55,6 +56,33 @@ scpus=$(cpus_allowed_of "$spid")
 e2e_note "job $job: script pid $spid cpus $scpus"
 assert_eq "$(cpulist_expand "$E2E_CPUS")" "$(cpulist_expand "$scpus")" "#SBATCH -c2 --binding=linear:2: the script is bound to both cpus"
 assert_eq linear:2 "$(task_env "$spid" SLURM_BINDING_REQUEST)" "#SBATCH --binding reached the batch step"
+scancel "$job"
+wait_job_done "$job" 30 >/dev/null
+
+# 2b. Two concurrent one-task steps of one `sbatch -n2 --binding=linear:1`
+# job, each given the whole allocation (--overlap --whole): the plugin, not
+# Slurm, keeps them apart. Each gets one of the script's cpus, not the same.
+script=$(user_file t11_d.sh <<'EOF2'
+#!/bin/sh
+echo $$ > t11_d.$SLURM_JOB_ID.pid
+srun -n1 --overlap --whole sleep 60 &
+srun -n1 --overlap --whole sleep 60 &
+wait
+EOF2
+)
+job=$(sbatch_as_user -n2 --binding=linear:1 -o "$E2E_WORK/t11_d.%j.out" "$script") ||
+	{ e2e_fail "sbatch -n2 --binding=linear:1 (two steps) refused"; e2e_done; }
+spid=$(pid_from_file "$E2E_WORK/t11_d.$job.pid") || e2e_fail "batch script of job $job did not start"
+scpus=$(cpus_allowed_of "$spid")
+p0=$(step_pids "$job.0" 1) || e2e_fail "step $job.0 not found ('$p0')"
+p1=$(step_pids "$job.1" 1) || e2e_fail "step $job.1 not found ('$p1')"
+c0=$(cpus_allowed_of "$p0") c1=$(cpus_allowed_of "$p1")
+e2e_note "job $job: script cpus $scpus, step 0 cpus $c0, step 1 cpus $c1"
+assert_eq 1 "$(cpulist_count "$c0")" "concurrent steps: step 0 on one cpu ($c0)"
+assert_eq 1 "$(cpulist_count "$c1")" "concurrent steps: step 1 on one cpu ($c1)"
+assert_ne "$c0" "$c1" "concurrent steps of one job on distinct cpus"
+pass_if "concurrent steps: $c0,$c1 within the script's cpus $scpus" cpulist_within "$c0,$c1" "$scpus"
+assert_eq bound "$(task_env "$p1" SLURM_BINDING_STATUS)" "the second step is bound"
 scancel "$job"
 wait_job_done "$job" 30 >/dev/null
 

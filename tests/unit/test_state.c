@@ -253,33 +253,57 @@ START_TEST(allowed_is_respected)
 }
 END_TEST
 
-/* A step shares its own job's cores (the batch step's), never another job's. */
+/* A step shares its own job's batch-script cores, never another job's, and
+ * never a sibling step's. This test used to expect the opposite in places
+ * (a second step of job 7 placed on the first step's cores, "0-1" then
+ * "0-2"): that was the bug of two concurrent `srun --overlap` steps of one
+ * `sbatch -n2` job both bound to cpu 0 while cpu 1 stayed idle. The rule
+ * now: inside the script's cores minus the job's other live steps first,
+ * else anywhere allowed that neither other jobs nor sibling steps hold. */
 START_TEST(steps_inherit_their_jobs_cores)
 {
 	struct bnd_topology *t = tu_topo("pack:2 core:4");
 	ck_assert_str_eq(alloc(t, "linear:2", args(7, BND_STEP_BATCH, 1)), "0-1");
 	ck_assert_str_eq(alloc(t, "linear:2", args(8, BND_STEP_BATCH, 1)), "4-5");
-	struct bnd_alloc_args a = args(7, 0, 2);
+	struct bnd_alloc_args a = args(7, 0, 1);
 	a.inherit_job = 1;
-	ck_assert_str_eq(alloc(t, "linear:1", a), "0-1");
-	/* too big for the job's cores: anywhere not held by job 8 */
+	/* two steps at once: one script core each, never the same one */
+	ck_assert_str_eq(alloc(t, "linear:1", a), "0");
 	a.step = 1;
-	a.ntasks = 1;
-	ck_assert_str_eq(alloc(t, "linear:3", a), "0-2");
-	/* without inheritance the job's other steps' cpus are taken too */
+	ck_assert_str_eq(alloc(t, "linear:1", a), "1");
+	/* the script's cores are all held by steps: outside them, not on
+	 * job 8's cores nor on the siblings' */
 	a.step = 2;
-	a.inherit_job = 0;
-	ck_assert_str_eq(alloc(t, "linear:1", a), "6");
+	ck_assert_str_eq(alloc(t, "linear:1", a), "2");
+	/* step 0 ends: its core is the script's again, and the next step
+	 * goes back inside */
+	char err[BND_ERRLEN] = "";
+	ck_assert_int_eq(bnd_state_release(&env.opts, 7, 0, NULL, err, sizeof(err)), BND_OK);
 	a.step = 3;
-	ck_assert_str_eq(alloc(t, "linear:1", a), "3");
+	ck_assert_str_eq(alloc(t, "linear:1", a), "0");
+	/* two tasks do not fit in what is left of the script's cores (none):
+	 * anywhere free of job 8 and of steps 1, 2 and 3 */
 	a.step = 4;
-	ck_assert_str_eq(alloc(t, "linear:1", a), "7");
+	a.ntasks = 2;
+	ck_assert_str_eq(alloc(t, "linear:1", a), "6-7");
+	/* a repeated allocation of a step replaces its own record */
+	ck_assert_str_eq(alloc(t, "linear:1", a), "6-7");
+	/* without inheritance the script's cores are taken too: core 3 is
+	 * the last one free */
 	a.step = 5;
-	a.inherit_job = 1;
-	ck_assert_str_eq(alloc(t, "linear:5", a), "0-3,6");
-	a.step = 6;
+	a.ntasks = 1;
 	a.inherit_job = 0;
+	ck_assert_str_eq(alloc(t, "linear:1", a), "3");
+	a.step = 6;
 	ck_assert_str_eq(alloc(t, "linear:1", a), "ENOFIT: linear: 1 cores needed, only 0 free");
+	a.inherit_job = 1;
+	ck_assert_str_eq(alloc(t, "linear:1", a), "ENOFIT: linear: 1 cores needed, only 0 free");
+	/* the script itself shares nothing with its steps' records */
+	struct bnd_state_file f = list();
+	ck_assert_str_eq(cpus_of(&f, 7, BND_STEP_BATCH), "0-1");
+	ck_assert_str_eq(cpus_of(&f, 7, 1), "1");
+	ck_assert_str_eq(cpus_of(&f, 7, 3), "0");
+	bnd_statefile_free(&f);
 	bnd_topology_free(t);
 }
 END_TEST
