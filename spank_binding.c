@@ -25,7 +25,7 @@ static struct bnd_config cfg;
 /* Set by the remote option callback, which Slurm calls once or twice
  * (launch message and environment) with the same value: overwriting
  * keeps it idempotent. */
-static char opt_text[3][BND_MAX_REQUEST_TEXT];
+static char *opt_text[3]; /* whole, heap: a request has no length limit */
 static int opt_given[3];
 static struct bnd_step step;
 
@@ -67,7 +67,13 @@ static int opt_cb(int val, const char *optarg, int remote)
 		if (err[0])
 			slurm_info("%s", err);
 	}
-	snprintf(opt_text[val], sizeof(opt_text[val]), "%s", v);
+	char *copy = strdup(v);
+	if (!copy) {
+		slurm_error(TAG ": --%s: out of memory", val == BND_OPT_MBIND ? "mbind" : "binding");
+		return -1;
+	}
+	free(opt_text[val]);
+	opt_text[val] = copy;
 	opt_given[val] = 1;
 	return 0;
 }
@@ -214,6 +220,10 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
 	(void)ac;
 	(void)av;
+	for (int i = 0; i < 3; i++) {
+		free(opt_text[i]);
+		opt_text[i] = NULL;
+	}
 	if (!spank_remote(sp))
 		return 0;
 	bnd_step_finish(&step);

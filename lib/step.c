@@ -227,6 +227,10 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 		put_text(s->reason, sizeof(s->reason), "%s", err);
 		return BND_OK;
 	}
+	if (text && !(s->req_text = strdup(text))) {
+		put_text(s->reason, sizeof(s->reason), "out of memory");
+		return BND_OK;
+	}
 	s->have_request = s->implicit || (text && s->req.strategy != BND_S_NONE);
 
 	/* The cache lives in the state dir: make sure it exists so the first
@@ -392,7 +396,7 @@ int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
 
 	struct bnd_taskenv_in ein = {
 		.topo = s->topo,
-		.request = s->req.text[0] ? s->req.text : "none",
+		.request = s->req_text ? s->req_text : s->req.text[0] ? s->req.text : "none",
 		.instance = s->req.instance,
 		.mbind = s->mbind,
 		.cpus = bound ? &cpus : NULL,
@@ -441,6 +445,8 @@ void bnd_step_free(struct bnd_step *s)
 	s->placed = 0;
 	bnd_topology_free(s->topo);
 	s->topo = NULL;
+	free(s->req_text);
+	s->req_text = NULL;
 	s->active = 0;
 }
 

@@ -43,7 +43,8 @@ struct bnd_step_in {
 	const int *global_ids;       /* [ntasks] or NULL (0..n-1) */
 	const char *step_cores;      /* S_STEP_ALLOC_CORES */
 	const char *job_cores;       /* S_JOB_ALLOC_CORES */
-	const char *binding;         /* --binding text, NULL when not given */
+	const char *binding;         /* --binding text, NULL when not given; any
+	                                length (copied whole) */
 	int cpus_per_task;           /* S_STEP_CPUS_PER_TASK (implicit=yes);
 	                                < 1: unknown, counted as 1 */
 	const char *mbind;           /* --mbind text, NULL when not given */
@@ -64,6 +65,10 @@ struct bnd_step {
 	uint32_t job, step, nodeid;
 	char host[256];
 	struct bnd_request req;
+	/* The request text whole, as exported in SLURM_BINDING_REQUEST;
+	 * req.text (and the state record's copy) are cut short, for display
+	 * only, and never parsed again. NULL: use req.text (implicit). */
+	char *req_text;
 	enum bnd_mbind mbind;
 	int have_request;     /* a request other than none */
 	struct bnd_topology *topo;

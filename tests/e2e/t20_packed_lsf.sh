@@ -73,5 +73,12 @@ out=$(run_as_user timeout 30 srun -l -n1 -c2 --binding=cpus:"$c1" sh -c "$probe"
 assert_eq "$c1|$c1|cpus:$c1|bound" "$(task_line "$out" 0 | cut -d'|' -f1-4)" "cpus:$c1 -c2: bound to cpu $c1 exactly"
 out=$(run_as_user timeout 30 srun -l -n1 -c2 --binding=cpus:90,91 sh -c "$probe" 2>&1)
 assert_match "$(task_line "$out" 0)" "^$E2E_CPUS\|\|cpus:90,91\|unbound: .*none of the listed cpus exists on this node" "cpus:90,91: not bound, none exists"
+# 5. A request longer than 255 characters is used whole: 40 cpus the node
+# lacks, then core 0,1's cpu (slurmstepd once cut the option at 255
+# characters, and the cut list named no cpu of the node).
+long="cpus:$(seq -s, 900000 900039),$c1"
+out=$(run_as_user timeout 30 srun -l -n1 -c2 --binding="$long" sh -c "$probe" 2>&1)
+e2e_note "a ${#long}-character cpus: list: $(task_line "$out" 0 | cut -d'|' -f1,2,4)"
+assert_eq "$c1|$c1|$long|bound" "$(task_line "$out" 0 | cut -d'|' -f1-4)" "a ${#long}-character cpus: list: bound to cpu $c1, SLURM_BINDING_REQUEST whole"
 pass_if "no record is left once the steps ended" _e2e_wait_until 5 eval '[ -z "$(state_records)" ]'
 e2e_done

@@ -664,6 +664,52 @@ START_TEST(implicit_binding_binds_here)
 }
 END_TEST
 
+/* A request longer than the 255 characters req.text keeps is used whole:
+ * slurmstepd once cut the option at 255 characters and bound the tasks
+ * differently from what srun had validated. */
+START_TEST(long_request_used_whole)
+{
+	struct bnd_topology *t = fake_node("pack:4 core:16");
+	struct bnd_step s;
+	struct bnd_task_result r;
+	char text[1024];
+	int n = snprintf(text, sizeof(text), "cpus:");
+	for (int i = 0; i < 40; i++)
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "%d,", 900000 + i);
+	snprintf(text + n, sizeof(text) - (size_t)n, "5");
+	ck_assert_int_gt(strlen(text), 256);
+	/* cut at 255: only ids this node lacks, so no binding at all */
+	struct bnd_step_in in = base(150, 0, 1, "0-63", text);
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_str_eq(list_of(&s.pl.all_cpus), "5");
+	s.req.instance = BND_I_ENV; /* cpu 5 need not exist here */
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_str_eq(env(&r, "SLURM_BINDING_REQUEST"), text);
+	ck_assert_str_eq(env(&r, "SLURM_BINDING"), "5");
+	bnd_taskenv_free(&r.env);
+	/* the state record keeps a shortened copy, for display only */
+	ck_assert_int_eq(records(), 1);
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+
+	/* every core of the node named: cut at 255 the list would end inside
+	 * "3,1x" and name fewer (or other) cores */
+	n = snprintf(text, sizeof(text), "explicit");
+	for (int k = 0; k < 64; k++)
+		n += snprintf(text + n, sizeof(text) - (size_t)n, ":%d,%d", k / 16, k % 16);
+	ck_assert_int_gt(strlen(text), 256);
+	in = base(151, 0, 1, "0-63", text);
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_str_eq(list_of(&s.pl.all_cpus), "0-63");
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+	ck_assert_int_eq(records(), 0);
+	bnd_topology_free(t);
+}
+END_TEST
+
 START_TEST(node_warmup_builds_the_cache)
 {
 	char err[BND_ERRLEN], path[160];
@@ -698,6 +744,7 @@ int main(void)
 	tcase_add_test(tc, first_core_on_every_strategy);
 	tcase_add_test(tc, implicit_binding_from_cpus_per_task);
 	tcase_add_test(tc, implicit_binding_binds_here);
+	tcase_add_test(tc, long_request_used_whole);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
