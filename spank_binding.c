@@ -122,7 +122,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	uint32_t job = 0, stepid = 0, nodeid = 0, ntasks = 0, cpt = 0;
 	uid_t uid = 0;
 	char *step_cores = NULL, *job_cores = NULL;
-	char tpn[256], nt[32], host[256], nodes[4096];
+	char tpn[256], nt[32], cptenv[32], host[256], nodes[4096];
 	spank_get_item(sp, S_JOB_ID, &job);
 	spank_get_item(sp, S_JOB_STEPID, &stepid);
 	spank_get_item(sp, S_JOB_UID, &uid);
@@ -133,6 +133,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	spank_get_item(sp, S_JOB_ALLOC_CORES, &job_cores);
 	env_of(sp, "SLURM_TASKS_PER_NODE", tpn, sizeof(tpn));
 	env_of(sp, "SLURM_NTASKS", nt, sizeof(nt));
+	env_of(sp, "SLURM_CPUS_PER_TASK", cptenv, sizeof(cptenv));
 	env_of(sp, "SLURMD_NODENAME", host, sizeof(host));
 	env_of(sp, "SLURM_STEP_NODELIST", nodes, sizeof(nodes));
 	if (!nodes[0])
@@ -152,7 +153,8 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 		.binding = opt_given[BND_OPT_BINDING] ? opt_text[BND_OPT_BINDING] : NULL,
 		.cpus_per_task = (int)cpt,
 		.mbind = opt_given[BND_OPT_MBIND] ? opt_text[BND_OPT_MBIND] : NULL,
-		.tasks_per_node = tpn, .ntasks_env = nt, .host = host, .nodelist = nodes,
+		.tasks_per_node = tpn, .ntasks_env = nt, .cpus_per_task_env = cptenv,
+		.host = host, .nodelist = nodes,
 		.owner = getpid(), .log = log_admin,
 	};
 	bnd_step_prepare(&step, &in);

@@ -248,7 +248,11 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 	}
 	if (!s->have_request)
 		return BND_OK;
-	if (s->implicit && implicit_request(s, in->cpus_per_task) != BND_OK)
+	/* For the batch step Slurm's cpus per task is the script's whole
+	 * share of the node; the job's -c is in its environment. */
+	int cpt = s->is_batch ? bnd_batch_cpus_per_task(in->cpus_per_task_env)
+			      : in->cpus_per_task;
+	if (s->implicit && implicit_request(s, cpt) != BND_OK)
 		return BND_OK;
 
 	const char *cores = in->step_cores && *in->step_cores ? in->step_cores : in->job_cores;

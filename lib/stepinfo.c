@@ -90,6 +90,15 @@ int bnd_batch_tasks(const char *tasks_per_node, const char *ntasks)
 	return 1;
 }
 
+int bnd_batch_cpus_per_task(const char *cpus_per_task)
+{
+	const char *p = cpus_per_task;
+	int n = 0;
+	if (p && number(&p, &n) == 0 && !*p && n >= 1)
+		return n;
+	return 1;
+}
+
 static int read_line(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "re");

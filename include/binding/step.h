@@ -46,10 +46,12 @@ struct bnd_step_in {
 	const char *binding;         /* --binding text, NULL when not given; any
 	                                length (copied whole) */
 	int cpus_per_task;           /* S_STEP_CPUS_PER_TASK (implicit=yes);
-	                                < 1: unknown, counted as 1 */
+	                                < 1: unknown, counted as 1; not used
+	                                for the batch step (see below) */
 	const char *mbind;           /* --mbind text, NULL when not given */
-	/* batch step: tasks of the job on this node come from these */
-	const char *tasks_per_node, *ntasks_env;
+	/* batch step: tasks of the job on this node come from these, and
+	 * CPUs per task from SLURM_CPUS_PER_TASK (else 1) */
+	const char *tasks_per_node, *ntasks_env, *cpus_per_task_env;
 	/* This node's name (rankfile, messages): host when set (SLURMD_NODENAME),
 	 * else entry nodeid of nodelist (SLURM_STEP_NODELIST), else gethostname */
 	const char *host, *nodelist;

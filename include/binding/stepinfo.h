@@ -29,6 +29,12 @@ int bnd_tasks_per_node_at(const char *tpn, int node, int *count, char *err, size
  * node): SLURM_TASKS_PER_NODE's first entry, else SLURM_NTASKS, else 1. */
 int bnd_batch_tasks(const char *tasks_per_node, const char *ntasks);
 
+/* CPUs per task of a batch script's job: SLURM_CPUS_PER_TASK (the job's
+ * -c) when it is a number >= 1, else 1. Slurm's S_STEP_CPUS_PER_TASK is
+ * no use there: for the batch step it is all the script's CPUs on the
+ * node, not the job's -c. */
+int bnd_batch_cpus_per_task(const char *cpus_per_task);
+
 /* The cpus of the cgroup cpuset a process is in. cpuset_file is the
  * process's /proc/PID/cpuset (its path inside the cpuset hierarchy);
  * cgroup_root is where the hierarchies are mounted (/sys/fs/cgroup).

@@ -2,7 +2,8 @@
 # t23_implicit.sh: plugstack implicit=yes binds jobs that give no --binding
 # to packed:<cpus per task in default_unit>:unit=<default_unit>, shown in
 # SLURM_BINDING_REQUEST; --binding=none and an explicit --binding win over
-# it; default= wins over implicit= and srun says so.
+# it; default= wins over implicit= and srun says so; a plain sbatch -n2
+# script is bound to one core per job task.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/binding_helpers.sh"
 need_plugin
@@ -74,6 +75,28 @@ assert_eq "$E2E_CPUS|$want_c2|bound" "$(field "$bl" 1)|$(field "$bl" 3)|$(field 
 assert_eq "packed:1:unit=C|bound|1" "$(field "$s1" 3)|$(field "$s1" 4)|$(cpulist_count "$(field "$s1" 1)")" "its srun -c1 step: packed:1:unit=C, one cpu"
 assert_eq "$want_c2|bound|$E2E_CPUS" "$(field "$s2" 3)|$(field "$s2" 4)|$(field "$s2" 1)" "its srun -c2 step: $want_c2, the script's cpus"
 pass_if "the -c1 step's cpu ($(field "$s1" 1)) is inside the script's" cpulist_within "$(field "$s1" 1)" "$(field "$bl" 1)"
+
+# 5b. A plain sbatch -n2 (no -c): the script stands for 2 tasks of one cpu
+# each, so packed:1:unit=C for each, both cpus. Slurm's cpus per task for
+# the batch step is the script's whole share (2), which once made it ask
+# for 2 cores per task: unbound, and with on_failure=fail the job FAILED.
+if [ "$tpc" -eq 1 ]; then
+	# shellcheck disable=SC2086 # several arguments
+	cluster_plugstack ${E2E_PLUGSTACK_DEFAULT:-} default=none implicit=yes on_failure=fail
+	js=$(user_file t23_n2.sh <<EOF2
+#!/bin/sh
+sh -c '$probe' > t23_n2.out
+EOF2
+)
+	rm -f "$E2E_WORK/t23_n2.out"
+	job=$(sbatch_as_user -n2 -o /dev/null "$js") || e2e_fail "sbatch -n2 refused"
+	assert_eq COMPLETED "$(wait_job_done "$job" 60)" "sbatch -n2 with implicit=yes on_failure=fail completes"
+	bl=$(cat "$E2E_WORK/t23_n2.out" 2>/dev/null)
+	e2e_note "sbatch -n2: $bl"
+	assert_eq "$E2E_CPUS|packed:1:unit=C|bound" "$(field "$bl" 1)|$(field "$bl" 3)|$(field "$bl" 4)" "sbatch -n2: the script is bound to its 2 cpus by packed:1:unit=C per task"
+else
+	e2e_skip "sbatch -n2 implicit: written for one thread per core, this node has $tpc"
+fi
 
 # 6. default= and implicit=yes: default= wins, and srun says so.
 # shellcheck disable=SC2086 # several arguments

@@ -593,11 +593,27 @@ START_TEST(implicit_binding_from_cpus_per_task)
 	ck_assert_str_eq(s.req.text, "packed:1:unit=C");
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
-	struct bnd_step_in ib = base(135, BND_STEP_ID_BATCH, 1, "0-3", NULL);
+	/* sbatch -n2: Slurm's cpus per task for the batch step is the
+	 * script's whole share (2 cpus here), not the job's -c (none): one
+	 * core per job task, not two, or the script of a plain sbatch -n2
+	 * would ask for twice its allocation and run unbound */
+	struct bnd_step_in ib = base(135, BND_STEP_ID_BATCH, 1, "0-1", NULL);
 	ib.tasks_per_node = "2";
-	ib.cpus_per_task = 4;
+	ib.cpus_per_task = 2;
 	ck_assert_int_eq(bnd_step_prepare(&s, &ib), BND_OK);
 	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_str_eq(s.req.text, "packed:1:unit=C");
+	ck_assert_str_eq(list_of(&s.pl.all_cpus), "0-3");
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+	/* sbatch -n2 -c4: the job's SLURM_CPUS_PER_TASK, 2 cores per task */
+	ib = base(135, BND_STEP_ID_BATCH, 1, "0-3", NULL);
+	ib.tasks_per_node = "2";
+	ib.cpus_per_task = 8;
+	ib.cpus_per_task_env = "4";
+	ck_assert_int_eq(bnd_step_prepare(&s, &ib), BND_OK);
+	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_str_eq(s.req.text, "packed:2:unit=C");
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), "0-7");
 	bnd_step_finish(&s);
 	bnd_step_free(&s);

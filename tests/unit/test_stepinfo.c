@@ -99,6 +99,15 @@ START_TEST(tasks_per_node)
 	ck_assert_int_eq(bnd_batch_tasks(NULL, NULL), 1);
 	ck_assert_int_eq(bnd_batch_tasks("junk", "junk"), 1);
 	ck_assert_int_eq(bnd_batch_tasks("0", "0"), 1);
+
+	/* the job's -c for a batch script; anything but a number >= 1 is 1 */
+	ck_assert_int_eq(bnd_batch_cpus_per_task("4"), 4);
+	ck_assert_int_eq(bnd_batch_cpus_per_task(NULL), 1);
+	ck_assert_int_eq(bnd_batch_cpus_per_task(""), 1);
+	ck_assert_int_eq(bnd_batch_cpus_per_task("0"), 1);
+	ck_assert_int_eq(bnd_batch_cpus_per_task("2x"), 1);
+	ck_assert_int_eq(bnd_batch_cpus_per_task("-3"), 1);
+	ck_assert_int_eq(bnd_batch_cpus_per_task("99999999999"), 1);
 }
 END_TEST
 
