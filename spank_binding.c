@@ -122,7 +122,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	uint32_t job = 0, stepid = 0, nodeid = 0, ntasks = 0, cpt = 0;
 	uid_t uid = 0;
 	char *step_cores = NULL, *job_cores = NULL;
-	char tpn[256], nt[32], cptenv[32], host[256], nodes[4096];
+	char tpn[256], nt[32], cptenv[32], nodes[4096], jnodes[4096];
 	spank_get_item(sp, S_JOB_ID, &job);
 	spank_get_item(sp, S_JOB_STEPID, &stepid);
 	spank_get_item(sp, S_JOB_UID, &uid);
@@ -134,10 +134,9 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	env_of(sp, "SLURM_TASKS_PER_NODE", tpn, sizeof(tpn));
 	env_of(sp, "SLURM_NTASKS", nt, sizeof(nt));
 	env_of(sp, "SLURM_CPUS_PER_TASK", cptenv, sizeof(cptenv));
-	env_of(sp, "SLURMD_NODENAME", host, sizeof(host));
+	/* Not SLURMD_NODENAME: here it is whatever srun sent. */
 	env_of(sp, "SLURM_STEP_NODELIST", nodes, sizeof(nodes));
-	if (!nodes[0])
-		env_of(sp, "SLURM_JOB_NODELIST", nodes, sizeof(nodes));
+	env_of(sp, "SLURM_JOB_NODELIST", jnodes, sizeof(jnodes));
 
 	int *gids = calloc(ntasks ? ntasks : 1, sizeof(*gids));
 	for (uint32_t i = 0; gids && i < ntasks; i++) {
@@ -154,7 +153,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 		.cpus_per_task = (int)cpt,
 		.mbind = opt_given[BND_OPT_MBIND] ? opt_text[BND_OPT_MBIND] : NULL,
 		.tasks_per_node = tpn, .ntasks_env = nt, .cpus_per_task_env = cptenv,
-		.host = host, .nodelist = nodes,
+		.step_nodelist = nodes, .job_nodelist = jnodes,
 		.owner = getpid(), .log = log_admin,
 	};
 	bnd_step_prepare(&step, &in);

@@ -184,6 +184,33 @@ static int implicit_request(struct bnd_step *s, int cpus_per_task)
 	return rc;
 }
 
+/* Entry nodeid of a host list, when it is a valid host name. */
+static int name_from_list(const char *list, uint32_t nodeid, char *out, size_t outlen)
+{
+	if (!list || !*list ||
+	    bnd_hostlist_nth(list, (int)nodeid, out, outlen, NULL, 0) != BND_OK)
+		return 0;
+	return bnd_hostname_valid(out);
+}
+
+/* This node's name for the rankfile root writes and for messages. The
+ * lists come from the step's environment, which the user controls, so a
+ * name must pass bnd_hostname_valid (a newline would add lines to the
+ * rankfile). A batch step's SLURM_STEP_NODELIST can only be what the
+ * submitting shell carried: the job's list names the batch host. */
+static void node_name(struct bnd_step *s, const struct bnd_step_in *in)
+{
+	const char *first = s->is_batch ? in->job_nodelist : in->step_nodelist;
+	if (name_from_list(first, in->nodeid, s->host, sizeof(s->host)) ||
+	    (!s->is_batch &&
+	     name_from_list(in->job_nodelist, in->nodeid, s->host, sizeof(s->host))))
+		return;
+	memset(s->host, 0, sizeof(s->host));
+	if (gethostname(s->host, sizeof(s->host) - 1) == 0 && bnd_hostname_valid(s->host))
+		return;
+	snprintf(s->host, sizeof(s->host), "localhost");
+}
+
 int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 {
 	char err[BND_ERRLEN] = "";
@@ -198,13 +225,8 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 	s->nodeid = in->nodeid;
 	s->log = in->log;
 	s->log_ctx = in->log_ctx;
-	if (in->host && *in->host)
-		snprintf(s->host, sizeof(s->host), "%s", in->host);
-	else if (!in->nodelist || bnd_hostlist_nth(in->nodelist, (int)in->nodeid, s->host,
-						    sizeof(s->host), NULL, 0) != BND_OK)
-		if (gethostname(s->host, sizeof(s->host) - 1))
-			snprintf(s->host, sizeof(s->host), "localhost");
 	s->is_batch = in->step == BND_STEP_ID_BATCH;
+	node_name(s, in);
 
 	const char *text = in->binding;
 	if (!text && *s->cfg.default_spec)

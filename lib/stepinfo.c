@@ -246,3 +246,17 @@ int bnd_hostlist_nth(const char *list, int n, char *out, size_t outlen,
 		return bnd_fail(err, errlen, BND_EINVAL, "host list \"%s\" is malformed", list);
 	return bnd_fail(err, errlen, BND_EINVAL, "host list \"%s\" has no entry %d", list, n);
 }
+
+int bnd_hostname_valid(const char *name)
+{
+	size_t n = name ? strlen(name) : 0;
+	if (n < 1 || n > 255 || name[0] == '-' || name[0] == '.')
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = name[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '-' || c == '.' || c == '_'))
+			return 0;
+	}
+	return 1;
+}

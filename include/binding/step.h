@@ -52,9 +52,14 @@ struct bnd_step_in {
 	/* batch step: tasks of the job on this node come from these, and
 	 * CPUs per task from SLURM_CPUS_PER_TASK (else 1) */
 	const char *tasks_per_node, *ntasks_env, *cpus_per_task_env;
-	/* This node's name (rankfile, messages): host when set (SLURMD_NODENAME),
-	 * else entry nodeid of nodelist (SLURM_STEP_NODELIST), else gethostname */
-	const char *host, *nodelist;
+	/* This node's name (rankfile, messages): entry nodeid of
+	 * SLURM_STEP_NODELIST (an srun step) or SLURM_JOB_NODELIST (the batch
+	 * step, or when the step list is missing), else gethostname(). A name
+	 * outside the host name alphabet (bnd_hostname_valid) is skipped: the
+	 * step's environment is the user's, and the rankfile is written by
+	 * root. SLURMD_NODENAME is never used: at init_post_opt it is only
+	 * what srun sent (inside a batch job, the batch host). */
+	const char *step_nodelist, *job_nodelist;
 	pid_t owner;                 /* slurmstepd: holds the state record */
 	bnd_log_fn log;              /* admin log (slurmd log), may be NULL */
 	void *log_ctx;

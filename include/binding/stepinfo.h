@@ -52,6 +52,11 @@ int bnd_cgroup_cpuset(const char *cgroup_root, const char *cpuset_file,
 int bnd_hostlist_nth(const char *list, int n, char *out, size_t outlen,
 		     char *err, size_t errlen);
 
+/* 1 when name is a plausible host name: 1 to 255 characters, letters,
+ * digits, '-', '.', '_', not starting with '-' or '.'. No control
+ * characters, spaces or '=', so it can go into a file line by line. */
+int bnd_hostname_valid(const char *name);
+
 /* Number of cores of t entirely inside cpus. */
 int bnd_whole_cores_in(const struct bnd_topology *t, const bnd_cpuset_t *cpus);
 

@@ -2,7 +2,8 @@
 # t15_instances.sh: the env and pe instances bind nothing (the task keeps
 # every cpu Slurm gave it) but export the chosen cores; pe also writes an
 # OpenMPI rankfile for the node's tasks, named in SLURM_BINDING_RANKFILE,
-# removed when the step ends. `set` on the same allocation does bind.
+# removed when the step ends, naming the real node whatever SLURMD_NODENAME
+# srun sends. `set` on the same allocation does bind.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/binding_helpers.sh"
 need_plugin
@@ -59,4 +60,15 @@ assert_ne "$(task_env "$1" SLURM_BINDING_PE)" "$(task_env "$2" SLURM_BINDING_PE)
 scancel "$j"; wait_job_done "$j" 30 >/dev/null
 wait_bg
 pass_if "pe: the rankfile is removed when the step ends" _e2e_wait_until 5 eval "! [ -e '$rf' ]"
+
+# 4. The rankfile names the real node, whatever SLURMD_NODENAME srun sends
+# (the user's environment; a newline in it once added lines to the file
+# root writes).
+# shellcheck disable=SC2016 # expanded by the task's shell
+out=$(run_as_user env SLURMD_NODENAME="bogus
+rank 7=evil slot=0:0" timeout 30 srun -n1 --binding=pe:linear:1 sh -c 'cat "$SLURM_BINDING_RANKFILE"; echo "pe=$SLURM_BINDING_PE"' 2>&1)
+e2e_note "SLURMD_NODENAME=bogus: $(printf '%s' "$out" | tr '\n' '|')"
+pair=$(printf '%s\n' "$out" | sed -n 's/^pe=//p')
+assert_eq "rank 0=$E2E_NODE slot=${pair%%,*}:${pair#*,}" "$(printf '%s\n' "$out" | grep '^rank')" "pe with SLURMD_NODENAME=bogus: the rankfile names $E2E_NODE, one line"
+assert_not_contains "$out" "evil" "pe: nothing of SLURMD_NODENAME reaches the rankfile"
 e2e_done

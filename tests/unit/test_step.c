@@ -52,7 +52,7 @@ static struct bnd_step_in base(uint32_t job, uint32_t step, int ntasks, const ch
 	struct bnd_step_in in = {
 		.cfg = &cfg, .job = job, .step = step, .uid = (uint32_t)getuid(), .nodeid = 0,
 		.ntasks = ntasks, .step_cores = cores, .job_cores = cores, .binding = binding,
-		.host = "n1", .owner = getpid(),
+		.step_nodelist = "n1", .owner = getpid(),
 	};
 	return in;
 }
@@ -262,8 +262,8 @@ START_TEST(env_and_pe_bind_nothing_pe_writes_a_rankfile)
 
 	in = base(42, 3, 2, "0-1", "pe:linear:1");
 	in.global_ids = gids;
-	in.host = NULL;
-	in.nodelist = "a,n[7-9]";
+	in.step_nodelist = "a,n[7-9]";
+	in.job_nodelist = "a,n[7-9],z";
 	in.nodeid = 2;
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert(s.placed);
@@ -284,6 +284,53 @@ START_TEST(env_and_pe_bind_nothing_pe_writes_a_rankfile)
 	ck_assert_int_eq(access(path, F_OK), -1);
 	bnd_step_free(&s);
 	free((void *)before);
+}
+END_TEST
+
+static const char *host_of(uint32_t step, const char *step_list, const char *job_list,
+			   uint32_t nodeid)
+{
+	static char out[256];
+	struct bnd_step s;
+	struct bnd_step_in in = base(45, step, 1, "0", NULL);
+	in.step_nodelist = step_list;
+	in.job_nodelist = job_list;
+	in.nodeid = nodeid;
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	snprintf(out, sizeof(out), "%s", s.host);
+	bnd_step_free(&s);
+	return out;
+}
+
+/* The node's name comes from the step's (batch: the job's) node list at
+ * this node's index, else gethostname(); never a name that could add
+ * lines to the root-written rankfile. */
+START_TEST(node_name_from_the_lists_never_injected)
+{
+	char me[256] = "";
+	ck_assert_int_eq(gethostname(me, sizeof(me) - 1), 0);
+	ck_assert_str_eq(host_of(0, "a,n[7-9]", "z", 2), "n8");
+	ck_assert_str_eq(host_of(0, NULL, "j[0-3]", 1), "j1");
+	ck_assert_str_eq(host_of(0, "n1\nrank 9=evil slot=0", "j[0-3]", 1), "j1");
+	ck_assert_str_eq(host_of(0, "bad name", NULL, 0), me);
+	ck_assert_str_eq(host_of(0, "a,b", NULL, 5), me);
+	/* the batch step: the job's list, whatever SLURM_STEP_NODELIST the
+	 * submitting shell carried */
+	ck_assert_str_eq(host_of(BND_STEP_ID_BATCH, "stale", "b[1-2]", 0), "b1");
+
+	if (!need_cores(1))
+		return;
+	struct bnd_step s;
+	struct bnd_step_in in = base(46, 0, 1, "0", "pe:linear:1");
+	in.step_nodelist = "x\nrank 99=evil slot=0:0";
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(s.placed, "%s", s.reason);
+	char want[512];
+	snprintf(want, sizeof(want), "rank 0=%s slot=%d:%d\n", me, here->cores[0].socket,
+		 here->cores[0].core);
+	ck_assert_str_eq(slurp(s.rankfile), want);
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
 }
 END_TEST
 
@@ -750,6 +797,7 @@ int main(void)
 	tcase_add_test(tc, other_jobs_cores_are_never_taken);
 	tcase_add_test(tc, batch_script_holds_the_jobs_cores_and_steps_reuse_them);
 	tcase_add_test(tc, env_and_pe_bind_nothing_pe_writes_a_rankfile);
+	tcase_add_test(tc, node_name_from_the_lists_never_injected);
 	tcase_add_test(tc, cpuset_check_refuses_cpus_outside);
 	tcase_add_test(tc, nothing_asked_costs_nothing);
 	tcase_add_test(tc, mbind_strict_and_nlocal);

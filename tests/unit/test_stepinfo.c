@@ -111,6 +111,28 @@ START_TEST(tasks_per_node)
 }
 END_TEST
 
+START_TEST(host_names)
+{
+	ck_assert_int_eq(bnd_hostname_valid("n1"), 1);
+	ck_assert_int_eq(bnd_hostname_valid("e2e-x7Q.example_org"), 1);
+	ck_assert_int_eq(bnd_hostname_valid(""), 0);
+	ck_assert_int_eq(bnd_hostname_valid(NULL), 0);
+	ck_assert_int_eq(bnd_hostname_valid("n1\nrank 9=evil"), 0);
+	ck_assert_int_eq(bnd_hostname_valid("n1 x"), 0);
+	ck_assert_int_eq(bnd_hostname_valid("n1=2"), 0);
+	ck_assert_int_eq(bnd_hostname_valid("n1\t"), 0);
+	ck_assert_int_eq(bnd_hostname_valid("-n1"), 0);
+	ck_assert_int_eq(bnd_hostname_valid(".n1"), 0);
+	ck_assert_int_eq(bnd_hostname_valid("n/1"), 0);
+	char big[300];
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	ck_assert_int_eq(bnd_hostname_valid(big), 0);
+	big[255] = '\0';
+	ck_assert_int_eq(bnd_hostname_valid(big), 1);
+}
+END_TEST
+
 static const char *nth(const char *list, int n)
 {
 	static char out[BND_ERRLEN + 8];
@@ -241,6 +263,7 @@ int main(void)
 	tcase_add_test(tc, core_lists_follow_socket_major_order);
 	tcase_add_test(tc, tasks_per_node);
 	tcase_add_test(tc, host_lists);
+	tcase_add_test(tc, host_names);
 	tcase_add_test(tc, cgroup_cpuset_v1_v2_and_missing);
 	tcase_add_test(tc, cgroup_cpuset_of_this_process);
 	suite_add_tcase(s, tc);
