@@ -91,24 +91,36 @@ int bnd_pe_pairs(const struct bnd_topology *t, const bnd_cpuset_t *cpus,
 	return each_core(t, cpus, pe_one, &s);
 }
 
+struct omp_sink {
+	struct sink s;
+	const bnd_cpuset_t *cpus;
+};
+
+/* Only the core's threads the task is bound to: a binding that takes part
+ * of a core (OCS unit=T, LSF level=thread, a cpus: list) must not name
+ * places the task cannot run on. */
 static int omp_one(const struct bnd_topology *t, int core, void *arg)
 {
-	struct sink *s = arg;
+	struct omp_sink *o = arg;
 	const struct bnd_core *k = &t->cores[core];
-	int rc = sink_printf(s, "%s{", s->n++ ? "," : "");
-	for (int p = k->pu_first; rc == BND_OK && p < k->pu_first + k->npus; p++)
-		rc = sink_printf(s, "%s%d", p > k->pu_first ? "," : "", t->pu_os[p]);
-	return rc == BND_OK ? sink_printf(s, "}") : rc;
+	int rc = sink_printf(&o->s, "%s{", o->s.n++ ? "," : ""), first = 1;
+	for (int p = k->pu_first; rc == BND_OK && p < k->pu_first + k->npus; p++) {
+		if (!bnd_cpuset_isset(o->cpus, t->pu_os[p]))
+			continue;
+		rc = sink_printf(&o->s, "%s%d", first ? "" : ",", t->pu_os[p]);
+		first = 0;
+	}
+	return rc == BND_OK ? sink_printf(&o->s, "}") : rc;
 }
 
 int bnd_omp_places(const struct bnd_topology *t, const bnd_cpuset_t *cpus,
 		   char *buf, size_t buflen)
 {
-	struct sink s = { buf, buflen, 0, 0 };
+	struct omp_sink o = { { buf, buflen, 0, 0 }, cpus };
 	if (!buflen)
 		return BND_EINVAL;
 	buf[0] = '\0';
-	return each_core(t, cpus, omp_one, &s);
+	return each_core(t, cpus, omp_one, &o);
 }
 
 struct rank_sink {

@@ -12,7 +12,8 @@
  *   SLURM_MBIND                  the --mbind policy name
  *   SLURM_BINDING_PE             pe only: the task's cores as OCS pe pairs "0,0:0,1"
  *   SLURM_BINDING_RANKFILE       pe only: path of the node's OpenMPI rankfile
- * With `set` and a binding, OMP_PLACES (one {..} place per core) and
+ * With `set` and a binding, OMP_PLACES (one {..} place per core, its
+ * threads in the binding) and
  * OMP_PROC_BIND=close, unless the user set them. Values this module set
  * earlier (an srun inside a batch script inherits the script's) are
  * recognised through SLURM_BINDING_OMP_PLACES / SLURM_BINDING_OMP_PROC_BIND
@@ -63,7 +64,9 @@ const char *bnd_taskenv_get(const struct bnd_taskenv *e, const char *name);
 int bnd_pe_pairs(const struct bnd_topology *t, const bnd_cpuset_t *cpus,
 		 char *buf, size_t buflen);
 
-/* OMP_PLACES explicit form: one place per core, "{0,1},{2,3}". */
+/* OMP_PLACES explicit form: one place per core holding cpus, with the
+ * core's threads that are in cpus, "{0,1},{2,3}" (a binding to one thread
+ * of each of two cores: "{0},{2}"). */
 int bnd_omp_places(const struct bnd_topology *t, const bnd_cpuset_t *cpus,
 		   char *buf, size_t buflen);
 

@@ -214,6 +214,39 @@ START_TEST(rankfile_text)
 }
 END_TEST
 
+/* A binding to part of a core: OMP_PLACES names only the task's threads,
+ * never a sibling thread outside the binding (it did: "{2,3}" for cpu 2). */
+START_TEST(omp_places_only_the_tasks_threads)
+{
+	/* 1 socket x 2 cores x 2 threads: core 0 = cpus 0,1, core 1 = cpus 2,3 */
+	struct bnd_topology *t = tu_topo("pack:1 core:2 pu:2");
+	char places[64];
+	const struct { const char *cpus, *want; } v[] = {
+		{ "2", "{2}" },          /* packed unit=T, LSF level=thread */
+		{ "0,2", "{0},{2}" },    /* one thread of each core (cpus:0,2) */
+		{ "1-3", "{1},{2,3}" },  /* a whole core and a thread */
+		{ "0-3", "{0,1},{2,3}" },
+	};
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		bnd_cpuset_t c = cpus_of(v[i].cpus);
+		ck_assert_int_eq(bnd_omp_places(t, &c, places, sizeof(places)), BND_OK);
+		ck_assert_msg(!strcmp(places, v[i].want), "cpus %s: got %s, want %s", v[i].cpus,
+			      places, v[i].want);
+	}
+	/* and the task's environment says the same */
+	bnd_cpuset_t c = cpus_of("0,2");
+	struct bnd_taskenv_in in = { .topo = t, .request = "cpus:0,2:level=thread",
+				     .instance = BND_I_SET, .cpus = &c };
+	struct bnd_taskenv e;
+	char err[BND_ERRLEN];
+	ck_assert_int_eq(bnd_taskenv_build(&e, &in, err, sizeof(err)), BND_OK);
+	ck_assert_str_eq(must(&e, "OMP_PLACES"), "{0},{2}");
+	ck_assert_str_eq(must(&e, "SLURM_BINDING_OMP_PLACES"), "{0},{2}");
+	bnd_taskenv_free(&e);
+	bnd_topology_free(t);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("taskenv");
@@ -225,6 +258,7 @@ int main(void)
 	tcase_add_test(tc, no_request_no_topology);
 	tcase_add_test(tc, ocs_topology_marks_the_task);
 	tcase_add_test(tc, rankfile_text);
+	tcase_add_test(tc, omp_places_only_the_tasks_threads);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
