@@ -22,10 +22,17 @@ SPANK_PLUGIN(binding, 1);
 #define TAG "spank-binding"
 
 static struct bnd_config cfg;
-/* Set by the remote option callback, which Slurm calls once or twice
- * (launch message and environment) with the same value: overwriting
- * keeps it idempotent. */
-static char *opt_text[3]; /* whole, heap: a request has no length limit */
+/* The options' values, whole (heap: a request has no length limit).
+ * In slurmstepd, Slurm 22.05 calls the option callback once per source:
+ * first with the value of srun's launch message, then with
+ * _SLURM_SPANK_OPTION_binding_<name> from the step's environment (the
+ * batch step has only the latter). srun writes the same value into both,
+ * but the environment is the user's and can differ (srun --export=NAME=...,
+ * a launcher other than srun). The first value wins: it is the one srun
+ * validated, and newer Slurm skips the environment once the launch message
+ * had the option. Either way init_post_opt parses it again, so a bad
+ * value can only leave the step unbound. */
+static char *opt_text[3];
 static int opt_given[3];
 static struct bnd_step step;
 
@@ -67,6 +74,8 @@ static int opt_cb(int val, const char *optarg, int remote)
 		if (err[0])
 			slurm_info("%s", err);
 	}
+	if (remote && opt_given[val])
+		return 0;
 	char *copy = strdup(v);
 	if (!copy) {
 		slurm_error(TAG ": --%s: out of memory", val == BND_OPT_MBIND ? "mbind" : "binding");
@@ -105,10 +114,31 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 	return 0;
 }
 
-static void env_of(spank_t sp, const char *name, char *buf, int len)
+/* Longer than any value execve() takes (128 KiB): a bigger one is not
+ * worth reading. */
+#define ENV_MAX (1 << 20)
+
+/* A variable of the step's environment, whole, in a buffer grown until it
+ * fits: malloc'd, NULL when unset. *cut (may be NULL) is set when it exists
+ * but could not be read whole; callers must then not take it as unset. */
+static char *env_get(spank_t sp, const char *name, int *cut)
 {
-	if (spank_getenv(sp, name, buf, len) != ESPANK_SUCCESS)
-		buf[0] = '\0';
+	if (cut)
+		*cut = 0;
+	for (size_t len = 256; len <= ENV_MAX; len *= 4) {
+		char *buf = malloc(len);
+		if (!buf)
+			break;
+		spank_err_t rc = spank_getenv(sp, name, buf, (int)len);
+		if (rc == ESPANK_SUCCESS)
+			return buf;
+		free(buf);
+		if (rc != ESPANK_NOSPACE)
+			return NULL;
+	}
+	if (cut)
+		*cut = 1;
+	return NULL;
 }
 
 /* Never fails: a failure here would drain the node for a batch step. */
@@ -122,7 +152,6 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	uint32_t job = 0, stepid = 0, nodeid = 0, ntasks = 0, cpt = 0;
 	uid_t uid = 0;
 	char *step_cores = NULL, *job_cores = NULL;
-	char tpn[256], nt[32], cptenv[32], nodes[4096], jnodes[4096];
 	spank_get_item(sp, S_JOB_ID, &job);
 	spank_get_item(sp, S_JOB_STEPID, &stepid);
 	spank_get_item(sp, S_JOB_UID, &uid);
@@ -131,12 +160,14 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	spank_get_item(sp, S_STEP_CPUS_PER_TASK, &cpt);
 	spank_get_item(sp, S_STEP_ALLOC_CORES, &step_cores);
 	spank_get_item(sp, S_JOB_ALLOC_CORES, &job_cores);
-	env_of(sp, "SLURM_TASKS_PER_NODE", tpn, sizeof(tpn));
-	env_of(sp, "SLURM_NTASKS", nt, sizeof(nt));
-	env_of(sp, "SLURM_CPUS_PER_TASK", cptenv, sizeof(cptenv));
-	/* Not SLURMD_NODENAME: here it is whatever srun sent. */
-	env_of(sp, "SLURM_STEP_NODELIST", nodes, sizeof(nodes));
-	env_of(sp, "SLURM_JOB_NODELIST", jnodes, sizeof(jnodes));
+	/* Unset or unreadable: NULL, and the lib falls back (SLURM_NTASKS,
+	 * 1 cpu per task, gethostname). Not SLURMD_NODENAME: here it is
+	 * whatever srun sent. */
+	char *tpn = env_get(sp, "SLURM_TASKS_PER_NODE", NULL);
+	char *nt = env_get(sp, "SLURM_NTASKS", NULL);
+	char *cptenv = env_get(sp, "SLURM_CPUS_PER_TASK", NULL);
+	char *nodes = env_get(sp, "SLURM_STEP_NODELIST", NULL);
+	char *jnodes = env_get(sp, "SLURM_JOB_NODELIST", NULL);
 
 	int *gids = calloc(ntasks ? ntasks : 1, sizeof(*gids));
 	for (uint32_t i = 0; gids && i < ntasks; i++) {
@@ -158,24 +189,66 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	};
 	bnd_step_prepare(&step, &in);
 	free(gids);
+	free(tpn);
+	free(nt);
+	free(cptenv);
+	free(nodes);
+	free(jnodes);
 	if (step.reason[0])
 		slurm_info(TAG ": job %u step %u: no binding: %s", job, stepid, step.reason);
 	return 0;
 }
 
+/* Every value read for bnd_step_task, kept until it returns. */
 struct env_ctx {
 	spank_t sp;
-	int next;
-	char buf[4][4096];
+	int n, cap;
+	char **got;
 };
 
+static const char *keep(struct env_ctx *c, char *v)
+{
+	if (c->n == c->cap) {
+		int cap = c->cap ? 2 * c->cap : 8;
+		char **g = realloc(c->got, (size_t)cap * sizeof(*g));
+		if (!g) {
+			free(v);
+			return NULL;
+		}
+		c->got = g;
+		c->cap = cap;
+	}
+	return c->got[c->n++] = v;
+}
+
+static void env_ctx_free(struct env_ctx *c)
+{
+	for (int i = 0; i < c->n; i++)
+		free(c->got[i]);
+	free(c->got);
+	c->got = NULL;
+	c->n = c->cap = 0;
+}
+
+/* A value too long (or memory too short) to read is not "unset": that
+ * would let the plugin overwrite a user's OMP_PLACES. It reads as a text
+ * no variable can hold and no other name's reads as. */
 static const char *task_getenv(void *vctx, const char *name)
 {
+	static const char unreadable[] = "\001unreadable ";
 	struct env_ctx *c = vctx;
-	char *b = c->buf[c->next++ % 4];
-	if (spank_getenv(c->sp, name, b, sizeof(c->buf[0])) != ESPANK_SUCCESS)
+	int cut;
+	char *v = env_get(c->sp, name, &cut);
+	if (v)
+		return keep(c, v) ? v : unreadable;
+	if (!cut)
 		return NULL;
-	return b;
+	size_t n = sizeof(unreadable) + strlen(name);
+	char *m = malloc(n);
+	if (!m)
+		return unreadable;
+	snprintf(m, n, "%s%s", unreadable, name);
+	return keep(c, m) ? m : unreadable;
 }
 
 int slurm_spank_task_init(spank_t sp, int ac, char **av)
@@ -187,18 +260,18 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 
 	int local = 0;
 	uint32_t global = 0;
-	char dbg[16];
-	static struct env_ctx ec;
+	struct env_ctx ec = { sp, 0, 0, NULL };
 	struct bnd_task_result res;
 	spank_get_item(sp, S_TASK_ID, &local);
 	spank_get_item(sp, S_TASK_GLOBAL_ID, &global);
-	env_of(sp, "SRUN_DEBUG", dbg, sizeof(dbg));
 	/* srun -v raises SRUN_DEBUG above its default of 3 (info). */
-	int verbose = cfg.verbose || atoi(dbg) > 3;
+	char *dbg = env_get(sp, "SRUN_DEBUG", NULL);
+	int verbose = cfg.verbose || (dbg && atoi(dbg) > 3);
+	free(dbg);
 
-	ec.sp = sp;
 	bnd_step_task(&step, local, (int)global, verbose, task_getenv, &ec,
 		      "/sys/fs/cgroup", "/proc/self/cpuset", &res);
+	env_ctx_free(&ec);
 	for (int i = 0; i < res.env.n; i++) {
 		if (res.env.v[i].value)
 			spank_setenv(sp, res.env.v[i].name, res.env.v[i].value, 1);

@@ -1,7 +1,8 @@
 #!/bin/bash
 # t10_srun_linear.sh: `srun -n2 --binding=linear:1` puts the two running
 # tasks on two different single CPUs, inside the allocation, and each
-# task's SLURM_BINDING (and the rest of its environment) agrees.
+# task's SLURM_BINDING (and the rest of its environment) agrees; a user's
+# OMP_PLACES stays, however long.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/binding_helpers.sh"
 need_plugin
@@ -38,6 +39,14 @@ assert_eq "$(cpulist_expand "$c0,$c1")" "$(cpulist_expand "$held")" "the state f
 scancel "$job"
 wait_job_done "$job" 30 >/dev/null
 wait_bg
+
+# A user's OMP_PLACES is never replaced, however long: one of 5 000+
+# characters (once read through a 4 KiB buffer, taken as unset and
+# overwritten with the task's core) reaches the task as given.
+long="{0}$(printf ',{0}%.0s' $(seq 1 1300))"
+# shellcheck disable=SC2016 # expanded by the task's shell
+out=$(run_as_user env OMP_PLACES="$long" timeout 30 srun -n1 --binding=linear:1 sh -c 'echo "${#OMP_PLACES}|$OMP_PROC_BIND|$SLURM_BINDING_STATUS"' 2>&1)
+assert_eq "${#long}|close|bound" "$out" "a ${#long}-character OMP_PLACES of the user's is left alone"
 
 # srun -v: one line per task with host, task, cores, cpus and mempolicy.
 out=$(run_as_user timeout 30 srun -v -n2 --binding=linear:1 true 2>&1)
