@@ -79,6 +79,23 @@ static void explain_nofit(struct bnd_step *s, const char *alloc_err)
 	int rc = bnd_place(s->topo, &d, &s->req, s->ntasks, &tmp, perr, sizeof(perr));
 	if (rc == BND_OK)
 		bnd_placement_free(&tmp);
+	/* An explicit list names its cores: more cpus would not help. */
+	if (rc == BND_ENOFIT && s->req.strategy == BND_S_EXPLICIT) {
+		int n = s->req.nexplicit;
+		if (n % s->ntasks)
+			put_text(s->reason, sizeof(s->reason),
+				 "--binding=%s lists %d core%s, which cannot be shared out evenly "
+				 "among %s %d tasks on this node (list a multiple of %d cores)",
+				 s->req.text, n, plural(n), s->is_batch ? "the job's" : "this step's",
+				 s->ntasks, s->ntasks);
+		else
+			put_text(s->reason, sizeof(s->reason),
+				 "--binding=%s names cores this step was not given: Slurm gave it "
+				 "%d core%s (cpus %s)%s for %d task%s; %s",
+				 s->req.text, ncores, plural(ncores), dl, kept, s->ntasks,
+				 plural(s->ntasks), perr);
+		return;
+	}
 	if (rc == BND_ENOFIT) {
 		put_text(s->reason, sizeof(s->reason),
 			 "the allocation on this node is too small for --binding=%s%s: Slurm gave "

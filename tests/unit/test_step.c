@@ -482,6 +482,38 @@ static const char *list_of(const bnd_cpuset_t *c)
 	return b;
 }
 
+/* An explicit list that does not fit says why: more cpus would not help,
+ * so the reason must not say "too small ... ask for more cpus". */
+START_TEST(explicit_list_reasons)
+{
+	struct bnd_topology *t = fake_node("pack:1 core:4");
+	struct bnd_step s;
+	struct bnd_step_in in = base(13, 0, 2, "0-3", "explicit:0,0:0,1:0,2");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(!s.placed);
+	ck_assert_str_eq(s.reason, "--binding=explicit:0,0:0,1:0,2 lists 3 cores, which cannot be "
+			 "shared out evenly among this step's 2 tasks on this node (list a multiple "
+			 "of 2 cores)");
+	bnd_step_free(&s);
+	/* the batch script stands for the job's tasks */
+	in = base(14, BND_STEP_ID_BATCH, 1, "0-3", "explicit:0,0:0,1:0,2");
+	in.tasks_per_node = "2";
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(!s.placed && strstr(s.reason, "among the job's 2 tasks on this node"), "%s",
+		      s.reason);
+	bnd_step_free(&s);
+	/* a core outside the step's allocation */
+	in = base(15, 0, 1, "0-1", "explicit:0,3");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(!s.placed);
+	ck_assert_str_eq(s.reason, "--binding=explicit:0,3 names cores this step was not given: "
+			 "Slurm gave it 2 cores (cpus 0-1) for 1 task; explicit: core 0,3 is not free");
+	bnd_step_free(&s);
+	ck_assert_int_eq(records(), 0);
+	bnd_topology_free(t);
+}
+END_TEST
+
 /* filter=first_core: core 0,0 is never handed out, whatever the request;
  * the rest of the allocation still is. */
 START_TEST(first_core_is_never_used)
@@ -794,6 +826,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, two_tasks_bound_and_released);
 	tcase_add_test(tc, allocation_too_small_names_both_numbers);
+	tcase_add_test(tc, explicit_list_reasons);
 	tcase_add_test(tc, other_jobs_cores_are_never_taken);
 	tcase_add_test(tc, batch_script_holds_the_jobs_cores_and_steps_reuse_them);
 	tcase_add_test(tc, env_and_pe_bind_nothing_pe_writes_a_rankfile);
