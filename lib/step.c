@@ -273,14 +273,19 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 	s->have_request = s->implicit || (text && s->req.strategy != BND_S_NONE);
 
 	/* The cache lives in the state dir: make sure it exists so the first
-	 * step's discovery is the last one this boot. */
-	int dfd = -1;
-	if (bnd_statedir_open(s->cfg.state_dir, 1, &dfd, err, sizeof(err)) == BND_OK && dfd >= 0)
+	 * step's discovery is the last one this boot. A dir refused as
+	 * untrusted gets no cache written into it, nor read from it: hwloc
+	 * then, read-only (the state transaction will fail with the reason). */
+	int dfd = -1, dir_ok = 0;
+	if (bnd_statedir_open(s->cfg.state_dir, 1, &dfd, err, sizeof(err)) == BND_OK && dfd >= 0) {
 		close(dfd);
-	else if (*err)
+		dir_ok = 1;
+	} else if (*err) {
 		step_log(s, "state dir: %s", err);
+	}
 	err[0] = '\0';
-	if (bnd_topocache_load(&s->topo, s->cfg.state_dir, err, sizeof(err)) != BND_OK) {
+	if (bnd_topocache_load(&s->topo, dir_ok ? s->cfg.state_dir : NULL, err,
+			       sizeof(err)) != BND_OK) {
 		put_text(s->reason, sizeof(s->reason), "topology: %s", err);
 		s->topo = NULL;
 		return BND_OK;

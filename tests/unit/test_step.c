@@ -805,6 +805,26 @@ START_TEST(long_request_used_whole)
 }
 END_TEST
 
+/* A state dir refused as untrusted (group-writable here) gets no topology
+ * cache written into it: the step reads the topology from hwloc and runs
+ * unbound with the state dir's reason. */
+START_TEST(refused_state_dir_gets_no_cache)
+{
+	char cmd[256], path[160];
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && chmod 0777 '%s'", state, state);
+	ck_assert_int_eq(system(cmd), 0);
+	struct bnd_step s;
+	struct bnd_step_in in = base(160, 0, 1, "0", "linear:1");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(s.topo && !s.placed);
+	ck_assert_msg(strstr(s.reason, "state (") && strstr(s.reason, "writable"), "%s", s.reason);
+	snprintf(path, sizeof(path), "%s/" BND_TOPOCACHE_FILE, state);
+	ck_assert_int_eq(access(path, F_OK), -1);
+	ck_assert_int_eq(records(), 0);
+	bnd_step_free(&s);
+}
+END_TEST
+
 START_TEST(node_warmup_builds_the_cache)
 {
 	char err[BND_ERRLEN], path[160];
@@ -837,6 +857,7 @@ int main(void)
 	tcase_add_test(tc, mbind_nlocal_is_only_a_warning);
 	tcase_add_test(tc, options_checked_where_typed);
 	tcase_add_test(tc, node_warmup_builds_the_cache);
+	tcase_add_test(tc, refused_state_dir_gets_no_cache);
 	tcase_add_test(tc, first_core_is_never_used);
 	tcase_add_test(tc, first_core_on_every_strategy);
 	tcase_add_test(tc, implicit_binding_from_cpus_per_task);
