@@ -1,27 +1,9 @@
 #include "binding/implicit.h"
 
 #include <stdio.h>
-#include <string.h>
 
 #include "binding/error.h"
 #include "binding/unitsort.h"
-
-/* The unit's level and kind, read as the packed strategy reads unit=: an
- * E prefix or a lone E is efficiency, anything else power. */
-static int unit_target(const struct bnd_topology *t, const char *unit, int *type, int *kind)
-{
-	size_t n = unit ? strlen(unit) : 0;
-	int ignored;
-	if (n < 1 || n > 2)
-		return BND_EINVAL;
-	char lvl = unit[n - 1];
-	if (lvl < 'A' || lvl > 'Z')
-		return BND_EINVAL;
-	if (n == 2 && ((unit[0] != 'C' && unit[0] != 'E') || lvl == 'C' || lvl == 'E'))
-		return BND_EINVAL;
-	*kind = (n == 2 ? unit[0] : lvl) == 'E' ? BND_KIND_EFFICIENCY : BND_KIND_POWER;
-	return bnd_unit_letter(t, lvl, type, &ignored, NULL, 0);
-}
 
 /* Threads of the wanted kind below unit u. */
 static int threads_of_kind(const struct bnd_topology *t, int u, int kind)
@@ -39,7 +21,7 @@ int bnd_implicit_amount(const struct bnd_topology *t, const char *unit, int cpus
 	int type, kind, size = 0;
 	if (!t || !amount)
 		return bnd_fail(err, errlen, BND_EINVAL, "implicit binding: no topology");
-	if (unit_target(t, unit, &type, &kind) != BND_OK)
+	if (bnd_packed_unit(t, unit, &type, &kind) != BND_OK)
 		return bnd_fail(err, errlen, BND_EINVAL,
 				"implicit binding: default_unit=%s is not a packed unit "
 				"(T CT ET C E S CS ES X CX EX Y CY EY N CN EN)", unit ? unit : "");

@@ -18,36 +18,14 @@ struct target {
 	char name[3];   /* as requested, for messages */
 };
 
-/* unit=: [C|E]<level> or a lone C, E, T. */
+/* unit=: [C|E]<level> or a lone C, E, T; C when not given. */
 static int parse_unit(const struct bnd_topology *t, const struct bnd_request *r,
 		      struct target *g, char *err, size_t errlen)
 {
 	const char *u = r->unit[0] ? r->unit : "C";
-	size_t n = strlen(u);
-	char lvl = u[n - 1];
-	char e[BND_ERRLEN];
-	int kind = BND_KIND_POWER;
-
 	snprintf(g->name, sizeof(g->name), "%s", u);
-	if (n == 2) {
-		if (u[0] == 'E')
-			kind = BND_KIND_EFFICIENCY;
-		else if (u[0] != 'C')
-			goto bad;
-		if (lvl == 'C' || lvl == 'E')
-			goto bad;
-	} else if (n == 1 && lvl == 'E') {
-		kind = BND_KIND_EFFICIENCY;
-	} else if (n != 1) {
-		goto bad;
-	}
-	int type, k;
-	if (bnd_unit_letter(t, lvl, &type, &k, e, sizeof(e)) != BND_OK || lvl < 'A' || lvl > 'Z')
-		goto bad;
-	g->type = type;
-	g->kind = kind;
-	return BND_OK;
-bad:
+	if (bnd_packed_unit(t, u, &g->type, &g->kind) == BND_OK)
+		return BND_OK;
 	return bnd_fail(err, errlen, BND_EINVAL,
 			"--binding: \"%s\": unit=%s is not a unit (expected unit=T|CT|ET|C|E|S|CS|ES|X|CX|EX|Y|CY|EY|N|CN|EN)",
 			r->text, u);

@@ -38,6 +38,23 @@ int bnd_unit_letter(const struct bnd_topology *t, char letter, int *type, int *k
 	return BND_OK;
 }
 
+int bnd_packed_unit(const struct bnd_topology *t, const char *unit, int *type, int *kind)
+{
+	size_t n = unit ? strlen(unit) : 0;
+	int ignored;
+	if (n < 1 || n > 2)
+		return BND_EINVAL;
+	char lvl = unit[n - 1];
+	if (lvl < 'A' || lvl > 'Z')
+		return BND_EINVAL;
+	if (n == 2 && ((unit[0] != 'C' && unit[0] != 'E') || lvl == 'C' || lvl == 'E'))
+		return BND_EINVAL;
+	if (bnd_unit_letter(t, lvl, type, &ignored, NULL, 0) != BND_OK)
+		return BND_EINVAL;
+	*kind = (n == 2 ? unit[0] : lvl) == 'E' ? BND_KIND_EFFICIENCY : BND_KIND_POWER;
+	return BND_OK;
+}
+
 bool bnd_unit_matches(const struct bnd_topology *t, int u, int type, int kind)
 {
 	const struct bnd_unit *x = &t->units[u];

@@ -24,6 +24,14 @@
 int bnd_unit_letter(const struct bnd_topology *t, char letter, int *type, int *kind,
 		    char *err, size_t errlen);
 
+/* A packed unit= value ("T", "CT", "ET", "C", "E", "S", "CS", "ES", "X",
+ * "CX", "EX", "Y", "CY", "EY", "N", "CN", "EN"; upper case only): the
+ * unit type picked as one group and the core kind it must be, power or
+ * efficiency (an E prefix or a lone E is efficiency). Levels the node
+ * lacks are mapped as bnd_unit_letter does. BND_EINVAL for anything
+ * else; callers word the message. */
+int bnd_packed_unit(const struct bnd_topology *t, const char *unit, int *type, int *kind);
+
 /* Does the topology have at least one unit of this type? */
 bool bnd_topology_has_type(const struct bnd_topology *t, int type);
 

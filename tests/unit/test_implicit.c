@@ -9,6 +9,7 @@
 #include "binding/error.h"
 #include "binding/implicit.h"
 #include "binding/request.h"
+#include "binding/unitsort.h"
 #include "testutil.h"
 
 static int amount(const struct bnd_topology *t, const char *unit, int cpt)
@@ -83,6 +84,36 @@ START_TEST(bad_units_and_missing_kinds)
 }
 END_TEST
 
+/* bnd_packed_unit is the one reading of unit= (the packed strategy's and
+ * implicit's): level and kind for every value, nothing for the rest. */
+START_TEST(packed_unit_values)
+{
+	/* no L3 nor L2 level: X maps to S, Y to the core; one NUMA node */
+	struct bnd_topology *t = tu_topo("pack:1 core:4 pu:2");
+	const struct { const char *unit; int type, kind; } v[] = {
+		{ "T", BND_U_PU, BND_KIND_POWER }, { "CT", BND_U_PU, BND_KIND_POWER },
+		{ "ET", BND_U_PU, BND_KIND_EFFICIENCY }, { "C", BND_U_CORE, BND_KIND_POWER },
+		{ "E", BND_U_CORE, BND_KIND_EFFICIENCY }, { "S", BND_U_SOCKET, BND_KIND_POWER },
+		{ "CS", BND_U_SOCKET, BND_KIND_POWER }, { "ES", BND_U_SOCKET, BND_KIND_EFFICIENCY },
+		{ "X", BND_U_SOCKET, BND_KIND_POWER }, { "EN", BND_U_NUMA, BND_KIND_EFFICIENCY },
+		{ "Y", BND_U_CORE, BND_KIND_POWER }, { "EY", BND_U_CORE, BND_KIND_EFFICIENCY },
+	};
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		int type = -1, kind = -1;
+		ck_assert_msg(bnd_packed_unit(t, v[i].unit, &type, &kind) == BND_OK, "%s", v[i].unit);
+		ck_assert_msg(type == v[i].type && kind == v[i].kind, "%s: type %d kind %d",
+			      v[i].unit, type, kind);
+	}
+	const char *bad[] = { "Q", "CC", "EE", "c", "", "CTX", "XC", "TS", "Ct", NULL };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int type = -1, kind = -1;
+		ck_assert_msg(bnd_packed_unit(t, bad[i], &type, &kind) == BND_EINVAL, "%s accepted",
+			      bad[i] ? bad[i] : "NULL");
+	}
+	bnd_topology_free(t);
+}
+END_TEST
+
 /* The request text, and what it gets: the CPUs asked for, whole cores. */
 START_TEST(request_places_the_cpus)
 {
@@ -153,6 +184,7 @@ int main(void)
 	tcase_add_test(tc, cores_and_threads);
 	tcase_add_test(tc, caches_and_numa);
 	tcase_add_test(tc, bad_units_and_missing_kinds);
+	tcase_add_test(tc, packed_unit_values);
 	tcase_add_test(tc, request_places_the_cpus);
 	tcase_add_test(tc, raptorlake_hybrid);
 	suite_add_tcase(s, tc);
