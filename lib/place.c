@@ -9,14 +9,14 @@
 #include "binding/error.h"
 #include "binding/strategy.h"
 
-static bool pu_usable(const struct bnd_topology *t, const struct bnd_domain *dom, int pu)
+int bnd_pu_available(const struct bnd_topology *t, const struct bnd_domain *dom, int pu)
 {
 	int os = t->pu_os[pu];
 	if (dom && dom->allowed && !bnd_cpuset_isset(dom->allowed, os))
-		return false;
+		return 0;
 	if (dom && dom->taken && bnd_cpuset_isset(dom->taken, os))
-		return false;
-	return true;
+		return 0;
+	return 1;
 }
 
 int bnd_core_available(const struct bnd_topology *t, const struct bnd_domain *dom, int core)
@@ -25,7 +25,7 @@ int bnd_core_available(const struct bnd_topology *t, const struct bnd_domain *do
 		return 0;
 	const struct bnd_core *c = &t->cores[core];
 	for (int pu = c->pu_first; pu < c->pu_first + c->npus; pu++)
-		if (!pu_usable(t, dom, pu))
+		if (!bnd_pu_available(t, dom, pu))
 			return 0;
 	return 1;
 }
@@ -116,7 +116,7 @@ static int check_inside(const struct bnd_topology *t, const struct bnd_domain *d
 {
 	for (int i = 0; i < pick->off[pick->ngroups]; i++) {
 		int pu = pick->pus[i];
-		if (pu < 0 || pu >= t->npus || !pu_usable(t, dom, pu))
+		if (pu < 0 || pu >= t->npus || !bnd_pu_available(t, dom, pu))
 			return bnd_fail(err, errlen, BND_EINVAL,
 					"internal error: strategy picked cpu %d outside the free domain",
 					pu >= 0 && pu < t->npus ? t->pu_os[pu] : pu);

@@ -358,11 +358,8 @@ int bnd_strategy_lsf(const struct bnd_topology *t, const struct bnd_domain *dom,
 		rc = bnd_fail(err, errlen, BND_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (int i = 0; i < t->npus; i++) {
-		int os = t->pu_os[i];
-		busy[i] = (dom && dom->allowed && !bnd_cpuset_isset(dom->allowed, os)) ||
-			  (dom && dom->taken && bnd_cpuset_isset(dom->taken, os));
-	}
+	for (int i = 0; i < t->npus; i++)
+		busy[i] = !bnd_pu_available(t, dom, i);
 	struct lsf l = { t, busy, out, 0 };
 	if (r->strategy == BND_S_LSF_CPUS) {
 		rc = cpu_list(&l, r, err, errlen);

@@ -31,13 +31,6 @@ static int parse_unit(const struct bnd_topology *t, const struct bnd_request *r,
 			r->text, u);
 }
 
-static bool cpu_in_domain(const struct bnd_domain *dom, int os)
-{
-	if (dom && dom->allowed && !bnd_cpuset_isset(dom->allowed, os))
-		return false;
-	return !(dom && dom->taken && bnd_cpuset_isset(dom->taken, os));
-}
-
 /* The letters this topology's OCS string contains, for messages. */
 static void letters_present(const struct bnd_topology *t, char *buf)
 {
@@ -221,7 +214,7 @@ int bnd_strategy_packed(const struct bnd_topology *t, const struct bnd_domain *d
 	/* Used (occupied or outside the step) drives sort and start/stop; the
 	 * filter only forbids, it does not make a unit look used. */
 	for (int i = 0; i < t->npus; i++) {
-		used[i] = !cpu_in_domain(dom, t->pu_os[i]);
+		used[i] = !bnd_pu_available(t, dom, i);
 		blocked[i] = used[i] || bnd_cpuset_isset(&filt, t->pu_os[i]);
 	}
 	rc = bnd_unitorder_build(&o, t, used, r->sort, err, errlen);

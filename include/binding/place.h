@@ -44,6 +44,10 @@ int bnd_place(const struct bnd_topology *t, const struct bnd_domain *dom,
 
 void bnd_placement_free(struct bnd_placement *p);
 
+/* Is PU index pu (not its OS id) inside the domain: allowed and not
+ * taken? The one test every strategy uses. */
+int bnd_pu_available(const struct bnd_topology *t, const struct bnd_domain *dom, int pu);
+
 /* Is the core entirely inside the domain? */
 int bnd_core_available(const struct bnd_topology *t, const struct bnd_domain *dom, int core);
 

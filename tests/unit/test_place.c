@@ -177,6 +177,37 @@ START_TEST(domain_limits_placement)
 }
 END_TEST
 
+/* bnd_pu_available is the one domain test: allowed and not taken, by PU
+ * index; the packed and LSF strategies see the same free threads. */
+START_TEST(pu_available_is_the_domain)
+{
+	char err[BND_ERRLEN] = "", cpus[64];
+	struct bnd_topology *t = tu_topo("pack:2 core:4 pu:2");
+	bnd_cpuset_t allowed, taken;
+	ck_assert_int_eq(bnd_cpuset_parse_list(&allowed, "6-9,11", err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(bnd_cpuset_parse_list(&taken, "8", err, sizeof(err)), BND_OK);
+	struct bnd_domain dom = { &allowed, &taken };
+	for (int pu = 0; pu < t->npus; pu++) {
+		int os = t->pu_os[pu];
+		int want = (os >= 6 && os <= 9 && os != 8) || os == 11;
+		ck_assert_msg(bnd_pu_available(t, &dom, pu) == want, "cpu %d", os);
+	}
+	struct bnd_domain all = { NULL, NULL };
+	ck_assert_int_eq(bnd_pu_available(t, &all, 0), 1);
+	ck_assert_int_eq(bnd_pu_available(t, NULL, 0), 1);
+	const char *reqs[] = { "packed:4:unit=T", "any:4:level=thread" };
+	for (int i = 0; i < 2; i++) {
+		struct bnd_placement p;
+		ck_assert_msg(bnd_place(t, &dom, req(reqs[i]), 1, &p, err, sizeof(err)) == BND_OK,
+			      "%s: %s", reqs[i], err);
+		bnd_cpuset_format_list(&p.all_cpus, cpus, sizeof(cpus));
+		ck_assert_msg(!strcmp(cpus, "6-7,9,11"), "%s: %s", reqs[i], cpus);
+		bnd_placement_free(&p);
+	}
+	bnd_topology_free(t);
+}
+END_TEST
+
 START_TEST(none_binds_nothing)
 {
 	char err[BND_ERRLEN] = "";
@@ -245,6 +276,7 @@ int main(void)
 	tcase_add_test(tc, all_or_nothing_for_tasks);
 	tcase_add_test(tc, huge_requests_are_no_fit);
 	tcase_add_test(tc, domain_limits_placement);
+	tcase_add_test(tc, pu_available_is_the_domain);
 	tcase_add_test(tc, none_binds_nothing);
 	tcase_add_test(tc, real_machines);
 	suite_add_tcase(s, tc);
