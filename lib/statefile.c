@@ -70,6 +70,34 @@ int bnd_state_status_parse(const char *name, enum bnd_state_status *s)
 	return BND_EINVAL;
 }
 
+static const struct {
+	uint32_t id;
+	const char *name;
+} step_names[] = {
+	{ BND_STEP_BATCH, "batch" },
+	{ BND_STEP_EXTERN, "extern" },
+	{ BND_STEP_INTERACTIVE, "interactive" },
+};
+
+const char *bnd_step_name(uint32_t step, char *buf, size_t len)
+{
+	for (size_t i = 0; i < sizeof(step_names) / sizeof(step_names[0]); i++)
+		if (step_names[i].id == step)
+			return step_names[i].name;
+	snprintf(buf, len, "%" PRIu32, step);
+	return buf;
+}
+
+int bnd_step_by_name(const char *name, uint32_t *step)
+{
+	for (size_t i = 0; i < sizeof(step_names) / sizeof(step_names[0]); i++)
+		if (!strcmp(name, step_names[i].name)) {
+			*step = step_names[i].id;
+			return BND_OK;
+		}
+	return BND_EINVAL;
+}
+
 void bnd_statefile_init(struct bnd_state_file *f)
 {
 	memset(f, 0, sizeof(*f));

@@ -124,14 +124,6 @@ static void explain_nofit(struct bnd_step *s, const char *alloc_err)
 		 "hold cpus %s; %s", dl, *hl ? hl : "none", alloc_err);
 }
 
-static void step_id_text(uint32_t step, char *buf, size_t len)
-{
-	if (step == BND_STEP_ID_BATCH)
-		snprintf(buf, len, "batch");
-	else
-		snprintf(buf, len, "%u", step);
-}
-
 /* Root writes it in the root-owned state dir, so no user can plant a
  * symlink there; O_NOFOLLOW all the same. Tasks only read it. */
 static int write_rankfile(struct bnd_step *s, const struct bnd_step_in *in,
@@ -151,9 +143,8 @@ static int write_rankfile(struct bnd_step *s, const struct bnd_step_in *in,
 	rc = bnd_rankfile_format(s->topo, s->host, s->ntasks, ids, cpus, &text, err, errlen);
 	if (rc != BND_OK)
 		goto out;
-	step_id_text(s->step, sid, sizeof(sid));
 	put_text(s->rankfile, sizeof(s->rankfile), "%s/" BND_RANKFILE_PREFIX "%u.%s.%u",
-		 s->cfg.state_dir, s->job, sid, s->nodeid);
+		 s->cfg.state_dir, s->job, bnd_step_name(s->step, sid, sizeof(sid)), s->nodeid);
 	int fd = open(s->rankfile, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 	size_t len = strlen(text);
 	if (fd < 0 || fchmod(fd, 0644) || write(fd, text, len) != (ssize_t)len) {
@@ -242,7 +233,7 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 	s->nodeid = in->nodeid;
 	s->log = in->log;
 	s->log_ctx = in->log_ctx;
-	s->is_batch = in->step == BND_STEP_ID_BATCH;
+	s->is_batch = in->step == BND_STEP_BATCH;
 	node_name(s, in);
 
 	const char *text = in->binding;
@@ -253,7 +244,7 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 	s->implicit = !text && s->cfg.implicit;
 	/* Nothing asked and no default: the step costs nothing. The extern
 	 * step runs no user task worth binding. */
-	if (!s->cfg.enabled || in->step == BND_STEP_ID_EXTERN ||
+	if (!s->cfg.enabled || in->step == BND_STEP_EXTERN ||
 	    (!text && !s->implicit && !in->mbind))
 		return BND_OK;
 	s->active = 1;

@@ -49,31 +49,15 @@ void sbind_log_stderr(void *ctx, const char *msg)
 	fprintf(stderr, "sbind: state: %s\n", msg);
 }
 
-static const struct {
-	uint32_t id;
-	const char *name;
-} step_names[] = {
-	{ BND_STEP_BATCH, "batch" },
-	{ BND_STEP_EXTERN, "extern" },
-	{ BND_STEP_INTERACTIVE, "interactive" },
-};
-
 const char *sbind_step_name(uint32_t step, char *buf, size_t len)
 {
-	for (size_t i = 0; i < sizeof(step_names) / sizeof(step_names[0]); i++)
-		if (step_names[i].id == step)
-			return step_names[i].name;
-	snprintf(buf, len, "%" PRIu32, step);
-	return buf;
+	return bnd_step_name(step, buf, len);
 }
 
 int sbind_parse_id(const char *s, int names, uint32_t *out)
 {
-	for (size_t i = 0; names && i < sizeof(step_names) / sizeof(step_names[0]); i++)
-		if (!strcmp(s, step_names[i].name)) {
-			*out = step_names[i].id;
-			return 0;
-		}
+	if (names && bnd_step_by_name(s, out) == BND_OK)
+		return 0;
 	if (!*s || strlen(s) > 10)
 		return -1;
 	unsigned long long v = 0;

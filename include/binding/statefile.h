@@ -28,10 +28,17 @@
 #define BND_STATE_MAX_MEM 64      /* NUMA nodes with a reservation per record */
 #define BND_STATE_MAX_TASKS 4096
 
-/* Slurm's special step ids, printed by name by sbind status. */
+/* Slurm's special step ids (the only definitions: the plugin and sbind
+ * use these), printed by name. */
 #define BND_STEP_BATCH 0xFFFFFFFBu
 #define BND_STEP_EXTERN 0xFFFFFFFCu
 #define BND_STEP_INTERACTIVE 0xFFFFFFFAu
+
+/* "batch", "extern", "interactive" for those ids, else the number written
+ * into buf (which is returned). For sbind's output and rankfile names. */
+const char *bnd_step_name(uint32_t step, char *buf, size_t len);
+/* The id of one of those names: BND_OK, or BND_EINVAL for another word. */
+int bnd_step_by_name(const char *name, uint32_t *step);
 
 enum bnd_state_status {
 	BND_ST_ACTIVE = 0,  /* holds its cpus */

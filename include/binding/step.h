@@ -26,11 +26,10 @@
 #include "binding/error.h"
 #include "binding/place.h"
 #include "binding/request.h"
+#include "binding/statefile.h"
 #include "binding/taskenv.h"
 #include "binding/topology.h"
 
-#define BND_STEP_ID_BATCH 0xFFFFFFFBu
-#define BND_STEP_ID_EXTERN 0xFFFFFFFCu
 #define BND_RANKFILE_PREFIX "rankfile."
 
 typedef void (*bnd_log_fn)(void *ctx, const char *msg);

@@ -64,6 +64,28 @@ START_TEST(crc32_check_value)
 }
 END_TEST
 
+/* One table of Slurm's special step names for the plugin and sbind. */
+START_TEST(step_names)
+{
+	char buf[16];
+	uint32_t id = 0;
+	ck_assert_str_eq(bnd_step_name(BND_STEP_BATCH, buf, sizeof(buf)), "batch");
+	ck_assert_str_eq(bnd_step_name(BND_STEP_EXTERN, buf, sizeof(buf)), "extern");
+	ck_assert_str_eq(bnd_step_name(BND_STEP_INTERACTIVE, buf, sizeof(buf)), "interactive");
+	ck_assert_str_eq(bnd_step_name(7, buf, sizeof(buf)), "7");
+	ck_assert_str_eq(bnd_step_name(0xFFFFFFFDu, buf, sizeof(buf)), "4294967293");
+	ck_assert_int_eq(bnd_step_by_name("batch", &id), BND_OK);
+	ck_assert_uint_eq(id, 4294967291u);
+	ck_assert_int_eq(bnd_step_by_name("extern", &id), BND_OK);
+	ck_assert_uint_eq(id, 4294967292u);
+	ck_assert_int_eq(bnd_step_by_name("interactive", &id), BND_OK);
+	ck_assert_uint_eq(id, 4294967290u);
+	ck_assert_int_eq(bnd_step_by_name("Batch", &id), BND_EINVAL);
+	ck_assert_int_eq(bnd_step_by_name("7", &id), BND_EINVAL);
+	ck_assert_uint_eq(id, 4294967290u);
+}
+END_TEST
+
 START_TEST(text_is_readable)
 {
 	struct bnd_state_file f;
@@ -332,6 +354,7 @@ int main(void)
 	TCase *tc = tcase_create("statefile");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, crc32_check_value);
+	tcase_add_test(tc, step_names);
 	tcase_add_test(tc, text_is_readable);
 	tcase_add_test(tc, round_trip);
 	tcase_add_test(tc, request_text_stays_on_its_line);

@@ -202,7 +202,7 @@ START_TEST(batch_script_holds_the_jobs_cores_and_steps_reuse_them)
 	if (!need_cores(2))
 		return;
 	struct bnd_step bat, st, other;
-	struct bnd_step_in ib = base(31, BND_STEP_ID_BATCH, 1, "0-1", "linear:1");
+	struct bnd_step_in ib = base(31, BND_STEP_BATCH, 1, "0-1", "linear:1");
 	ib.tasks_per_node = "2";
 	ib.ntasks_env = "2";
 	ck_assert_int_eq(bnd_step_prepare(&bat, &ib), BND_OK);
@@ -316,7 +316,7 @@ START_TEST(node_name_from_the_lists_never_injected)
 	ck_assert_str_eq(host_of(0, "a,b", NULL, 5), me);
 	/* the batch step: the job's list, whatever SLURM_STEP_NODELIST the
 	 * submitting shell carried */
-	ck_assert_str_eq(host_of(BND_STEP_ID_BATCH, "stale", "b[1-2]", 0), "b1");
+	ck_assert_str_eq(host_of(BND_STEP_BATCH, "stale", "b[1-2]", 0), "b1");
 
 	if (!need_cores(1))
 		return;
@@ -385,7 +385,7 @@ START_TEST(nothing_asked_costs_nothing)
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert(!s.active);
 	cfg.enabled = 1;
-	in.step = BND_STEP_ID_EXTERN;
+	in.step = BND_STEP_EXTERN;
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert(!s.active);
 	/* an explicit none clears what a batch script exported */
@@ -496,7 +496,7 @@ START_TEST(explicit_list_reasons)
 			 "of 2 cores)");
 	bnd_step_free(&s);
 	/* the batch script stands for the job's tasks */
-	in = base(14, BND_STEP_ID_BATCH, 1, "0-3", "explicit:0,0:0,1:0,2");
+	in = base(14, BND_STEP_BATCH, 1, "0-3", "explicit:0,0:0,1:0,2");
 	in.tasks_per_node = "2";
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert_msg(!s.placed && strstr(s.reason, "among the job's 2 tasks on this node"), "%s",
@@ -608,7 +608,7 @@ START_TEST(first_core_on_every_strategy)
 		bnd_step_free(&s);
 	}
 	/* the batch script of a 2-task job: cores 0,1 and 1,0 */
-	struct bnd_step_in ib = base(121, BND_STEP_ID_BATCH, 1, "0-3", "packed:1");
+	struct bnd_step_in ib = base(121, BND_STEP_BATCH, 1, "0-3", "packed:1");
 	ib.tasks_per_node = "2";
 	ck_assert_int_eq(bnd_step_prepare(&s, &ib), BND_OK);
 	ck_assert_msg(s.placed, "%s", s.reason);
@@ -676,7 +676,7 @@ START_TEST(implicit_binding_from_cpus_per_task)
 	 * script's whole share (2 cpus here), not the job's -c (none): one
 	 * core per job task, not two, or the script of a plain sbatch -n2
 	 * would ask for twice its allocation and run unbound */
-	struct bnd_step_in ib = base(135, BND_STEP_ID_BATCH, 1, "0-1", NULL);
+	struct bnd_step_in ib = base(135, BND_STEP_BATCH, 1, "0-1", NULL);
 	ib.tasks_per_node = "2";
 	ib.cpus_per_task = 2;
 	ck_assert_int_eq(bnd_step_prepare(&s, &ib), BND_OK);
@@ -686,7 +686,7 @@ START_TEST(implicit_binding_from_cpus_per_task)
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
 	/* sbatch -n2 -c4: the job's SLURM_CPUS_PER_TASK, 2 cores per task */
-	ib = base(135, BND_STEP_ID_BATCH, 1, "0-3", NULL);
+	ib = base(135, BND_STEP_BATCH, 1, "0-3", NULL);
 	ib.tasks_per_node = "2";
 	ib.cpus_per_task = 8;
 	ib.cpus_per_task_env = "4";
