@@ -95,7 +95,11 @@ struct bnd_step {
  * BND_EINVAL on NULL arguments. */
 int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in);
 
-/* Reads the task's environment; NULL when unset. */
+/* Reads the task's environment; NULL when unset. A variable that is set
+ * but cannot be read whole must not come back as NULL (OMP_PLACES would
+ * count as unset and be replaced): return a text that no other variable
+ * reads as. The returned text must stay valid until bnd_step_task
+ * returns, however many variables it reads. */
 typedef const char *(*bnd_getenv_fn)(void *ctx, const char *name);
 
 struct bnd_task_result {
