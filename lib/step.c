@@ -107,21 +107,39 @@ static void explain_nofit(struct bnd_step *s, const char *alloc_err)
 	}
 	struct bnd_state_opts o;
 	struct bnd_state_file f;
-	char lerr[BND_ERRLEN];
-	bnd_cpuset_t held;
+	char lerr[BND_ERRLEN], sl[512] = "";
+	bnd_cpuset_t held, steps;
 	bnd_cpuset_zero(&held);
+	bnd_cpuset_zero(&steps);
 	state_opts(s, &o);
 	o.log = NULL;
 	if (bnd_state_list(&o, &f, lerr, sizeof(lerr)) == BND_OK) {
 		bnd_state_held(&f, s->job, &held);
+		/* the job's other steps never share cores either (state.h) */
+		for (int i = 0; i < f.nrec; i++) {
+			const struct bnd_state_record *r = &f.rec[i];
+			if (r->job == s->job && r->step != s->step && r->step != BND_STEP_BATCH &&
+			    r->status == BND_ST_ACTIVE)
+				bnd_cpuset_or(&steps, &r->cpus);
+		}
 		bnd_statefile_free(&f);
 	}
 	bnd_cpuset_and(&held, &s->domain);
+	bnd_cpuset_and(&steps, &s->domain);
 	if (bnd_cpuset_format_list(&held, hl, sizeof(hl)) != BND_OK)
 		snprintf(hl, sizeof(hl), "...");
+	if (bnd_cpuset_empty(&steps)) {
+		put_text(s->reason, sizeof(s->reason),
+			 "cores held by other jobs: Slurm gave this step cpus %s, of which other "
+			 "jobs hold cpus %s; %s", dl, *hl ? hl : "none", alloc_err);
+		return;
+	}
+	if (bnd_cpuset_format_list(&steps, sl, sizeof(sl)) != BND_OK)
+		snprintf(sl, sizeof(sl), "...");
 	put_text(s->reason, sizeof(s->reason),
-		 "cores held by other jobs: Slurm gave this step cpus %s, of which other jobs "
-		 "hold cpus %s; %s", dl, *hl ? hl : "none", alloc_err);
+		 "cores held by this job's other steps%s: Slurm gave this step cpus %s, of which "
+		 "the job's other running steps hold cpus %s and other jobs cpus %s; %s",
+		 *hl ? " and by other jobs" : "", dl, sl, *hl ? hl : "none", alloc_err);
 }
 
 /* Root writes it in the root-owned state dir, so no user can plant a

@@ -97,6 +97,15 @@ static const char *env(const struct bnd_task_result *r, const char *name)
 	return v ? v : "(unset)";
 }
 
+static const char *list_of(const bnd_cpuset_t *c)
+{
+	static char buf[4][128];
+	static int i;
+	char *b = buf[i++ % 4];
+	ck_assert_int_eq(bnd_cpuset_format_list(c, b, 128), BND_OK);
+	return b;
+}
+
 static int records(void)
 {
 	char path[160];
@@ -216,6 +225,19 @@ START_TEST(batch_script_holds_the_jobs_cores_and_steps_reuse_them)
 	ck_assert_msg(st.placed, "%s", st.reason);
 	ck_assert(bnd_cpuset_subset(&st.pl.all_cpus, &bat.pl.all_cpus));
 	ck_assert(!bnd_cpuset_intersects(&st.pl.tasks[0].cpus, &st.pl.tasks[1].cpus));
+
+	/* a second step of the job while the first runs: the script's cores
+	 * are both held by step 0, and steps never share */
+	struct bnd_step st2;
+	struct bnd_step_in is2 = base(31, 1, 1, "0-1", "linear:1");
+	ck_assert_int_eq(bnd_step_prepare(&st2, &is2), BND_OK);
+	ck_assert(!st2.placed);
+	char steps_want[96];
+	snprintf(steps_want, sizeof(steps_want), "the job's other running steps hold cpus %s and other "
+		 "jobs cpus none", list_of(&st.pl.all_cpus));
+	ck_assert_msg(strstr(st2.reason, "cores held by this job's other steps: Slurm gave this step") &&
+		      strstr(st2.reason, steps_want), "%s", st2.reason);
+	bnd_step_free(&st2);
 
 	/* another job on the same cores gets nothing */
 	struct bnd_step_in io = base(32, 0, 1, "0-1", "linear:1");
@@ -471,15 +493,6 @@ static struct bnd_topology *fake_node(const char *source)
 	snprintf(path, sizeof(path), "%s/" BND_TOPOCACHE_FILE, state);
 	ck_assert_msg(bnd_topocache_write(t, path, NULL, err, sizeof(err)) == BND_OK, "%s", err);
 	return t;
-}
-
-static const char *list_of(const bnd_cpuset_t *c)
-{
-	static char buf[4][128];
-	static int i;
-	char *b = buf[i++ % 4];
-	ck_assert_int_eq(bnd_cpuset_format_list(c, b, 128), BND_OK);
-	return b;
 }
 
 /* An explicit list that does not fit says why: more cpus would not help,
