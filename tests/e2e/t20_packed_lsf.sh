@@ -64,7 +64,7 @@ e2e_note "pack:2 -c2: $l"
 assert_eq "$E2E_CPUS" "$(field "$l" 1)" "pack:2 -c2: the task is bound to both cores"
 assert_eq "$(echo "$ocs" | tr '[:upper:]' '[:lower:]')" "$(field "$l" 5)" "pack:2 -c2: every unit of the OCS string is the task's"
 out=$(run_as_user timeout 30 srun -l -n2 --binding=pack:2 sh -c "$probe" 2>&1)
-assert_match "$(task_line "$out" 0)" "\|\|pack:2\|unbound: the allocation on this node is too small for --binding=pack:2: Slurm gave this step 2 cores \(cpus $E2E_CPUS\) for 2 tasks; pack: 4 free cores needed, 2 free" "pack:2 -n2: unbound, the reason names both numbers"
+assert_match "$(task_line "$out" 0)" "\|\|pack:2\|unbound: the allocation on this node is too small for --binding=pack:2: Slurm gave this step 2 cores \(cpus $E2E_CPUS\) for 2 tasks; 4 units needed \(2 per task x 2 tasks\), the node has 2 cpus" "pack:2 -n2: unbound, the reason names both numbers"
 assert_match "$out" "^0: spank-binding: $E2E_NODE task 0: not bound: the allocation" "pack:2 -n2: task 0 says so on its stderr"
 
 # 4. cpus:<core 0,1's cpu> on a -c2 allocation: exactly that cpu; a list of

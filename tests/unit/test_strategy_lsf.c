@@ -78,8 +78,11 @@ START_TEST(balance_follows_load)
 	ck_assert_str_eq(place(t, &held, "balance:3", 1, NULL), "1,0 0,1 1,1");
 	/* a whole step of tasks: balanced across sockets, in groups */
 	ck_assert_str_eq(place(t, NULL, "balance:2", 2, NULL), "0,0 1,0 | 0,1 1,1");
+	ck_assert_str_eq(place(t, &held, "balance:8", 1, NULL), "ENOFIT");
+	ck_assert_str_eq(last_err, "balance: 8 free cores needed, 7 free");
+	/* more than the node has is refused before any strategy runs (place.c) */
 	ck_assert_str_eq(place(t, NULL, "balance:9", 1, NULL), "ENOFIT");
-	ck_assert_str_eq(last_err, "balance: 9 free cores needed, 8 free");
+	ck_assert_str_eq(last_err, "9 units needed (9 per task x 1 tasks), the node has 8 cpus");
 	bnd_topology_free(t);
 }
 END_TEST

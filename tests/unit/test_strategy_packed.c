@@ -87,8 +87,11 @@ START_TEST(messages_for_no_binding)
 	ck_assert_str_eq(last_err, "packed: start=S: no completely unused unit of that level");
 	ck_assert_str_eq(place1(T1, NULL, "packed:1:sort=S:start=s"), "ENOFIT");
 	ck_assert_str_eq(last_err, "packed: start=s: no partly or fully used unit of that level (sort=S)");
+	ck_assert_str_eq(place1(T1, M1, "packed:8"), "ENOFIT");
+	ck_assert_str_eq(last_err, "packed: 8 free C units of power cores needed, 6 found");
+	/* more than the node has is refused before any strategy runs (place.c) */
 	ck_assert_str_eq(place1(T1, NULL, "packed:9"), "ENOFIT");
-	ck_assert_str_eq(last_err, "packed: 9 free C units of power cores needed, 8 found");
+	ck_assert_str_eq(last_err, "9 units needed (9 per task x 1 tasks), the node has 8 cpus");
 }
 END_TEST
 
