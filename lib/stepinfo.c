@@ -206,13 +206,16 @@ static void hl_item(struct hl_walk *w, const char *p, const char *end, char *acc
 				return;
 			}
 		}
-		for (int v = lo; v <= hi && !w->found && !w->bad; v++) {
+		/* Stops at hi before v++: hi may be INT_MAX. */
+		for (int v = lo; !w->found && !w->bad; v++) {
 			int k = snprintf(acc + used, cap - used, "%0*d", width, v);
 			if (k < 0 || (size_t)k >= cap - used) {
 				w->bad = 1;
 				return;
 			}
 			hl_item(w, close + 1, end, acc, used + (size_t)k, cap);
+			if (v == hi)
+				break;
 		}
 		q = comma ? comma + 1 : close;
 	}

@@ -156,6 +156,11 @@ START_TEST(host_lists)
 	ck_assert_str_eq(nth("r[1-2]n[1-3]", 2), "r1n3");
 	ck_assert_str_eq(nth("r[1-2]n[1-3]", 3), "r2n1");
 	ck_assert_str_eq(nth("r[1-2]n[1-3]", 5), "r2n3");
+	/* Found by fuzz_stepinfo: the walk stepped past INT_MAX (UB), and
+	 * went on with n-2147483648 instead of the next item. */
+	ck_assert_str_eq(nth("n[2147483647],m", 1), "m");
+	ck_assert_str_eq(nth("n[2147483646-2147483647]x,m", 2), "m");
+	ck_assert_str_eq(nth("n[2147483646-2147483647]x,m", 1), "n2147483647x");
 	ck_assert(!strncmp(nth("r[1-2]n[1-3]", 6), "ERR", 3));
 	ck_assert_msg(strstr(nth("n[1-2]", 5), "no entry 5"), "%s", nth("n[1-2]", 5));
 	ck_assert_msg(strstr(nth("n[1-", 0), "malformed"), "%s", nth("n[1-", 0));
