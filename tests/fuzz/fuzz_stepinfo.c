@@ -1,5 +1,6 @@
 /* What Slurm hands a step in its environment: SLURM_TASKS_PER_NODE,
- * SLURM_NTASKS, the step's host list and its allocated core list.
+ * SLURM_NTASKS, SLURM_CPUS_PER_TASK, the step's host list, this node's
+ * name and its allocated core list.
  *
  * The first input byte picks the node index (its value mod 16, so '0' to
  * '9' in text seeds) and, with bit 0x40 ('@' and letters), an 8-byte host
@@ -46,6 +47,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* The same text as SLURM_TASKS_PER_NODE and as SLURM_NTASKS. */
 	FUZZ_CHECK(bnd_batch_tasks(text, text) >= 1, "batch tasks below 1");
 	FUZZ_CHECK(bnd_batch_tasks(NULL, text) >= 1, "batch tasks below 1");
+	FUZZ_CHECK(bnd_batch_cpus_per_task(text) >= 1, "cpus per task below 1");
+
+	/* A valid host name can go into a file line by line. */
+	int valid = bnd_hostname_valid(text);
+	FUZZ_CHECK(valid == 0 || valid == 1, "hostname_valid %d", valid);
+	if (valid)
+		for (const char *c = text; *c; c++)
+			FUZZ_CHECK((unsigned char)*c > ' ' && *c != '=' && *c != 0x7f,
+				   "host name \"%s\" has byte 0x%02x", text, (unsigned char)*c);
 
 	size_t outlen = data[0] & 0x40 ? 8 : 256;
 	char *out = malloc(outlen);
