@@ -1,7 +1,8 @@
 /* --binding and --mbind values straight from a user's command line.
  *
- * Every request that parses is also placed on a small topology, empty and
- * half taken, for one to three tasks: the strategies trust what the parser
+ * Every request that parses is also placed, empty and half taken, for one
+ * to three tasks, on a small NUMA topology and (from $BINDING_TOPOLOGIES)
+ * a hybrid one with C and E cores: the strategies trust what the parser
  * accepted, so a value it lets through must not crash them either.
  */
 #include <stdint.h>
@@ -13,7 +14,7 @@
 #include "binding/request.h"
 #include "fuzz.h"
 
-static struct bnd_topology *topo;
+static struct bnd_topology *topos[2];
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -21,13 +22,21 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	if (fuzz_seed_dir())
 		exit(0);
-	topo = fuzz_topology("pack:2 numa:2 l3:1 core:2 pu:2");
+	topos[0] = fuzz_topology("pack:2 numa:2 l3:1 core:2 pu:2");
+	topos[1] = fuzz_hybrid_topology();
 	return 0;
 }
 
-static void place(const struct bnd_request *r, const bnd_cpuset_t *taken, int ntasks)
+static void place(const struct bnd_topology *topo, const struct bnd_request *r, int ntasks,
+		  int half)
 {
-	struct bnd_domain dom = { NULL, taken };
+	bnd_cpuset_t taken;
+	bnd_cpuset_zero(&taken);
+	for (int c = bnd_cpuset_next(&topo->all_cpus, -1), i = 0; c >= 0;
+	     c = bnd_cpuset_next(&topo->all_cpus, c), i++)
+		if (half && i % 4 < 2)
+			bnd_cpuset_set(&taken, c);
+	struct bnd_domain dom = { NULL, &taken };
 	struct bnd_placement p;
 	char err[BND_ERRLEN] = "";
 	int rc = bnd_place(topo, &dom, r, ntasks, &p, err, sizeof(err));
@@ -71,15 +80,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(memchr(r->filter, '\0', sizeof(r->filter)) &&
 			   memchr(r->sort, '\0', sizeof(r->sort)) &&
 			   memchr(r->unit, '\0', sizeof(r->unit)), "unterminated field");
-		bnd_cpuset_t half;
-		bnd_cpuset_zero(&half);
-		for (int c = bnd_cpuset_next(&topo->all_cpus, -1), i = 0; c >= 0;
-		     c = bnd_cpuset_next(&topo->all_cpus, c), i++)
-			if (i % 4 < 2)
-				bnd_cpuset_set(&half, c);
 		int ntasks = 1 + (int)(size % 3);
-		place(r, NULL, ntasks);
-		place(r, &half, ntasks);
+		for (int k = 0; k < 2; k++)
+			if (topos[k]) {
+				place(topos[k], r, ntasks, 0);
+				place(topos[k], r, ntasks, 1);
+			}
 	}
 
 	enum bnd_mbind m;
