@@ -55,7 +55,7 @@ FUZZ_OBJ     := $(LIB_SRC:lib/%.c=$(B)/fuzz/lib/%.o)
 export BINDING_TOPOLOGIES ?= $(abspath $(CURDIR)/../shared/topologies)
 export BINDING_BUILD := $(abspath $(B))
 
-.PHONY: all deps check unit unit-plain unit-san cli e2e numa fuzz lint demo bench install clean
+.PHONY: all deps check unit unit-plain unit-san cli e2e numa fuzz fuzz-run lint demo bench install clean
 
 all: $(B)/libbinding.a $(TOOLS_BIN) $(if $(wildcard spank_binding.c),$(PLUGIN))
 
@@ -138,8 +138,10 @@ numa: $(B)/libbinding.a
 # Each target for FUZZ_SECONDS; skipped with a message without clang.
 fuzz:
 	@if FUZZ_CC="$(FUZZ_CC)" sh tests/fuzz/run.sh --toolchain; then \
-		$(MAKE) --no-print-directory $(FUZZ_BIN) && \
-		FUZZ_CC="$(FUZZ_CC)" FUZZ_SECONDS="$(FUZZ_SECONDS)" sh tests/fuzz/run.sh $(FUZZ_BIN); fi
+		$(MAKE) --no-print-directory fuzz-run; fi
+
+fuzz-run: $(FUZZ_BIN)
+	@FUZZ_CC="$(FUZZ_CC)" FUZZ_SECONDS="$(FUZZ_SECONDS)" sh tests/fuzz/run.sh $(FUZZ_BIN)
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \
