@@ -281,7 +281,9 @@ static int walk(struct flat *f, hwloc_obj_t o, struct ctx c)
 	case HWLOC_OBJ_PU:
 		return add_pu(f, &c, o);
 	default:
-		if (is_cpu_cache(o, 3) || is_cpu_cache(o, 2)) {
+		/* A core holds only its PUs (T); a cache hwloc places inside one
+		 * (e.g. synthetic "core:2 l2:2") is transparent like L1. */
+		if (c.core < 0 && (is_cpu_cache(o, 3) || is_cpu_cache(o, 2))) {
 			int l3 = o->attr->cache.depth == 3;
 			u = add_unit(f, l3 ? BND_U_L3 : BND_U_L2, c.parent);
 			if (u < 0)

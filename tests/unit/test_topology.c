@@ -155,6 +155,26 @@ START_TEST(synthetic_shapes)
 	ck_assert_int_eq(t->cores[6].numa, 3);
 	ck_assert_int_eq(t->cores[6].l3, 3);
 	bnd_topology_free(t);
+
+	/* Found by fuzz_topology: caches inside a core made L2/L3 units
+	 * between the core and its PUs, and the flattening's self-check
+	 * refused the topology. They are transparent there, like L1. */
+	t = tu_topo("pack:1 core:2 l2:2 pu:1");
+	ck_assert_int_eq(t->nl2, 0);
+	ck_assert_int_eq(t->ncores, 2);
+	ck_assert_int_eq(t->cores[1].npus, 2);
+	ck_assert_int_eq(t->cores[1].l2, -1);
+	s = ocs(t);
+	ck_assert_str_eq(s, "NSCTTCTT");
+	free(s);
+	bnd_topology_free(t);
+	t = tu_topo("pack:2 l3:1 core:1 l2:2 pu:1");
+	ck_assert_int_eq(t->nl3, 2);
+	ck_assert_int_eq(t->nl2, 0);
+	s = ocs(t);
+	ck_assert_str_eq(s, "NSXCTTSXCTT");
+	free(s);
+	bnd_topology_free(t);
 }
 END_TEST
 
