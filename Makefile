@@ -138,7 +138,7 @@ numa: $(B)/libbinding.a
 # Each target for FUZZ_SECONDS; skipped with a message without clang.
 fuzz:
 	@if FUZZ_CC="$(FUZZ_CC)" sh tests/fuzz/run.sh --toolchain; then \
-		$(MAKE) --no-print-directory fuzz-run; fi
+		$(MAKE) --no-print-directory -j2 fuzz-run; fi
 
 fuzz-run: $(FUZZ_BIN)
 	@FUZZ_CC="$(FUZZ_CC)" FUZZ_SECONDS="$(FUZZ_SECONDS)" sh tests/fuzz/run.sh $(FUZZ_BIN)

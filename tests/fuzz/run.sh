@@ -55,6 +55,7 @@ max_len() {
 	fuzz_cpuset) echo 4096 ;;
 	fuzz_config) echo 4096 ;;
 	fuzz_stepinfo) echo 1024 ;;
+	fuzz_topology) echo 256 ;;
 	*) echo 4096 ;;
 	esac
 }
