@@ -39,7 +39,7 @@ enum { C_UNITS, C_SOCKETS, C_CORES, C_PUS, C_NUMA, C_L3, C_L2, C_KINDS };
 /* FNV-1a style over 32-bit words in four interleaved lanes (the multiply
  * chains run in parallel), checksum words counted as zero. It detects
  * damage, not forgery: trust comes from the file's owner and mode. */
-static uint64_t checksum(const uint32_t *w, size_t n)
+uint64_t bnd_topocache_checksum(const uint32_t *w, size_t n)
 {
 	uint64_t h[4] = { 0xcbf29ce484222325u, 0x84222325cbf29ce4u, 1, 2 };
 	for (size_t i = 0; i < n; i++) {
@@ -109,7 +109,7 @@ static uint32_t *serialize(const struct bnd_topology *t, const char *boot, size_
 	if (t->nnuma)
 		PUT(t->numa_os, t->nnuma);
 #undef PUT
-	uint64_t h = checksum(w, n);
+	uint64_t h = bnd_topocache_checksum(w, n);
 	w[H_SUM_LO] = (uint32_t)h;
 	w[H_SUM_HI] = (uint32_t)(h >> 32);
 	*nwords = n;
@@ -242,7 +242,7 @@ static int check_header(const uint32_t *w, size_t n, const char *path, const cha
 		return bnd_fail(err, errlen, BND_ESTATE,
 				"topology cache %s: truncated or extended (%zu payload words, expected %zu)",
 				path, n - H_WORDS, payload_words(c));
-	uint64_t h = checksum(w, n);
+	uint64_t h = bnd_topocache_checksum(w, n);
 	if (w[H_SUM_LO] != (uint32_t)h || w[H_SUM_HI] != (uint32_t)(h >> 32))
 		return bnd_fail(err, errlen, BND_ESTATE, "topology cache %s: checksum mismatch",
 				path);

@@ -15,7 +15,10 @@
 #include <sys/stat.h>
 
 #include "binding/error.h"
+#include "binding/place.h"
+#include "binding/request.h"
 #include "binding/topology.h"
+#include "binding/topostring.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -90,6 +93,62 @@ static inline const char *fuzz_seed_dir(void)
 {
 	const char *d = getenv("FUZZ_SEED_DIR");
 	return d && *d ? d : NULL;
+}
+
+/* Everything a job step or sbind does with a node's topology, on one that
+ * loaded: strings round trip, lookups stay in range, placements stay on
+ * the node. */
+static inline void fuzz_use_topology(const struct bnd_topology *t)
+{
+	char err[BND_ERRLEN] = "";
+	for (int f = 0; f < 2; f++) {
+		enum bnd_topo_format fmt = f ? BND_TOPO_OCS : BND_TOPO_SGE;
+		size_t len = bnd_topostring_length(t, fmt) + 1;
+		char *s = malloc(len);
+		bnd_cpuset_t m;
+		FUZZ_CHECK(s && bnd_topostring_format(t, fmt, &t->all_cpus, s, len) == BND_OK,
+			   "format");
+		FUZZ_CHECK(bnd_topostring_parse_mask(t, s, &m, err, sizeof(err)) == BND_OK,
+			   "own string \"%s\": %s", s, err);
+		FUZZ_CHECK(bnd_cpuset_equal(&m, &t->all_cpus), "all taken, read back differently");
+		free(s);
+	}
+	for (int s = -1; s <= t->nsockets; s++)
+		for (int c = -1; c <= t->ncores; c++) {
+			int k = bnd_topology_core_at(t, s, c);
+			FUZZ_CHECK(k >= -1 && k < t->ncores, "core_at %d,%d = %d", s, c, k);
+		}
+	for (int u = 0; u < t->nunits; u++) {
+		bnd_cpuset_t m;
+		bnd_topology_unit_cpus(t, u, &m);
+		FUZZ_CHECK(bnd_cpuset_subset(&m, &t->all_cpus), "unit %d cpus", u);
+	}
+	for (int p = 0; p < t->npus; p++) {
+		int k = bnd_topology_core_of_cpu(t, t->pu_os[p]);
+		FUZZ_CHECK(k == t->pu_core[p], "cpu %d in core %d, not %d", t->pu_os[p], k,
+			   t->pu_core[p]);
+	}
+	bnd_cpuset_t nodes;
+	bnd_topology_numa_of_cpus(t, &t->all_cpus, &nodes);
+	static const char *const reqs[] = { "linear:1", "linear:2", "striding:1:2", "explicit:0,0",
+					    "packed:1:unit=T:sort=nSc", "packed:1:unit=N",
+					    "packed:1:unit=EY:type=node", "balance:1:level=socket",
+					    "pack:2:level=thread", "any:3", "cpus:0-7" };
+	struct bnd_request *r = malloc(sizeof(*r));
+	FUZZ_CHECK(r, "out of memory");
+	for (size_t i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++) {
+		struct bnd_domain dom = { NULL, NULL };
+		struct bnd_placement pl;
+		FUZZ_CHECK(bnd_request_parse(r, reqs[i], err, sizeof(err)) == BND_OK, "%s", err);
+		int rc = bnd_place(t, &dom, r, 2, &pl, err, sizeof(err));
+		FUZZ_CHECK(rc == BND_OK || rc == BND_ENOFIT, "%s: rc %d: %s", reqs[i], rc, err);
+		if (rc == BND_OK) {
+			FUZZ_CHECK(bnd_cpuset_subset(&pl.all_cpus, &t->all_cpus), "%s: foreign cpus",
+				   reqs[i]);
+			bnd_placement_free(&pl);
+		}
+	}
+	free(r);
 }
 
 #endif

@@ -48,16 +48,6 @@ enum {
 static char path[64];
 static int fd = -1;
 
-static uint64_t checksum(const uint32_t *w, size_t n)
-{
-	uint64_t h[4] = { 0xcbf29ce484222325u, 0x84222325cbf29ce4u, 1, 2 };
-	for (size_t i = 0; i < n; i++) {
-		uint32_t v = (i == H_SUM_LO || i == H_SUM_HI) ? 0 : w[i];
-		h[i & 3] = (h[i & 3] ^ v) * 0x100000001b3u;
-	}
-	return (h[0] ^ (h[1] << 1) ^ (h[2] << 2) ^ (h[3] << 3)) * 0x100000001b3u + n;
-}
-
 static size_t payload_words(const int32_t *c)
 {
 	return (size_t)c[0] * 13 + (size_t)c[2] * 9 + 2 * (size_t)c[3] + 2 * (size_t)c[1] +
@@ -92,7 +82,7 @@ static uint32_t *repair(const uint8_t *data, size_t size, size_t *n)
 	char boot[12 * 4] = BOOT;
 	memcpy(w + H_BOOT, boot, sizeof(boot));
 	w[H_PAYLOAD] = (uint32_t)(words - H_WORDS);
-	uint64_t h = checksum(w, words);
+	uint64_t h = bnd_topocache_checksum(w, words);
 	w[H_SUM_LO] = (uint32_t)h;
 	w[H_SUM_HI] = (uint32_t)(h >> 32);
 	*n = words;
@@ -207,55 +197,9 @@ static void same_topology(const struct bnd_topology *a, const struct bnd_topolog
 		   bnd_cpuset_equal(&a->all_cpus, &b->all_cpus), "arrays differ after a rewrite");
 }
 
-/* Everything a job step does with the node's topology. */
 static void use(const struct bnd_topology *t)
 {
-	char err[BND_ERRLEN] = "";
-	for (int f = 0; f < 2; f++) {
-		enum bnd_topo_format fmt = f ? BND_TOPO_OCS : BND_TOPO_SGE;
-		size_t len = bnd_topostring_length(t, fmt) + 1;
-		char *s = malloc(len);
-		bnd_cpuset_t m;
-		FUZZ_CHECK(s && bnd_topostring_format(t, fmt, &t->all_cpus, s, len) == BND_OK,
-			   "format");
-		FUZZ_CHECK(bnd_topostring_parse_mask(t, s, &m, err, sizeof(err)) == BND_OK,
-			   "own string \"%s\": %s", s, err);
-		FUZZ_CHECK(bnd_cpuset_equal(&m, &t->all_cpus), "all taken, read back differently");
-		free(s);
-	}
-	for (int s = -1; s <= t->nsockets; s++)
-		for (int c = -1; c <= t->ncores; c++) {
-			int k = bnd_topology_core_at(t, s, c);
-			FUZZ_CHECK(k >= -1 && k < t->ncores, "core_at %d,%d = %d", s, c, k);
-		}
-	for (int u = 0; u < t->nunits; u++) {
-		bnd_cpuset_t m;
-		bnd_topology_unit_cpus(t, u, &m);
-		FUZZ_CHECK(bnd_cpuset_subset(&m, &t->all_cpus), "unit %d cpus", u);
-	}
-	for (int p = 0; p < t->npus; p++) {
-		int k = bnd_topology_core_of_cpu(t, t->pu_os[p]);
-		FUZZ_CHECK(k == t->pu_core[p], "cpu %d in core %d, not %d", t->pu_os[p], k,
-			   t->pu_core[p]);
-	}
-	bnd_cpuset_t nodes;
-	bnd_topology_numa_of_cpus(t, &t->all_cpus, &nodes);
-	static const char *const reqs[] = { "linear:1", "striding:1:2", "explicit:0,0",
-					    "packed:1:unit=T:sort=nSc", "packed:1:unit=N",
-					    "packed:1:unit=EY:type=node", "balance:1:level=socket",
-					    "pack:2:level=thread", "cpus:0-7" };
-	struct bnd_request *r = malloc(sizeof(*r));
-	FUZZ_CHECK(r, "out of memory");
-	for (size_t i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++) {
-		struct bnd_domain dom = { NULL, NULL };
-		struct bnd_placement pl;
-		FUZZ_CHECK(bnd_request_parse(r, reqs[i], err, sizeof(err)) == BND_OK, "%s", err);
-		int rc = bnd_place(t, &dom, r, 2, &pl, err, sizeof(err));
-		FUZZ_CHECK(rc == BND_OK || rc == BND_ENOFIT, "%s: rc %d: %s", reqs[i], rc, err);
-		if (rc == BND_OK)
-			bnd_placement_free(&pl);
-	}
-	free(r);
+	fuzz_use_topology(t);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -144,37 +144,7 @@ static void use(const struct bnd_topology *t)
 {
 	char err[BND_ERRLEN] = "";
 	FUZZ_CHECK(bnd_topology_validate(t, err, sizeof(err)) == BND_OK, "%s", err);
-	for (int f = 0; f < 2; f++) {
-		enum bnd_topo_format fmt = f ? BND_TOPO_OCS : BND_TOPO_SGE;
-		size_t len = bnd_topostring_length(t, fmt) + 1;
-		char *s = malloc(len);
-		bnd_cpuset_t m;
-		FUZZ_CHECK(s && bnd_topostring_format(t, fmt, &t->all_cpus, s, len) == BND_OK,
-			   "format");
-		FUZZ_CHECK(bnd_topostring_parse_mask(t, s, &m, err, sizeof(err)) == BND_OK,
-			   "own string \"%s\": %s", s, err);
-		FUZZ_CHECK(bnd_cpuset_equal(&m, &t->all_cpus), "all taken, read back differently");
-		free(s);
-	}
-	static const char *const reqs[] = { "linear:2", "striding:1:2", "explicit:0,0",
-					    "packed:1:unit=T:sort=nSc", "packed:1:unit=N",
-					    "packed:1:unit=EY:type=node", "balance:1:level=socket",
-					    "pack:2:level=thread", "any:3" };
-	struct bnd_request *r = malloc(sizeof(*r));
-	FUZZ_CHECK(r, "out of memory");
-	for (size_t i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++) {
-		struct bnd_domain dom = { NULL, NULL };
-		struct bnd_placement pl;
-		FUZZ_CHECK(bnd_request_parse(r, reqs[i], err, sizeof(err)) == BND_OK, "%s", err);
-		int rc = bnd_place(t, &dom, r, 2, &pl, err, sizeof(err));
-		FUZZ_CHECK(rc == BND_OK || rc == BND_ENOFIT, "%s: rc %d: %s", reqs[i], rc, err);
-		if (rc == BND_OK) {
-			FUZZ_CHECK(bnd_cpuset_subset(&pl.all_cpus, &t->all_cpus), "%s: foreign cpus",
-				   reqs[i]);
-			bnd_placement_free(&pl);
-		}
-	}
-	free(r);
+	fuzz_use_topology(t);
 	struct bnd_topology *back = NULL;
 	FUZZ_CHECK(bnd_topocache_write(t, cache_path, "fuzz", err, sizeof(err)) == BND_OK, "%s", err);
 	FUZZ_CHECK(bnd_topocache_read(&back, cache_path, "fuzz", err, sizeof(err)) == BND_OK,
