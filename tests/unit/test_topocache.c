@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "binding/error.h"
@@ -434,7 +435,27 @@ START_TEST(load_this_machine)
 		chmod(dir, 0755);
 		remove_dir();
 	} else {
-		printf("# SKIP read-only cache dir: running as root\n");
+		/* As root, the same through an unprivileged child: a root-owned
+		 * 0755 dir is one nobody may write. */
+		make_dir();
+		ck_assert_int_eq(chmod(dir, 0755), 0);
+		pid_t c = fork();
+		ck_assert_int_ge(c, 0);
+		if (c == 0) {
+			struct bnd_topology *u = NULL;
+			char why[BND_ERRLEN] = "";
+			if (setgid(65534) || setuid(65534))
+				_exit(2);
+			if (bnd_topocache_load_note(&u, dir, note, sizeof(note), why, sizeof(why)) || !u)
+				_exit(3);
+			bnd_topology_free(u);
+			_exit(strstr(note, "not written") && strstr(note, "Permission denied") ? 0 : 4);
+		}
+		int status;
+		ck_assert_int_eq(waitpid(c, &status, 0), c);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			      "unprivileged load into a root dir: status %#x", status);
+		remove_dir();
 	}
 	bnd_topology_free(hw);
 }
