@@ -235,19 +235,7 @@ START_TEST(real_machines)
 		struct bnd_placement p;
 		ck_assert_msg(bnd_place(t, NULL, req("linear:1"), t->ncores, &p, err, sizeof(err)) == BND_OK,
 			      "%s: %s", *x, err);
-		char *seen = calloc((size_t)t->ncores, 1);
-		bnd_cpuset_t cpus;
-		bnd_cpuset_zero(&cpus);
-		for (int i = 0; i < p.ntasks; i++) {
-			ck_assert_int_eq(p.tasks[i].ncores, 1);
-			int c = p.tasks[i].cores[0];
-			ck_assert_msg(!seen[c], "%s: core %d twice", *x, c);
-			seen[c] = 1;
-			ck_assert(!bnd_cpuset_intersects(&cpus, &p.tasks[i].cpus));
-			bnd_cpuset_or(&cpus, &p.tasks[i].cpus);
-		}
-		ck_assert_msg(bnd_cpuset_equal(&cpus, &t->all_cpus), "%s: not every cpu used", *x);
-		free(seen);
+		tu_assert_each_core_once(t, &p, *x);
 		bnd_placement_free(&p);
 		int s = t->nsockets - 1;
 		snprintf(text, sizeof(text), "explicit:%d,%d", s, t->socket_ncores[s] - 1);

@@ -224,14 +224,7 @@ START_TEST(real_machines)
 			ck_assert_int_eq(bnd_request_parse(&r, pol[k], err, sizeof(err)), BND_OK);
 			int rc = bnd_place(t, NULL, &r, t->ncores, &p, err, sizeof(err));
 			ck_assert_msg(rc == BND_OK, "%s %s: %s", *x, pol[k], err);
-			ck_assert(bnd_cpuset_equal(&p.all_cpus, &t->all_cpus));
-			bnd_cpuset_t seen;
-			bnd_cpuset_zero(&seen);
-			for (int i = 0; i < p.ntasks; i++) {
-				ck_assert_int_eq(p.tasks[i].ncores, 1);
-				ck_assert(!bnd_cpuset_intersects(&seen, &p.tasks[i].cpus));
-				bnd_cpuset_or(&seen, &p.tasks[i].cpus);
-			}
+			tu_assert_each_core_once(t, &p, pol[k]);
 			bnd_placement_free(&p);
 		}
 		bnd_topology_free(t);

@@ -135,3 +135,23 @@ const char *tu_place(const struct bnd_topology *t, const bnd_cpuset_t *taken, co
 	bnd_placement_free(&p);
 	return out;
 }
+
+void tu_assert_each_core_once(const struct bnd_topology *t, const struct bnd_placement *p,
+			      const char *what)
+{
+	char *seen = calloc((size_t)t->ncores, 1);
+	bnd_cpuset_t cpus;
+	bnd_cpuset_zero(&cpus);
+	ck_assert_int_eq(p->ntasks, t->ncores);
+	for (int i = 0; i < p->ntasks; i++) {
+		ck_assert_msg(p->tasks[i].ncores == 1, "%s: task %d has %d cores", what, i,
+			      p->tasks[i].ncores);
+		int c = p->tasks[i].cores[0];
+		ck_assert_msg(!seen[c], "%s: core %d twice", what, c);
+		seen[c] = 1;
+		ck_assert_msg(!bnd_cpuset_intersects(&cpus, &p->tasks[i].cpus), "%s: cpu twice", what);
+		bnd_cpuset_or(&cpus, &p->tasks[i].cpus);
+	}
+	ck_assert_msg(bnd_cpuset_equal(&cpus, &t->all_cpus), "%s: not every cpu used", what);
+	free(seen);
+}

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "binding/cpuset.h"
+#include "binding/place.h"
 #include "binding/topology.h"
 
 /* Loads a topology or fails the test with hwloc's message. */
@@ -31,6 +32,11 @@ void tu_free_list(char **list);
  * (optional) receives the union. The result lives until the next call. */
 const char *tu_place(const struct bnd_topology *t, const bnd_cpuset_t *taken, const char *text,
 		     int ntasks, bnd_cpuset_t *cpus, char *err, size_t errlen);
+
+/* A placement of one core per task for as many tasks as the node has
+ * cores: each task one core, no core or cpu twice, every cpu used. */
+void tu_assert_each_core_once(const struct bnd_topology *t, const struct bnd_placement *p,
+			      const char *what);
 
 /* Run a suite, print Check's summary line, return the process exit code. */
 int tu_run(Suite *s);
