@@ -27,11 +27,11 @@ ALL_CFLAGS  := $(BASE_CFLAGS) $(CFLAGS)
 SAN_FLAGS   := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -O1
 
 B           := build
-LIB_SRC     := $(sort $(wildcard lib/*.c))
-LIB_HDR     := $(wildcard include/binding/*.h)
+LIB_SRC     := $(sort $(wildcard lib/*/*.c))
+LIB_HDR     := $(wildcard include/binding/*/*.h)
 LIB_OBJ     := $(LIB_SRC:lib/%.c=$(B)/lib/%.o)
 LIB_SAN_OBJ := $(LIB_SRC:lib/%.c=$(B)/san/lib/%.o)
-UNIT_SRC    := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_SRC    := $(sort $(wildcard tests/unit/*/test_*.c))
 UNIT_BIN    := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 UNIT_SAN    := $(UNIT_SRC:tests/unit/%.c=$(B)/san/tests/%)
 TESTUTIL    := $(wildcard tests/unit/testutil.c)

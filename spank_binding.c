@@ -11,11 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "binding/config.h"
-#include "binding/error.h"
-#include "binding/request.h"
-#include "binding/step.h"
-#include "binding/taskenv.h"
+#include "binding/request/config.h"
+#include "binding/util/error.h"
+#include "binding/request/request.h"
+#include "binding/step/step.h"
+#include "binding/task/taskenv.h"
 
 SPANK_PLUGIN(binding, 1);
 

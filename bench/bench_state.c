@@ -22,11 +22,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "binding/error.h"
-#include "binding/place.h"
-#include "binding/request.h"
-#include "binding/state.h"
-#include "binding/topology.h"
+#include "binding/util/error.h"
+#include "binding/placement/place.h"
+#include "binding/request/request.h"
+#include "binding/state/state.h"
+#include "binding/topology/topology.h"
 
 #define TOPO "pack:4 core:32 pu:2"
 #define TMPFS_MAGIC_ 0x01021994

@@ -7,9 +7,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "binding/error.h"
-#include "binding/topocache.h"
-#include "binding/topology.h"
+#include "binding/util/error.h"
+#include "binding/topology/topocache.h"
+#include "binding/topology/topology.h"
 
 static double now(void)
 {

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "binding/request.h"
+#include "binding/request/request.h"
 #include "sbind.h"
 #include "sbind_state.h"
 

@@ -6,10 +6,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "binding/cpuset.h"
-#include "binding/place.h"
-#include "binding/request.h"
-#include "binding/topology.h"
+#include "binding/util/cpuset.h"
+#include "binding/placement/place.h"
+#include "binding/request/request.h"
+#include "binding/topology/topology.h"
 
 /* Exit codes are part of the interface (tests and admins rely on them). */
 enum { SBIND_EXIT_OK = 0, SBIND_EXIT_ERROR = 1, SBIND_EXIT_USAGE = 2, SBIND_EXIT_NOFIT = 3 };

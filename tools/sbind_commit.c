@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "binding/error.h"
-#include "binding/state.h"
+#include "binding/util/error.h"
+#include "binding/state/state.h"
 #include "sbind.h"
 
 int sbind_state_held(const char *state_dir, bnd_cpuset_t *held)

@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "binding/error.h"
-#include "binding/statefile.h"
-#include "binding/topocache.h"
-#include "binding/topostring.h"
+#include "binding/util/error.h"
+#include "binding/state/statefile.h"
+#include "binding/topology/topocache.h"
+#include "binding/topology/topostring.h"
 #include "sbind.h"
 
 struct bnd_topology *sbind_load_topology(const char *source, const char *state_dir)

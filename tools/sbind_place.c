@@ -9,10 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "binding/error.h"
-#include "binding/place.h"
-#include "binding/request.h"
-#include "binding/topostring.h"
+#include "binding/util/error.h"
+#include "binding/placement/place.h"
+#include "binding/request/request.h"
+#include "binding/topology/topostring.h"
 #include "sbind.h"
 
 struct place_opts {

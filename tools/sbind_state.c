@@ -8,9 +8,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "binding/error.h"
-#include "binding/state.h"
-#include "binding/topostring.h"
+#include "binding/util/error.h"
+#include "binding/state/state.h"
+#include "binding/topology/topostring.h"
 #include "sbind.h"
 #include "sbind_state.h"
 

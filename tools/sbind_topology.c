@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "binding/error.h"
-#include "binding/topostring.h"
+#include "binding/util/error.h"
+#include "binding/topology/topostring.h"
 #include "sbind.h"
 
 static int print_json(const struct bnd_topology *t, const char *sge, const char *ocs)

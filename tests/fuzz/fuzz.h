@@ -14,11 +14,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "binding/error.h"
-#include "binding/place.h"
-#include "binding/request.h"
-#include "binding/topology.h"
-#include "binding/topostring.h"
+#include "binding/util/error.h"
+#include "binding/placement/place.h"
+#include "binding/request/request.h"
+#include "binding/topology/topology.h"
+#include "binding/topology/topostring.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "binding/config.h"
-#include "binding/error.h"
-#include "binding/request.h"
+#include "binding/request/config.h"
+#include "binding/util/error.h"
+#include "binding/request/request.h"
 #include "fuzz.h"
 
 #define MAX_WORDS 64

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "binding/cpuset.h"
-#include "binding/error.h"
+#include "binding/util/cpuset.h"
+#include "binding/util/error.h"
 #include "fuzz.h"
 
 /* "4095," per cpu at most. */

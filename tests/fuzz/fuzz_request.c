@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "binding/error.h"
-#include "binding/place.h"
-#include "binding/request.h"
+#include "binding/util/error.h"
+#include "binding/placement/place.h"
+#include "binding/request/request.h"
 #include "fuzz.h"
 
 static struct bnd_topology *topos[2];

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "binding/error.h"
-#include "binding/statefile.h"
+#include "binding/util/error.h"
+#include "binding/state/statefile.h"
 #include "fuzz.h"
 
 /* Files this code wrote, so the fuzzer starts past the checksum. */

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "binding/error.h"
-#include "binding/stepinfo.h"
+#include "binding/util/error.h"
+#include "binding/step/stepinfo.h"
 #include "fuzz.h"
 
 static struct bnd_topology *topo;

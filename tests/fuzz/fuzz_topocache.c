@@ -5,7 +5,7 @@
  * first repairs what a fuzzer can hardly guess (magic, version, boot id,
  * payload length, checksum), so the arrays behind them reach
  * bnd_topology_validate. The repair re-implements the header layout and
- * checksum of lib/topocache.c; LLVMFuzzerInitialize checks that against a
+ * checksum of lib/topology/topocache.c; LLVMFuzzerInitialize checks that against a
  * file the library wrote and stops when they drift apart.
  *
  * Properties: a read that succeeds gives a topology that passes
@@ -19,16 +19,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "binding/error.h"
-#include "binding/place.h"
-#include "binding/request.h"
-#include "binding/topocache.h"
-#include "binding/topostring.h"
+#include "binding/util/error.h"
+#include "binding/placement/place.h"
+#include "binding/request/request.h"
+#include "binding/topology/topocache.h"
+#include "binding/topology/topostring.h"
 #include "fuzz.h"
 
 #define BOOT "fuzz-boot"
 
-/* lib/topocache.c's layout, in 32-bit words. */
+/* lib/topology/topocache.c's layout, in 32-bit words. */
 enum {
 	H_MAGIC0, H_MAGIC1, H_VERSION, H_ENDIAN,
 	H_BOOT,
@@ -123,7 +123,7 @@ static void check_layout(const struct bnd_topology *t)
 	uint8_t *file = get_file(&len);
 	uint32_t *w = repair(file, len, &n);
 	FUZZ_CHECK(n * 4 == len && memcmp(w, file, len) == 0,
-		   "tests/fuzz/fuzz_topocache.c no longer matches lib/topocache.c's file layout");
+		   "tests/fuzz/fuzz_topocache.c no longer matches lib/topology/topocache.c's file layout");
 	free(w);
 	free(file);
 }

@@ -24,12 +24,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "binding/error.h"
-#include "binding/place.h"
-#include "binding/request.h"
-#include "binding/topocache.h"
-#include "binding/topology.h"
-#include "binding/topostring.h"
+#include "binding/util/error.h"
+#include "binding/placement/place.h"
+#include "binding/request/request.h"
+#include "binding/topology/topocache.h"
+#include "binding/topology/topology.h"
+#include "binding/topology/topostring.h"
 #include "fuzz.h"
 
 #define MAX_PUS 4096

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "binding/error.h"
-#include "binding/topostring.h"
+#include "binding/util/error.h"
+#include "binding/topology/topostring.h"
 #include "fuzz.h"
 
 #define NTOPO 5

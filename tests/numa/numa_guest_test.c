@@ -23,12 +23,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "binding/apply.h"
-#include "binding/cpuset.h"
-#include "binding/error.h"
-#include "binding/place.h"
-#include "binding/request.h"
-#include "binding/topology.h"
+#include "binding/task/apply.h"
+#include "binding/util/cpuset.h"
+#include "binding/util/error.h"
+#include "binding/placement/place.h"
+#include "binding/request/request.h"
+#include "binding/topology/topology.h"
 
 /* The guest, as run.sh defines it. */
 #define G_SOCKETS 2

@@ -13,11 +13,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "binding/error.h"
-#include "binding/proc.h"
-#include "binding/request.h"
-#include "binding/state.h"
-#include "binding/statefile.h"
+#include "binding/util/error.h"
+#include "binding/util/proc.h"
+#include "binding/request/request.h"
+#include "binding/state/state.h"
+#include "binding/state/statefile.h"
 
 struct st_env {
 	char base[64];   /* mkdtemp dir, 0755 */

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "binding/error.h"
-#include "binding/place.h"
-#include "binding/request.h"
+#include "binding/util/error.h"
+#include "binding/placement/place.h"
+#include "binding/request/request.h"
 
 struct bnd_topology *tu_topo(const char *source)
 {

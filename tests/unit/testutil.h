@@ -6,9 +6,9 @@
 
 #include <stddef.h>
 
-#include "binding/cpuset.h"
-#include "binding/place.h"
-#include "binding/topology.h"
+#include "binding/util/cpuset.h"
+#include "binding/placement/place.h"
+#include "binding/topology/topology.h"
 
 /* Loads a topology or fails the test with hwloc's message. */
 struct bnd_topology *tu_topo(const char *source);

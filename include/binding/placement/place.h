@@ -1,0 +1,54 @@
+/* Placement: topology + occupancy + request in, cores out.
+ *
+ * A pure function: no I/O, no global state, so every strategy can be tested
+ * on any topology. The domain is `allowed` (what Slurm gave the step; NULL
+ * means the whole node) minus `taken` (held by other jobs). A core is
+ * available only when all of its PUs are in the domain: cores are always
+ * taken whole (except OCS thread units and LSF thread/cpu lists).
+ */
+#ifndef BINDING_PLACE_H
+#define BINDING_PLACE_H
+
+#include <stddef.h>
+
+#include "binding/util/cpuset.h"
+#include "binding/request/request.h"
+#include "binding/topology/topology.h"
+
+struct bnd_task_place {
+	int ncores;
+	int *cores;        /* global core indices, in the strategy's order */
+	bnd_cpuset_t cpus; /* OS cpus the task is bound to */
+};
+
+struct bnd_placement {
+	int ntasks;
+	struct bnd_task_place *tasks;
+	bnd_cpuset_t all_cpus; /* union over tasks */
+};
+
+/* What is free for a request. */
+struct bnd_domain {
+	const bnd_cpuset_t *allowed; /* NULL: the whole topology */
+	const bnd_cpuset_t *taken;   /* NULL: nothing taken */
+};
+
+/* ntasks >= 1: the step's local tasks, placed in one sweep and handed out in
+ * consecutive groups so they stay compact; all or nothing.
+ * Returns BND_OK (out filled; free with bnd_placement_free), BND_ENOFIT
+ * (err says why no binding is possible), BND_EINVAL, BND_ENOMEM.
+ * A BND_S_NONE request yields BND_OK with every task's cpus empty. */
+int bnd_place(const struct bnd_topology *t, const struct bnd_domain *dom,
+	      const struct bnd_request *r, int ntasks, struct bnd_placement *out,
+	      char *err, size_t errlen);
+
+void bnd_placement_free(struct bnd_placement *p);
+
+/* Is PU index pu (not its OS id) inside the domain: allowed and not
+ * taken? The one test every strategy uses. */
+int bnd_pu_available(const struct bnd_topology *t, const struct bnd_domain *dom, int pu);
+
+/* Is the core entirely inside the domain? */
+int bnd_core_available(const struct bnd_topology *t, const struct bnd_domain *dom, int core);
+
+#endif

@@ -1,0 +1,40 @@
+/* The strategies behind bnd_place(), one file each in lib/strategy_*.c.
+ *
+ * Each picks `need` units for the whole step in its own order and returns
+ * them as groups of PU indices: group g is pus[off[g] .. off[g+1]).
+ * bnd_place() hands groups to tasks. Buffers are sized by the caller:
+ * off has room for t->npus + 1 entries, pus for t->npus entries.
+ */
+#ifndef BINDING_STRATEGY_H
+#define BINDING_STRATEGY_H
+
+#include <stddef.h>
+
+#include "binding/placement/place.h"
+
+struct bnd_pick {
+	int ngroups;
+	int *off;  /* ngroups + 1 */
+	int *pus;  /* PU indices */
+};
+
+/* Append core `core`'s PUs as one group. */
+void bnd_pick_add_core(struct bnd_pick *p, const struct bnd_topology *t, int core);
+
+int bnd_strategy_linear(const struct bnd_topology *t, const struct bnd_domain *dom,
+			const struct bnd_request *r, int need, struct bnd_pick *out,
+			char *err, size_t errlen);
+int bnd_strategy_striding(const struct bnd_topology *t, const struct bnd_domain *dom,
+			  const struct bnd_request *r, int need, struct bnd_pick *out,
+			  char *err, size_t errlen);
+int bnd_strategy_explicit(const struct bnd_topology *t, const struct bnd_domain *dom,
+			  const struct bnd_request *r, int ntasks, struct bnd_pick *out,
+			  char *err, size_t errlen);
+int bnd_strategy_packed(const struct bnd_topology *t, const struct bnd_domain *dom,
+			const struct bnd_request *r, int need, struct bnd_pick *out,
+			char *err, size_t errlen);
+int bnd_strategy_lsf(const struct bnd_topology *t, const struct bnd_domain *dom,
+		     const struct bnd_request *r, int need, struct bnd_pick *out,
+		     char *err, size_t errlen);
+
+#endif

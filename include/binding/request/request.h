@@ -1,0 +1,103 @@
+/* Binding and memory-policy requests: the text users write after
+ * --binding= and --mbind=, parsed into a plain struct.
+ *
+ * Grammar (one --binding value):
+ *   none
+ *   [set|env|pe:]linear:<amount>[:<socket>,<core>]
+ *   [set|env|pe:]striding:<amount>:<step>[:<socket>,<core>]
+ *   [set|env|pe:]explicit:<socket>,<core>[:<socket>,<core>...]
+ *   [set|env|pe:]packed:<amount>[:<key>=<value>...]      (OCS/GCS 9.1)
+ *       keys: unit= type= sort= start= stop= filter=
+ *   [set|env|pe:]balance|pack|any:<n>[:level=socket|core|thread]   (LSF)
+ *   [set|env|pe:]cpus:<list>[:level=...]                            (LSF)
+ * --mbind: none | cores | cores:strict | round_robin | nlocal
+ */
+#ifndef BINDING_REQUEST_H
+#define BINDING_REQUEST_H
+
+#include <stddef.h>
+
+#include "binding/util/cpuset.h"
+
+enum bnd_strategy {
+	BND_S_NONE = 0,
+	BND_S_LINEAR,
+	BND_S_STRIDING,
+	BND_S_EXPLICIT,
+	BND_S_PACKED,      /* OCS/GCS packed model */
+	BND_S_LSF_BALANCE,
+	BND_S_LSF_PACK,
+	BND_S_LSF_ANY,
+	BND_S_LSF_CPUS,
+};
+
+enum bnd_instance { BND_I_SET = 0, BND_I_ENV, BND_I_PE };
+
+enum bnd_mbind {
+	BND_M_NONE = 0,
+	BND_M_CORES,        /* prefer the task's cores' NUMA node(s) */
+	BND_M_CORES_STRICT, /* bind memory to them */
+	BND_M_ROUND_ROBIN,  /* interleave over allowed nodes */
+	BND_M_NLOCAL,
+};
+
+/* LSF level. */
+enum bnd_level { BND_L_CORE = 0, BND_L_SOCKET, BND_L_THREAD };
+
+/* OCS packed "type": units per task or for the whole node. */
+enum bnd_ptype { BND_PT_TASK = 0, BND_PT_NODE };
+
+#define BND_MAX_EXPLICIT 1024
+#define BND_MAX_SORT 16
+#define BND_MAX_FILTER 8192
+#define BND_MAX_REQUEST_TEXT 256
+/* Largest number accepted anywhere in a request (amounts, steps, socket
+ * and core numbers, cpu ids); bigger ones are rejected as overflow. */
+#define BND_MAX_NUMBER 1000000
+
+struct bnd_pair {
+	int socket, core;
+};
+
+struct bnd_request {
+	enum bnd_strategy strategy;
+	enum bnd_instance instance;
+	int amount;                 /* linear/striding/packed/LSF n */
+	int step;                   /* striding */
+	int has_start;              /* linear/striding <socket>,<core> given */
+	struct bnd_pair start;
+	int nexplicit;
+	struct bnd_pair explicit_pairs[BND_MAX_EXPLICIT];
+	/* packed */
+	char unit[3];               /* "C" "E" "T" "CT" "ET" "S" "CS" "ES" "X" "CX"
+	                               "EX" "Y" "CY" "EY" "N" "CN" "EN", canonical
+	                               single/2-letter form as given */
+	enum bnd_ptype ptype;
+	char sort[BND_MAX_SORT + 1];
+	char start_letter, stop_letter; /* 0 when not given */
+	char filter[BND_MAX_FILTER + 1];
+	/* LSF */
+	enum bnd_level level;
+	bnd_cpuset_t cpus;          /* cpus: list */
+	int ncpus_listed;           /* how many ids were listed (incl. invalid) */
+	char text[BND_MAX_REQUEST_TEXT]; /* the request as given (truncated) */
+};
+
+/* Parse a --binding value. On error: BND_EINVAL, and err names the bad
+ * token and the accepted form, e.g.
+ * --binding: "linear:0": amount must be >= 1 (expected linear:<amount>[:<socket>,<core>])
+ * "help" is not a request: callers check for it before (bnd_request_help). */
+int bnd_request_parse(struct bnd_request *r, const char *text, char *err, size_t errlen);
+
+int bnd_mbind_parse(enum bnd_mbind *m, const char *text, char *err, size_t errlen);
+const char *bnd_mbind_name(enum bnd_mbind m);
+const char *bnd_instance_name(enum bnd_instance i);
+const char *bnd_strategy_name(enum bnd_strategy s);
+const char *bnd_level_name(enum bnd_level l);   /* "socket" "core" "thread" */
+const char *bnd_ptype_name(enum bnd_ptype t);   /* "task" "node" */
+
+/* The grammar, for --binding=help, sbind --help and the README. */
+const char *bnd_request_help(void);
+const char *bnd_mbind_help(void);
+
+#endif

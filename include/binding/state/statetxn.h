@@ -1,0 +1,47 @@
+/* One state transaction, the building block of state.h's calls:
+ * begin (lock, read, repair), change tx->f through the helpers, commit
+ * (write temp, rename, journal), end (unlock). Internal to the state
+ * modules; users call state.h.
+ */
+#ifndef BINDING_STATETXN_H
+#define BINDING_STATETXN_H
+
+#include <stddef.h>
+
+#include "binding/state/state.h"
+#include "binding/state/statefile.h"
+#include "binding/state/statelock.h"
+
+struct bnd_state_txn {
+	const struct bnd_state_opts *o;
+	const char *dir;
+	int dirfd;
+	struct bnd_statelock lock;
+	struct bnd_state_file f;
+	int dirty;         /* f differs from the file on disk */
+	int dropped;       /* records removed by repairs in begin */
+	int njournal, capjournal;
+	char **journal;    /* lines for o->journal once committed */
+};
+
+/* Locks and loads the state, repairing it (stale owners, corruption, other
+ * boot). On failure nothing is held and tx needs no bnd_state_txn_end. */
+int bnd_state_txn_begin(struct bnd_state_txn *tx, const struct bnd_state_opts *o,
+			char *err, size_t errlen);
+
+/* Records a change for the journal ("<verb> <record>") and marks tx dirty. */
+void bnd_state_txn_note(struct bnd_state_txn *tx, const char *verb,
+			const struct bnd_state_record *r);
+/* Removes record i, noting it under verb. */
+void bnd_state_txn_drop(struct bnd_state_txn *tx, int i, const char *verb);
+
+/* Writes the state if anything changed, then feeds the journal. */
+int bnd_state_txn_commit(struct bnd_state_txn *tx, char *err, size_t errlen);
+/* Unlocks and frees; safe after a failed commit. */
+void bnd_state_txn_end(struct bnd_state_txn *tx);
+
+/* printf into o->log, if any. */
+void bnd_state_log(const struct bnd_state_opts *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,35 @@
+/* Applying a placement to the calling task: CPU affinity and NUMA memory
+ * policy. Called in the task itself (SPANK task_init, after fork, before
+ * exec) so the settings are inherited by every thread and child it starts.
+ */
+#ifndef BINDING_APPLY_H
+#define BINDING_APPLY_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "binding/util/cpuset.h"
+#include "binding/request/request.h"
+#include "binding/topology/topology.h"
+
+/* sched_setaffinity(pid (0 = self), cpus). BND_EINVAL for an empty set. */
+int bnd_apply_affinity(pid_t pid, const bnd_cpuset_t *cpus, char *err, size_t errlen);
+
+/* Memory policy of the calling thread for `mbind`, given the task's cpus:
+ *   cores        MPOL_PREFERRED (one node) / MPOL_PREFERRED_MANY fallback to
+ *                preferred-first-node on old kernels: the NUMA node(s) local to cpus
+ *   cores:strict MPOL_BIND to those node(s)
+ *   round_robin  MPOL_INTERLEAVE over the nodes the task may use (its cpuset's mems)
+ *   nlocal       BND_EINVAL "not supported yet"
+ *   none         nothing
+ * `desc` (optional) receives a short description such as "bind:0" or
+ * "interleave:0-3" for logs and the environment. */
+int bnd_apply_mempolicy(const struct bnd_topology *t, enum bnd_mbind mbind,
+			const bnd_cpuset_t *cpus, char *desc, size_t desclen,
+			char *err, size_t errlen);
+
+/* Reads back the calling thread's policy as the same kind of description
+ * ("default", "preferred:1", "bind:0", "interleave:0-3"). */
+int bnd_mempolicy_describe(char *desc, size_t desclen, char *err, size_t errlen);
+
+#endif

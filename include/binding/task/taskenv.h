@@ -1,0 +1,81 @@
+/* The environment a bound (or unbound) task receives, built as a plain
+ * list so the SPANK glue only has to copy it with spank_setenv.
+ *
+ * Variables (always exported, empty when they do not apply, so values
+ * inherited from an enclosing batch script never leak into a step):
+ *   SLURM_BINDING, SGE_BINDING   the task's OS cpu ids, space separated
+ *   SLURM_BINDING_INSTANCE       set | env | pe
+ *   SLURM_BINDING_REQUEST        the --binding text ("none" without one)
+ *   SLURM_BINDING_STATUS         "bound" or "unbound: <reason>"
+ *   SLURM_BINDING_TOPOLOGY       Grid Engine string, the task's cores lower case
+ *   SLURM_BINDING_TOPOLOGY_OCS   OCS/GCS string (N S X Y C E T), the same marking
+ *   SLURM_MBIND                  the --mbind policy name
+ *   SLURM_BINDING_PE             pe only: the task's cores as OCS pe pairs "0,0:0,1"
+ *   SLURM_BINDING_RANKFILE       pe only: path of the node's OpenMPI rankfile
+ * With `set` and a binding, OMP_PLACES (one {..} place per core, its
+ * threads in the binding) and
+ * OMP_PROC_BIND=close, unless the user set them. Values this module set
+ * earlier (an srun inside a batch script inherits the script's) are
+ * recognised through SLURM_BINDING_OMP_PLACES / SLURM_BINDING_OMP_PROC_BIND
+ * and replaced or removed; a user's own value is never touched.
+ */
+#ifndef BINDING_TASKENV_H
+#define BINDING_TASKENV_H
+
+#include <stddef.h>
+
+#include "binding/util/cpuset.h"
+#include "binding/request/request.h"
+#include "binding/topology/topology.h"
+
+#define BND_TASKENV_MAX 16
+
+struct bnd_envvar {
+	const char *name; /* static string */
+	char *value;      /* malloc'd; NULL means "unset this variable" */
+};
+
+struct bnd_taskenv {
+	int n;
+	struct bnd_envvar v[BND_TASKENV_MAX];
+};
+
+struct bnd_taskenv_in {
+	const struct bnd_topology *topo; /* NULL when it could not be loaded */
+	const char *request;             /* --binding text; NULL/"" = none */
+	enum bnd_instance instance;
+	enum bnd_mbind mbind;
+	const bnd_cpuset_t *cpus;        /* the task's cpus; NULL/empty = unbound */
+	const char *reason;              /* why unbound (NULL when bound) */
+	const char *rankfile;            /* pe: path written for this node */
+	/* The task's current environment values (NULL when unset). */
+	const char *omp_places, *omp_proc_bind;
+	const char *our_omp_places, *our_omp_proc_bind; /* our markers */
+};
+
+/* Fills out (free with bnd_taskenv_free). */
+int bnd_taskenv_build(struct bnd_taskenv *out, const struct bnd_taskenv_in *in,
+		      char *err, size_t errlen);
+void bnd_taskenv_free(struct bnd_taskenv *e);
+/* Value of a name in the list, NULL when absent or unset. */
+const char *bnd_taskenv_get(const struct bnd_taskenv *e, const char *name);
+
+/* OCS pe form of the cores holding cpus: "<socket>,<core>" joined by ':'. */
+int bnd_pe_pairs(const struct bnd_topology *t, const bnd_cpuset_t *cpus,
+		 char *buf, size_t buflen);
+
+/* OMP_PLACES explicit form: one place per core holding cpus, with the
+ * core's threads that are in cpus, "{0,1},{2,3}" (a binding to one thread
+ * of each of two cores: "{0},{2}"). */
+int bnd_omp_places(const struct bnd_topology *t, const bnd_cpuset_t *cpus,
+		   char *buf, size_t buflen);
+
+/* OpenMPI rankfile for a node's tasks: one line per task,
+ * "rank <global id>=<host> slot=<socket>:<core>[,<core>...][;<socket>:...]"
+ * (sockets separated by ';' as Open MPI's slot lists want). Tasks without
+ * cpus are left out. Returns malloc'd text in *out. */
+int bnd_rankfile_format(const struct bnd_topology *t, const char *host, int ntasks,
+			const int *global_ids, const bnd_cpuset_t *task_cpus,
+			char **out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,57 @@
+/* This node's flattened topology, cached on disk once per boot.
+ *
+ * hwloc discovery costs milliseconds (more on big nodes) and every job step
+ * would pay it; the flattened arrays of topology.h read back from a small
+ * binary file cost microseconds and need no hwloc at all.
+ *
+ * The file (DIR/topology.cache) records a format version, the kernel boot
+ * id (/proc/sys/kernel/random/boot_id) and a checksum; a file that is
+ * missing, truncated, corrupt, of another version or another boot, not a
+ * regular file, a symlink, or writable by someone other than its owner
+ * (who must be us or root) is ignored and rebuilt. Hardware does not change
+ * within a boot except by CPU hotplug, which a reboot-free site must follow
+ * by deleting the file.
+ *
+ * What is cached is the whole node, including PUs the calling process may
+ * not use (a job's cgroup): Grid Engine numbering must be the same for
+ * every job on the node. Offline PUs are not in the topology at all.
+ */
+#ifndef BINDING_TOPOCACHE_H
+#define BINDING_TOPOCACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "binding/topology/topology.h"
+
+#define BND_TOPOCACHE_FILE "topology.cache"
+#define BND_TOPOCACHE_VERSION 1
+
+/* This machine's topology: from DIR/topology.cache when it is valid for
+ * this boot, else from hwloc, after which the cache is rewritten
+ * atomically (temporary file + rename, mode 0644) when DIR exists and we
+ * may write there. Failing to read or write the cache is never an error;
+ * only a failed discovery is. dir NULL or "" disables the cache. */
+int bnd_topocache_load(struct bnd_topology **out, const char *dir,
+		       char *err, size_t errlen);
+
+/* The same, and note (may be NULL) says what happened with the cache:
+ * "cache hit", or why it was not used and whether it was rewritten. */
+int bnd_topocache_load_note(struct bnd_topology **out, const char *dir,
+			    char *note, size_t notelen, char *err, size_t errlen);
+
+/* Explicit file, for tests and tools. boot_id NULL = this boot's.
+ * write: atomic, refuses to follow a symlink at path.
+ * read: BND_ESTATE with the reason for a stale, foreign or corrupt file,
+ * BND_ESYS when it cannot be opened; never reads out of bounds. */
+int bnd_topocache_write(const struct bnd_topology *t, const char *path,
+			const char *boot_id, char *err, size_t errlen);
+int bnd_topocache_read(struct bnd_topology **out, const char *path,
+		       const char *boot_id, char *err, size_t errlen);
+
+/* The checksum of a cache image of n 32-bit words (its own two checksum
+ * words counted as zero): for tests that forge images to reach the
+ * validator behind it. */
+uint64_t bnd_topocache_checksum(const uint32_t *w, size_t n);
+
+#endif

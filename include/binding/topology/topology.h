@@ -1,0 +1,137 @@
+/* The node's topology, flattened into what placement needs.
+ *
+ * hwloc is used once to discover (or to load a synthetic description or an
+ * XML file); the result is copied into plain arrays so placement is a pure
+ * function of this struct and can be cached on disk (topocache.h) without
+ * paying for hwloc discovery at every job step.
+ *
+ * The units form a tree stored in document (depth-first, pre-order) order,
+ * which is exactly the order of letters in the OCS topology string. PUs and
+ * cores are numbered in the same order, so every unit's PUs and cores are a
+ * contiguous range.
+ *
+ * NUMA nodes: hwloc attaches them to a parent object; here an N unit wraps
+ * that parent (N precedes the unit its memory is attached to, so a 2-socket
+ * machine with one node per socket reads NSXC..NSXC..). Several nodes
+ * attached to the same parent (KNL flat: DDR + MCDRAM) nest in a chain.
+ * A machine without packages gets one synthetic socket so Grid Engine
+ * numbering (<socket>,<core>) always exists. In a chain the node without a
+ * special subtype (DRAM, not HBM/MCDRAM) is innermost, so it is the cores'
+ * nearest node. NUMA nodes without CPUs (HBM, PMEM, kmem) still get their N.
+ *
+ * Caches: only unified or data L3 (X) and L2 (Y); L1, L4, memory-side
+ * caches, groups and dies are not units (their children are flattened into
+ * the parent). A PU without a Core above it becomes a one-PU core.
+ *
+ * Kinds: with two or more ranked hwloc cpukinds, the top kind is power (C)
+ * and the lowest efficiency (E); with three or more, kinds are split at the
+ * largest relative step of LinuxCapacity or FrequencyMaxMHz (NVIDIA GB10
+ * reports five kinds: 10 A725 + 10 X925 cores). Unranked kinds: all C.
+ *
+ * The whole node is loaded, including PUs the calling process's cgroup
+ * excludes, so numbering does not depend on who looks; offline PUs are not
+ * part of the topology.
+ */
+#ifndef BINDING_TOPOLOGY_H
+#define BINDING_TOPOLOGY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "binding/util/cpuset.h"
+
+enum bnd_unit_type {
+	BND_U_MACHINE = 0, /* root, no letter */
+	BND_U_NUMA,        /* N */
+	BND_U_SOCKET,      /* S */
+	BND_U_L3,          /* X */
+	BND_U_L2,          /* Y */
+	BND_U_CORE,        /* C (power) or E (efficiency) */
+	BND_U_PU,          /* T, printed only for cores with more than one PU */
+};
+
+enum bnd_core_kind { BND_KIND_POWER = 0, BND_KIND_EFFICIENCY = 1 };
+
+struct bnd_unit {
+	uint8_t type;       /* enum bnd_unit_type */
+	uint8_t kind;       /* cores and PUs: enum bnd_core_kind */
+	int parent;         /* unit index, -1 for the root */
+	int depth;          /* root 0 */
+	int nchildren;
+	int first_child;    /* unit index of the first child, -1 if none;
+	                       children follow their parent's subtree order,
+	                       use next_sibling to walk them */
+	int next_sibling;   /* -1 at the end */
+	int index;          /* index among units of its type: socket number,
+	                       core number (global), PU number, numa number... */
+	int os_index;       /* PU: OS cpu id; NUMA: OS node id; else -1 */
+	int pu_first, pu_count;     /* PU index range of the subtree */
+	int core_first, core_count; /* core index range of the subtree;
+	                               a PU: its core, count 0 */
+};
+
+struct bnd_core {
+	int socket;          /* Grid Engine socket number */
+	int core;            /* Grid Engine core number within its socket */
+	uint8_t kind;        /* enum bnd_core_kind */
+	int unit;            /* its unit index */
+	int pu_first, npus;  /* PU index range */
+	int numa;            /* NUMA index of the nearest enclosing N unit, -1 */
+	int l3, l2;          /* enclosing cache indices, -1 if none */
+};
+
+struct bnd_topology {
+	int nunits, nsockets, ncores, npus, nnuma, nl3, nl2;
+	struct bnd_unit *units;     /* units[0] is the machine */
+	struct bnd_core *cores;     /* global core order (socket-major) */
+	int *pu_os;                 /* OS cpu id of PU index i */
+	int *pu_core;               /* core index of PU index i */
+	int *socket_first_core;     /* [nsockets] */
+	int *socket_ncores;         /* [nsockets] */
+	int *numa_os;               /* [nnuma] OS node id */
+	bnd_cpuset_t *numa_cpus;    /* [nnuma] OS cpus local to node */
+	bnd_cpuset_t all_cpus;      /* every OS cpu of the topology */
+	int has_kinds;              /* hwloc reported more than one kind */
+	char source[256];           /* what it was loaded from, for messages */
+};
+
+/* Source forms:
+ *   NULL or ""           this machine (hwloc discovery)
+ *   "pack:2 core:4 pu:2" hwloc synthetic description (anything containing ':'
+ *                        or a space and not naming an existing file); " pu:1"
+ *                        is appended when the last level is not pu
+ *                        ("pack:2 core:2" = 4 single-thread cores)
+ *   "/path/file.xml"     hwloc XML export (CRLF line ends accepted)
+ * I/O and misc objects are filtered out. BND_EINVAL names the source. */
+int bnd_topology_load(struct bnd_topology **out, const char *source,
+		      char *err, size_t errlen);
+void bnd_topology_free(struct bnd_topology *t);
+
+/* Core index for Grid Engine <socket>,<core>, or -1 if it does not exist. */
+int bnd_topology_core_at(const struct bnd_topology *t, int socket, int core);
+/* OS cpus of a core / of any unit. */
+void bnd_topology_core_cpus(const struct bnd_topology *t, int core, bnd_cpuset_t *out);
+void bnd_topology_unit_cpus(const struct bnd_topology *t, int unit, bnd_cpuset_t *out);
+/* Core index holding OS cpu id, -1 if none. */
+int bnd_topology_core_of_cpu(const struct bnd_topology *t, int os_cpu);
+/* OS NUMA node ids local to the given cpus (set bits = os node ids, in a
+ * cpuset used as a plain bitmap): the nearest node (bnd_core.numa) of each
+ * core holding one of the cpus, so HBM/PMEM nodes wrapped around a DRAM
+ * node are not included. */
+void bnd_topology_numa_of_cpus(const struct bnd_topology *t, const bnd_cpuset_t *cpus,
+			       bnd_cpuset_t *nodes);
+
+/* For flattened arrays that did not come from hwloc (the cache reader):
+ * checks every index and range so no consumer can read out of bounds, and
+ * the tree invariants above (pre-order, contiguous PU and core ranges,
+ * cores contiguous per socket). BND_EINVAL names the first problem. */
+int bnd_topology_validate(const struct bnd_topology *t, char *err, size_t errlen);
+/* Recomputes numa_cpus and all_cpus from units and pu_os (allocates
+ * numa_cpus). BND_ENOMEM on failure. */
+int bnd_topology_fill_cpusets(struct bnd_topology *t);
+
+/* Build a topology from already-flattened arrays (used by the cache reader
+ * and by tests). Takes ownership of nothing: copies. */
+struct bnd_topology *bnd_topology_clone(const struct bnd_topology *t);
+
+#endif

@@ -1,0 +1,199 @@
+/* bnd_place(): runs a strategy for the whole step, then hands its groups to
+ * the tasks. Strategies pick in their own order; handing out consecutive
+ * groups keeps each task's cores next to each other and the step compact. */
+#include "binding/placement/place.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "binding/util/error.h"
+#include "binding/placement/strategy.h"
+
+int bnd_pu_available(const struct bnd_topology *t, const struct bnd_domain *dom, int pu)
+{
+	int os = t->pu_os[pu];
+	if (dom && dom->allowed && !bnd_cpuset_isset(dom->allowed, os))
+		return 0;
+	if (dom && dom->taken && bnd_cpuset_isset(dom->taken, os))
+		return 0;
+	return 1;
+}
+
+int bnd_core_available(const struct bnd_topology *t, const struct bnd_domain *dom, int core)
+{
+	if (core < 0 || core >= t->ncores)
+		return 0;
+	const struct bnd_core *c = &t->cores[core];
+	for (int pu = c->pu_first; pu < c->pu_first + c->npus; pu++)
+		if (!bnd_pu_available(t, dom, pu))
+			return 0;
+	return 1;
+}
+
+void bnd_pick_add_core(struct bnd_pick *p, const struct bnd_topology *t, int core)
+{
+	const struct bnd_core *c = &t->cores[core];
+	int at = p->off[p->ngroups];
+	for (int i = 0; i < c->npus; i++)
+		p->pus[at + i] = c->pu_first + i;
+	p->ngroups++;
+	p->off[p->ngroups] = at + c->npus;
+}
+
+void bnd_placement_free(struct bnd_placement *p)
+{
+	if (!p)
+		return;
+	for (int i = 0; p->tasks && i < p->ntasks; i++)
+		free(p->tasks[i].cores);
+	free(p->tasks);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Groups per task and whether every task shares all groups. */
+static int split_rule(const struct bnd_request *r, int ntasks, int npus, int *per_task,
+		      bool *shared, int *need, char *err, size_t errlen)
+{
+	*shared = false;
+	switch (r->strategy) {
+	case BND_S_LINEAR:
+	case BND_S_STRIDING:
+	case BND_S_LSF_BALANCE:
+	case BND_S_LSF_PACK:
+	case BND_S_LSF_ANY:
+		*per_task = r->amount;
+		break;
+	case BND_S_PACKED:
+		*per_task = r->amount;
+		*shared = r->ptype == BND_PT_NODE;
+		break;
+	case BND_S_EXPLICIT:
+		if (r->nexplicit % ntasks)
+			return bnd_fail(err, errlen, BND_ENOFIT,
+					"explicit lists %d cores, which cannot be shared out evenly "
+					"among %d tasks", r->nexplicit, ntasks);
+		*per_task = r->nexplicit / ntasks;
+		break;
+	case BND_S_LSF_CPUS:
+		*per_task = 0; /* the strategy decides how many listed cpus exist */
+		*shared = true;
+		break;
+	default:
+		return bnd_fail(err, errlen, BND_EINVAL, "unknown strategy %d", (int)r->strategy);
+	}
+	/* Every unit has at least one cpu; checked in 64 bits so that a huge
+	 * amount times many tasks cannot overflow. */
+	long long total = *shared ? *per_task : (long long)*per_task * ntasks;
+	if (total > npus)
+		return bnd_fail(err, errlen, BND_ENOFIT,
+				"%lld units needed (%d per task x %d tasks), the node has %d cpus",
+				total, *per_task, *shared ? 1 : ntasks, npus);
+	*need = (int)total;
+	return BND_OK;
+}
+
+static int run_strategy(const struct bnd_topology *t, const struct bnd_domain *dom,
+			const struct bnd_request *r, int need, int ntasks, struct bnd_pick *pick,
+			char *err, size_t errlen)
+{
+	switch (r->strategy) {
+	case BND_S_LINEAR:
+		return bnd_strategy_linear(t, dom, r, need, pick, err, errlen);
+	case BND_S_STRIDING:
+		return bnd_strategy_striding(t, dom, r, need, pick, err, errlen);
+	case BND_S_EXPLICIT:
+		return bnd_strategy_explicit(t, dom, r, ntasks, pick, err, errlen);
+	case BND_S_PACKED:
+		return bnd_strategy_packed(t, dom, r, need, pick, err, errlen);
+	default:
+		return bnd_strategy_lsf(t, dom, r, need, pick, err, errlen);
+	}
+}
+
+/* A strategy bug must never turn into a binding outside the domain. */
+static int check_inside(const struct bnd_topology *t, const struct bnd_domain *dom,
+			const struct bnd_pick *pick, char *err, size_t errlen)
+{
+	for (int i = 0; i < pick->off[pick->ngroups]; i++) {
+		int pu = pick->pus[i];
+		if (pu < 0 || pu >= t->npus || !bnd_pu_available(t, dom, pu))
+			return bnd_fail(err, errlen, BND_EINVAL,
+					"internal error: strategy picked cpu %d outside the free domain",
+					pu >= 0 && pu < t->npus ? t->pu_os[pu] : pu);
+	}
+	return BND_OK;
+}
+
+static int fill_task(const struct bnd_topology *t, const struct bnd_pick *pick, int g0, int g1,
+		     struct bnd_task_place *tp)
+{
+	int first = pick->off[g0], last = pick->off[g1];
+	tp->cores = calloc((size_t)(last - first) + 1, sizeof(int));
+	if (!tp->cores)
+		return BND_ENOMEM;
+	bnd_cpuset_zero(&tp->cpus);
+	for (int i = first; i < last; i++) {
+		int pu = pick->pus[i], core = t->pu_core[pu];
+		bnd_cpuset_set(&tp->cpus, t->pu_os[pu]);
+		bool seen = false;
+		for (int k = 0; k < tp->ncores && !seen; k++)
+			seen = tp->cores[k] == core;
+		if (!seen)
+			tp->cores[tp->ncores++] = core;
+	}
+	return BND_OK;
+}
+
+int bnd_place(const struct bnd_topology *t, const struct bnd_domain *dom,
+	      const struct bnd_request *r, int ntasks, struct bnd_placement *out,
+	      char *err, size_t errlen)
+{
+	memset(out, 0, sizeof(*out));
+	if (!t || !r || ntasks < 1)
+		return bnd_fail(err, errlen, BND_EINVAL, "placement needs a topology, a request and >= 1 task");
+	out->tasks = calloc((size_t)ntasks, sizeof(*out->tasks));
+	if (!out->tasks)
+		return bnd_fail(err, errlen, BND_ENOMEM, "out of memory");
+	out->ntasks = ntasks;
+	if (r->strategy == BND_S_NONE)
+		return BND_OK;
+
+	int per_task = 0, need = 0, rc;
+	bool shared = false;
+	rc = split_rule(r, ntasks, t->npus, &per_task, &shared, &need, err, errlen);
+	if (rc)
+		goto fail;
+
+	struct bnd_pick pick = { 0, calloc((size_t)t->npus + 2, sizeof(int)),
+				 calloc((size_t)t->npus + 1, sizeof(int)) };
+	if (!pick.off || !pick.pus) {
+		rc = bnd_fail(err, errlen, BND_ENOMEM, "out of memory");
+		goto fail_pick;
+	}
+	rc = run_strategy(t, dom, r, need, ntasks, &pick, err, errlen);
+	if (!rc)
+		rc = check_inside(t, dom, &pick, err, errlen);
+	if (!rc && pick.ngroups == 0)
+		rc = bnd_fail(err, errlen, BND_ENOFIT, "no cores available");
+	if (!rc && !shared && pick.ngroups != per_task * ntasks)
+		rc = bnd_fail(err, errlen, BND_EINVAL,
+			      "internal error: strategy picked %d units for %d tasks x %d",
+			      pick.ngroups, ntasks, per_task);
+	for (int i = 0; !rc && i < ntasks; i++) {
+		int g0 = shared ? 0 : i * per_task;
+		int g1 = shared ? pick.ngroups : g0 + per_task;
+		rc = fill_task(t, &pick, g0, g1, &out->tasks[i]);
+		if (rc)
+			bnd_fail(err, errlen, rc, "out of memory");
+		else
+			bnd_cpuset_or(&out->all_cpus, &out->tasks[i].cpus);
+	}
+fail_pick:
+	free(pick.off);
+	free(pick.pus);
+	if (!rc)
+		return BND_OK;
+fail:
+	bnd_placement_free(out);
+	return rc;
+}

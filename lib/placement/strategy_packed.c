@@ -1,0 +1,280 @@
+/* OCS/GCS 9.1 "packed" binding: walk the (sorted, filtered, start..stop)
+ * topology string left to right and take free units of the requested kind
+ * until `need` are found. All or nothing. */
+#include "binding/placement/strategy.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "binding/util/error.h"
+#include "binding/topology/topostring.h"
+#include "binding/topology/unitsort.h"
+
+struct target {
+	int type;       /* unit type picked as one group */
+	int kind;       /* power or efficiency: a hard requirement */
+	char name[3];   /* as requested, for messages */
+};
+
+/* unit=: [C|E]<level> or a lone C, E, T; C when not given. */
+static int parse_unit(const struct bnd_topology *t, const struct bnd_request *r,
+		      struct target *g, char *err, size_t errlen)
+{
+	const char *u = r->unit[0] ? r->unit : "C";
+	snprintf(g->name, sizeof(g->name), "%s", u);
+	if (bnd_packed_unit(t, u, &g->type, &g->kind) == BND_OK)
+		return BND_OK;
+	return bnd_fail(err, errlen, BND_EINVAL,
+			"--binding: \"%s\": unit=%s is not a unit (expected unit=T|CT|ET|C|E|S|CS|ES|X|CX|EX|Y|CY|EY|N|CN|EN)",
+			r->text, u);
+}
+
+/* The letters this topology's OCS string contains, for messages. */
+static void letters_present(const struct bnd_topology *t, char *buf)
+{
+	static const char all[] = "NSXYCET";
+	int k = 0;
+	for (const char *l = all; *l; l++) {
+		int type, kind;
+		bool found = false;
+		if (bnd_unit_letter(t, *l, &type, &kind, NULL, 0) != BND_OK)
+			continue;
+		for (int u = 0; u < t->nunits && !found; u++)
+			found = bnd_unit_matches(t, u, type, kind);
+		/* a mapped letter (X on a node without L3) is not in the string */
+		if (found && !(*l == 'N' && type != BND_U_NUMA) &&
+		    !(*l == 'X' && type != BND_U_L3) && !(*l == 'Y' && type != BND_U_L2))
+			buf[k++] = *l;
+	}
+	buf[k] = 0;
+}
+
+/* Position of the first unit matching `letter` (upper case: no used thread
+ * below it; lower case: at least one) at or after `from`; -1 if none.
+ * BND_EINVAL when the letter names no unit of this topology at all. */
+static int find_letter(const struct bnd_topology *t, const struct bnd_unitorder *o,
+		       const bool *used, const struct bnd_request *r, const char *key,
+		       char letter, int from, int *found, char *err, size_t errlen)
+{
+	int type, kind;
+	char e[BND_ERRLEN], have[16];
+	if (bnd_unit_letter(t, letter, &type, &kind, e, sizeof(e)) != BND_OK)
+		return bnd_fail(err, errlen, BND_EINVAL, "--binding: \"%s\": %s=%c: %s",
+				r->text, key, letter, e);
+	bool exists = false;
+	for (int u = 0; u < t->nunits && !exists; u++)
+		exists = bnd_unit_matches(t, u, type, kind);
+	if (!exists) {
+		letters_present(t, have);
+		return bnd_fail(err, errlen, BND_EINVAL,
+				"--binding: \"%s\": %s=%c: this topology has no such unit (expected one of %s, either case)",
+				r->text, key, letter, have);
+	}
+	bool want_used = letter >= 'a' && letter <= 'z';
+	*found = -1;
+	for (int k = from; k < o->n; k++) {
+		int u = o->order[k];
+		if (!bnd_unit_matches(t, u, type, kind))
+			continue;
+		if ((bnd_unit_used(t, u, used) > 0) == want_used) {
+			*found = k;
+			break;
+		}
+	}
+	return BND_OK;
+}
+
+static int load_filter(const struct bnd_topology *t, const struct bnd_request *r,
+		       bnd_cpuset_t *filt, char *err, size_t errlen)
+{
+	char e[BND_ERRLEN];
+	bnd_cpuset_zero(filt);
+	if (!r->filter[0])
+		return BND_OK;
+	if (bnd_topostring_parse_mask(t, r->filter, filt, e, sizeof(e)) == BND_OK)
+		return BND_OK;
+	char expect[128];
+	size_t len = bnd_topostring_length(t, BND_TOPO_OCS);
+	if (len < sizeof(expect))
+		bnd_topostring_format(t, BND_TOPO_OCS, NULL, expect, sizeof(expect));
+	else
+		snprintf(expect, sizeof(expect), "%zu letters in OCS or Grid Engine form", len);
+	return bnd_fail(err, errlen, BND_EINVAL,
+			"--binding: \"%s\": filter does not match this topology: %s (expected filter=%s with lower case for units never to use)",
+			r->text, e, expect);
+}
+
+struct walk {
+	const struct bnd_topology *t;
+	const struct bnd_unitorder *o;
+	bool *blocked;   /* PU index: not usable by this request */
+	struct bnd_pick *out;
+	int npus_out;
+};
+
+static bool pus_free(const struct walk *w, int first, int count)
+{
+	for (int i = first; i < first + count; i++)
+		if (w->blocked[i])
+			return false;
+	return true;
+}
+
+static void add_pus(struct walk *w, int first, int count)
+{
+	for (int i = first; i < first + count; i++) {
+		w->out->pus[w->npus_out++] = i;
+		w->blocked[i] = true;
+	}
+}
+
+static void close_group(struct walk *w)
+{
+	w->out->ngroups++;
+	w->out->off[w->out->ngroups] = w->npus_out;
+}
+
+/* Tries unit u (at sorted position k) as one group; true when taken. */
+static bool try_unit(struct walk *w, const struct target *g, int u, int k)
+{
+	const struct bnd_topology *t = w->t;
+	const struct bnd_unit *x = &t->units[u];
+
+	if (g->type == BND_U_PU) {
+		int core = t->pu_core[x->pu_first];
+		if (t->cores[core].kind != g->kind || !pus_free(w, x->pu_first, 1))
+			return false;
+		add_pus(w, x->pu_first, 1);
+		close_group(w);
+		return true;
+	}
+	if (g->type == BND_U_CORE) {
+		if (x->kind != g->kind || !pus_free(w, x->pu_first, x->pu_count))
+			return false;
+		add_pus(w, x->pu_first, x->pu_count);
+		close_group(w);
+		return true;
+	}
+	/* A container holds only if every core of the wanted kind below it
+	 * is wholly free; the group is those cores, in sorted order. */
+	int relevant = 0;
+	for (int j = k; j < w->o->end[u]; j++) {
+		const struct bnd_unit *c = &t->units[w->o->order[j]];
+		if (c->type != BND_U_CORE || c->kind != g->kind)
+			continue;
+		if (!pus_free(w, c->pu_first, c->pu_count))
+			return false;
+		relevant++;
+	}
+	if (!relevant)
+		return false;
+	for (int j = k; j < w->o->end[u]; j++) {
+		const struct bnd_unit *c = &t->units[w->o->order[j]];
+		if (c->type == BND_U_CORE && c->kind == g->kind)
+			add_pus(w, c->pu_first, c->pu_count);
+	}
+	close_group(w);
+	return true;
+}
+
+static const char *kind_word(int kind)
+{
+	return kind == BND_KIND_EFFICIENCY ? "efficiency" : "power";
+}
+
+int bnd_strategy_packed(const struct bnd_topology *t, const struct bnd_domain *dom,
+			const struct bnd_request *r, int need, struct bnd_pick *out,
+			char *err, size_t errlen)
+{
+	struct target g = { 0, 0, "" };
+	struct bnd_unitorder o = { 0 };
+	bnd_cpuset_t filt;
+	int rc;
+
+	out->ngroups = 0;
+	out->off[0] = 0;
+	if (need < 1)
+		return bnd_fail(err, errlen, BND_EINVAL, "--binding: \"%s\": amount must be >= 1",
+				r->text);
+	rc = parse_unit(t, r, &g, err, errlen);
+	if (rc != BND_OK)
+		return rc;
+	rc = load_filter(t, r, &filt, err, errlen);
+	if (rc != BND_OK)
+		return rc;
+
+	bool *used = calloc((size_t)t->npus + 1, sizeof(bool));
+	bool *blocked = calloc((size_t)t->npus + 1, sizeof(bool));
+	if (!used || !blocked) {
+		rc = bnd_fail(err, errlen, BND_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* Used (occupied or outside the step) drives sort and start/stop; the
+	 * filter only forbids, it does not make a unit look used. */
+	for (int i = 0; i < t->npus; i++) {
+		used[i] = !bnd_pu_available(t, dom, i);
+		blocked[i] = used[i] || bnd_cpuset_isset(&filt, t->pu_os[i]);
+	}
+	rc = bnd_unitorder_build(&o, t, used, r->sort, err, errlen);
+	if (rc != BND_OK) {
+		if (rc == BND_EINVAL) {
+			char e[BND_ERRLEN];
+			snprintf(e, sizeof(e), "%s", err ? err : "");
+			rc = bnd_fail(err, errlen, BND_EINVAL, "--binding: \"%s\": sort=%s: %s",
+				      r->text, r->sort, e);
+		}
+		goto out;
+	}
+
+	int from = 0, to = o.n;
+	if (r->start_letter) {
+		rc = find_letter(t, &o, used, r, "start", r->start_letter, 0, &from, err, errlen);
+		if (rc != BND_OK)
+			goto out;
+		if (from < 0) {
+			bool lower = r->start_letter >= 'a' && r->start_letter <= 'z';
+			char how[BND_MAX_SORT + 16] = "";
+			if (r->sort[0])
+				snprintf(how, sizeof(how), " (sort=%s)", r->sort);
+			rc = bnd_fail(err, errlen, BND_ENOFIT,
+				      "packed: start=%c: no %s unit of that level%s",
+				      r->start_letter,
+				      lower ? "partly or fully used" : "completely unused", how);
+			goto out;
+		}
+	}
+	if (r->stop_letter) {
+		int stop;
+		rc = find_letter(t, &o, used, r, "stop", r->stop_letter, from + 1, &stop, err,
+				 errlen);
+		if (rc != BND_OK)
+			goto out;
+		if (stop >= 0)
+			to = stop;
+	}
+
+	struct walk w = { t, &o, blocked, out, 0 };
+	for (int k = from; k < to && out->ngroups < need; k++) {
+		int u = o.order[k];
+		/* only units lying wholly inside start..stop */
+		if (t->units[u].type == g.type && o.end[u] <= to)
+			try_unit(&w, &g, u, k);
+	}
+	if (out->ngroups < need) {
+		int found = out->ngroups;
+		out->ngroups = 0;
+		rc = bnd_fail(err, errlen, BND_ENOFIT,
+			      "packed: %d free %s unit%s of %s cores needed, %d found%s",
+			      need, g.name, need == 1 ? "" : "s", kind_word(g.kind), found,
+			      r->start_letter || r->stop_letter ? " between start and stop" : "");
+		goto out;
+	}
+	rc = BND_OK;
+out:
+	bnd_unitorder_free(&o);
+	free(used);
+	free(blocked);
+	return rc;
+}

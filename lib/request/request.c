@@ -1,0 +1,697 @@
+/* Parser for --binding and --mbind values.
+ *
+ * The text is split on ':' once, then each strategy checks its own fields.
+ * Every message quotes the user's text and the token at fault, escaping
+ * bytes that are not printable ASCII: the text comes straight from a
+ * command line and ends up in terminals and slurmd logs.
+ */
+#include "binding/request/request.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "binding/util/error.h"
+
+/* Most characters of the text / of a token a message shows, so that the
+ * reason and the accepted form still fit in BND_ERRLEN. */
+#define SHOW_TEXT 120
+#define SHOW_TOKEN 40
+/* instance + strategy + the explicit pairs + one, so that one pair too
+ * many is still seen by the explicit parser. */
+#define MAX_FIELDS (BND_MAX_EXPLICIT + 3)
+/* Ranges of cpu ids beyond BND_MAX_CPUS remembered for the duplicate
+ * check of a cpus: list. */
+#define MAX_BIG_RANGES 64
+
+#define UNIT_LETTERS "NSXYCET"
+#define STRATEGY_LIST "none, linear, striding, explicit, packed, balance, pack, any or cpus; " \
+	"see --binding=help"
+#define MBIND_LIST "none, cores, cores:strict, round_robin or nlocal"
+#define LEVEL_FORM ":level=socket|core|thread"
+
+struct span {
+	const char *p;
+	size_t n;
+};
+
+struct ctx {
+	const char *opt;      /* "--binding" or "--mbind" */
+	const char *text;     /* never NULL */
+	char *err;
+	size_t errlen;
+	const char *expected; /* accepted form of what is being parsed */
+};
+
+struct tok {
+	char s[SHOW_TOKEN + 1];
+};
+
+/* At most outlen - 1 characters, "..." included when s is cut short. */
+static void show(const char *s, size_t n, char *out, size_t outlen)
+{
+	size_t o = 0, i;
+	for (i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		char tmp[8];
+		size_t k;
+		if (ch == '"' || ch == '\\') {
+			tmp[0] = '\\';
+			tmp[1] = (char)ch;
+			k = 2;
+		} else if (ch < 0x20 || ch > 0x7e) {
+			snprintf(tmp, sizeof(tmp), "\\x%02x", ch);
+			k = 4;
+		} else {
+			tmp[0] = (char)ch;
+			k = 1;
+		}
+		if (o + k + 4 > outlen)
+			break;
+		memcpy(out + o, tmp, k);
+		o += k;
+	}
+	if (i < n) {
+		memcpy(out + o, "...", 3);
+		o += 3;
+	}
+	out[o] = '\0';
+}
+
+static const char *T(struct tok *b, struct span s)
+{
+	show(s.p, s.n, b->s, sizeof(b->s));
+	return b->s;
+}
+
+static int fail(const struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int fail(const struct ctx *c, const char *fmt, ...)
+{
+	char reason[512];
+	char shown[SHOW_TEXT + 1];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	show(c->text, strlen(c->text), shown, sizeof(shown));
+	return bnd_fail(c->err, c->errlen, BND_EINVAL, "%s: \"%s\": %s (expected %s)",
+			c->opt, shown, reason, c->expected);
+}
+
+static int is(struct span s, const char *word)
+{
+	size_t n = strlen(word);
+	return s.n == n && memcmp(s.p, word, n) == 0;
+}
+
+static struct span sub(struct span s, size_t from, size_t to)
+{
+	struct span r = { s.p + from, to - from };
+	return r;
+}
+
+static const char *find(struct span s, char ch)
+{
+	return s.n ? memchr(s.p, ch, s.n) : NULL;
+}
+
+enum { NUM_OK, NUM_BAD, NUM_BIG };
+
+/* Plain decimal digits only: no sign, no blanks, no base prefix. */
+static int parse_num(struct span s, int *out)
+{
+	long v = 0;
+	int big = 0;
+	if (!s.n)
+		return NUM_BAD;
+	for (size_t i = 0; i < s.n; i++) {
+		if (s.p[i] < '0' || s.p[i] > '9')
+			return NUM_BAD;
+		if (!big) {
+			v = v * 10 + (s.p[i] - '0');
+			big = v > BND_MAX_NUMBER;
+		}
+	}
+	if (big)
+		return NUM_BIG;
+	*out = (int)v;
+	return NUM_OK;
+}
+
+/* `in` (may be empty) is the field holding s, named when s is empty. */
+static int num_field(const struct ctx *c, struct span s, struct span in, const char *what,
+		     int min, int *out)
+{
+	struct tok a, b;
+	if (!s.n)
+		return fail(c, "%s is missing in \"%s\"", what, T(&b, in));
+	switch (parse_num(s, out)) {
+	case NUM_BAD:
+		return fail(c, "%s \"%s\" is not a decimal number", what, T(&a, s));
+	case NUM_BIG:
+		return fail(c, "%s \"%s\" is too large (at most %d)", what, T(&a, s), BND_MAX_NUMBER);
+	default:
+		break;
+	}
+	if (*out < min)
+		return fail(c, "%s must be >= %d", what, min);
+	return BND_OK;
+}
+
+static int parse_pair(const struct ctx *c, struct span s, const char *what, struct bnd_pair *out)
+{
+	struct tok a;
+	const char *comma = find(s, ',');
+	if (!comma || find(sub(s, (size_t)(comma - s.p) + 1, s.n), ','))
+		return fail(c, "%s \"%s\" is not <socket>,<core>", what, T(&a, s));
+	size_t k = (size_t)(comma - s.p);
+	int rc = num_field(c, sub(s, 0, k), s, "socket", 0, &out->socket);
+	if (rc == BND_OK)
+		rc = num_field(c, sub(s, k + 1, s.n), s, "core", 0, &out->core);
+	return rc;
+}
+
+/* ---- Grid Engine 6.2u5 ---------------------------------------------- */
+
+static int parse_linear(const struct ctx *c, struct bnd_request *r, const struct span *a, size_t n)
+{
+	struct tok t;
+	if (n == 0)
+		return fail(c, "amount is missing");
+	if (n > 2)
+		return fail(c, "unexpected \"%s\" after the start core", T(&t, a[2]));
+	int rc = num_field(c, a[0], a[0], "amount", 1, &r->amount);
+	if (rc == BND_OK && n == 2) {
+		r->has_start = 1;
+		rc = parse_pair(c, a[1], "start", &r->start);
+	}
+	return rc;
+}
+
+static int parse_striding(const struct ctx *c, struct bnd_request *r, const struct span *a,
+			  size_t n)
+{
+	struct tok t;
+	if (n == 0)
+		return fail(c, "amount is missing");
+	if (n == 1)
+		return fail(c, "step is missing");
+	if (n > 3)
+		return fail(c, "unexpected \"%s\" after the start core", T(&t, a[3]));
+	int rc = num_field(c, a[0], a[0], "amount", 1, &r->amount);
+	if (rc == BND_OK)
+		rc = num_field(c, a[1], a[1], "step", 1, &r->step);
+	if (rc == BND_OK && n == 3) {
+		r->has_start = 1;
+		rc = parse_pair(c, a[2], "start", &r->start);
+	}
+	return rc;
+}
+
+static int parse_explicit(const struct ctx *c, struct bnd_request *r, const struct span *a,
+			  size_t n)
+{
+	struct tok t;
+	if (n == 0)
+		return fail(c, "at least one <socket>,<core> pair is needed");
+	if (n > BND_MAX_EXPLICIT)
+		return fail(c, "more than %d <socket>,<core> pairs", BND_MAX_EXPLICIT);
+	for (size_t i = 0; i < n; i++) {
+		struct bnd_pair p;
+		int rc = parse_pair(c, a[i], "pair", &p);
+		if (rc != BND_OK)
+			return rc;
+		for (int j = 0; j < r->nexplicit; j++)
+			if (r->explicit_pairs[j].socket == p.socket && r->explicit_pairs[j].core == p.core)
+				return fail(c, "pair \"%s\" is listed twice", T(&t, a[i]));
+		r->explicit_pairs[r->nexplicit++] = p;
+	}
+	return BND_OK;
+}
+
+/* ---- OCS/GCS packed --------------------------------------------------- */
+
+static const char *const packed_units[] = {
+	"T", "CT", "ET", "C", "E", "S", "CS", "ES", "X", "CX", "EX", "Y", "CY", "EY",
+	"N", "CN", "EN",
+};
+
+static int unit_letter(char ch)
+{
+	return ch && strchr(UNIT_LETTERS "nsxycet", ch) != NULL;
+}
+
+enum { K_UNIT, K_TYPE, K_SORT, K_START, K_STOP, K_FILTER, K_COUNT };
+static const char *const packed_keys[K_COUNT] = { "unit", "type", "sort", "start", "stop", "filter" };
+
+static int packed_value(const struct ctx *c, struct bnd_request *r, int key, struct span v)
+{
+	struct tok a, b;
+	switch (key) {
+	case K_UNIT:
+		for (size_t i = 0; i < sizeof(packed_units) / sizeof(packed_units[0]); i++)
+			if (is(v, packed_units[i])) {
+				memcpy(r->unit, v.p, v.n);
+				r->unit[v.n] = '\0';
+				return BND_OK;
+			}
+		return fail(c, "unit \"%s\" is not one of T CT ET C E S CS ES X CX EX Y CY EY N CN EN",
+			    T(&a, v));
+	case K_TYPE:
+		if (is(v, "task") || is(v, "slot"))
+			r->ptype = BND_PT_TASK;
+		else if (is(v, "node") || is(v, "host"))
+			r->ptype = BND_PT_NODE;
+		else
+			return fail(c, "type \"%s\" is not task or node", T(&a, v));
+		return BND_OK;
+	case K_SORT:
+		for (size_t i = 0; i < v.n; i++) {
+			if (!unit_letter(v.p[i]))
+				return fail(c, "sort letter \"%s\" in \"%s\" is not one of N S X Y C E T "
+					    "(either case)", T(&a, sub(v, i, i + 1)), T(&b, v));
+			for (size_t j = 0; j < i; j++)
+				if ((v.p[j] | 0x20) == (v.p[i] | 0x20))
+					return fail(c, "sort letter \"%s\" appears twice in \"%s\"",
+						    T(&a, sub(v, i, i + 1)), T(&b, v));
+		}
+		/* Seven distinct letters at most, so it always fits. */
+		memcpy(r->sort, v.p, v.n);
+		r->sort[v.n] = '\0';
+		return BND_OK;
+	case K_START:
+	case K_STOP:
+		if (v.n != 1 || !unit_letter(v.p[0]))
+			return fail(c, "%s \"%s\" is not a unit letter (one of N S X Y C E T, either case)",
+				    packed_keys[key], T(&a, v));
+		if (key == K_START)
+			r->start_letter = v.p[0];
+		else
+			r->stop_letter = v.p[0];
+		return BND_OK;
+	case K_FILTER:
+		if (v.n > BND_MAX_FILTER)
+			return fail(c, "filter is longer than %d letters", BND_MAX_FILTER);
+		for (size_t i = 0; i < v.n; i++)
+			if (!unit_letter(v.p[i]))
+				return fail(c, "filter \"%s\" has \"%s\" at position %zu, not a unit letter "
+					    "(N S X Y C E T, either case)", T(&b, v),
+					    T(&a, sub(v, i, i + 1)), i + 1);
+		memcpy(r->filter, v.p, v.n);
+		r->filter[v.n] = '\0';
+		return BND_OK;
+	default:
+		return fail(c, "internal: unknown key");
+	}
+}
+
+static int parse_packed(const struct ctx *c, struct bnd_request *r, const struct span *a, size_t n)
+{
+	struct tok t;
+	unsigned seen = 0;
+	memcpy(r->unit, "C", 2);
+	r->ptype = BND_PT_TASK;
+	if (n == 0)
+		return fail(c, "amount is missing");
+	int rc = num_field(c, a[0], a[0], "amount", 1, &r->amount);
+	for (size_t i = 1; i < n && rc == BND_OK; i++) {
+		const char *eq = find(a[i], '=');
+		if (!eq || eq == a[i].p)
+			return fail(c, "\"%s\" is not <key>=<value>", T(&t, a[i]));
+		size_t k = (size_t)(eq - a[i].p);
+		struct span key = sub(a[i], 0, k), val = sub(a[i], k + 1, a[i].n);
+		int id = -1;
+		for (int j = 0; j < K_COUNT; j++)
+			if (is(key, packed_keys[j]))
+				id = j;
+		if (id < 0)
+			return fail(c, "unknown key \"%s\"", T(&t, key));
+		if (seen & (1u << id))
+			return fail(c, "key \"%s\" is given twice", packed_keys[id]);
+		seen |= 1u << id;
+		if (!val.n)
+			return fail(c, "empty value for key \"%s\"", packed_keys[id]);
+		rc = packed_value(c, r, id, val);
+	}
+	return rc;
+}
+
+/* ---- LSF -------------------------------------------------------------- */
+
+/* Options after the LSF count or list: only level=, at most once. */
+static int parse_level(const struct ctx *c, struct bnd_request *r, const struct span *a, size_t n)
+{
+	struct tok t;
+	int seen = 0;
+	r->level = BND_L_CORE;
+	for (size_t i = 0; i < n; i++) {
+		const char *eq = find(a[i], '=');
+		if (!eq || eq == a[i].p)
+			return fail(c, "unexpected \"%s\"", T(&t, a[i]));
+		size_t k = (size_t)(eq - a[i].p);
+		struct span key = sub(a[i], 0, k), val = sub(a[i], k + 1, a[i].n);
+		if (!is(key, "level"))
+			return fail(c, "unknown option \"%s\"", T(&t, key));
+		if (seen++)
+			return fail(c, "level is given twice");
+		if (is(val, "socket"))
+			r->level = BND_L_SOCKET;
+		else if (is(val, "core"))
+			r->level = BND_L_CORE;
+		else if (is(val, "thread"))
+			r->level = BND_L_THREAD;
+		else
+			return fail(c, "level \"%s\" is not socket, core or thread", T(&t, val));
+	}
+	return BND_OK;
+}
+
+static int parse_lsf_count(const struct ctx *c, struct bnd_request *r, const struct span *a,
+			   size_t n)
+{
+	if (n == 0)
+		return fail(c, "n is missing");
+	int rc = num_field(c, a[0], a[0], "n", 1, &r->amount);
+	return rc == BND_OK ? parse_level(c, r, a + 1, n - 1) : rc;
+}
+
+struct big_ranges {
+	int n;
+	int lo[MAX_BIG_RANGES], hi[MAX_BIG_RANGES];
+};
+
+/* Ids beyond BND_MAX_CPUS are kept only as ranges, to count them once. */
+static int add_cpus(const struct ctx *c, struct bnd_request *r, struct big_ranges *big,
+		    int lo, int hi)
+{
+	for (int id = lo; id <= hi && id < BND_MAX_CPUS; id++) {
+		if (bnd_cpuset_isset(&r->cpus, id))
+			return fail(c, "cpu %d is listed twice", id);
+		bnd_cpuset_set(&r->cpus, id);
+	}
+	if (hi >= BND_MAX_CPUS) {
+		int blo = lo > BND_MAX_CPUS ? lo : BND_MAX_CPUS;
+		for (int i = 0; i < big->n; i++)
+			if (blo <= big->hi[i] && hi >= big->lo[i])
+				return fail(c, "cpu %d is listed twice",
+					    blo > big->lo[i] ? blo : big->lo[i]);
+		if (big->n == MAX_BIG_RANGES)
+			return fail(c, "more than %d ranges of cpu ids above %d", MAX_BIG_RANGES,
+				    BND_MAX_CPUS - 1);
+		big->lo[big->n] = blo;
+		big->hi[big->n++] = hi;
+	}
+	r->ncpus_listed += hi - lo + 1;
+	return BND_OK;
+}
+
+static int parse_cpu_list(const struct ctx *c, struct bnd_request *r, struct span list)
+{
+	struct tok t, u;
+	struct big_ranges big = { 0 };
+	size_t from = 0;
+	while (from <= list.n) {
+		const char *comma = find(sub(list, from, list.n), ',');
+		size_t to = comma ? (size_t)(comma - list.p) : list.n;
+		struct span item = sub(list, from, to);
+		if (!item.n)
+			return fail(c, "empty cpu id in list \"%s\"", T(&t, list));
+		const char *dash = find(item, '-');
+		int lo, hi, rc;
+		if (dash) {
+			size_t k = (size_t)(dash - item.p);
+			rc = num_field(c, sub(item, 0, k), item, "first cpu", 0, &lo);
+			if (rc == BND_OK)
+				rc = num_field(c, sub(item, k + 1, item.n), item, "last cpu", 0, &hi);
+			if (rc == BND_OK && hi < lo)
+				rc = fail(c, "range \"%s\" is reversed in list \"%s\"", T(&t, item),
+					  T(&u, list));
+		} else {
+			rc = num_field(c, item, item, "cpu", 0, &lo);
+			hi = lo;
+		}
+		if (rc == BND_OK)
+			rc = add_cpus(c, r, &big, lo, hi);
+		if (rc != BND_OK)
+			return rc;
+		from = to + 1;
+	}
+	return BND_OK;
+}
+
+static int parse_lsf_cpus(const struct ctx *c, struct bnd_request *r, const struct span *a,
+			  size_t n)
+{
+	if (n == 0)
+		return fail(c, "cpu list is missing");
+	int rc = parse_cpu_list(c, r, a[0]);
+	return rc == BND_OK ? parse_level(c, r, a + 1, n - 1) : rc;
+}
+
+/* ---- the request ------------------------------------------------------ */
+
+typedef int (*parse_fn)(const struct ctx *, struct bnd_request *, const struct span *, size_t);
+
+static const struct {
+	const char *word;
+	enum bnd_strategy strategy;
+	parse_fn parse;
+	const char *form;
+} strategies[] = {
+	{ "none", BND_S_NONE, NULL, "none" },
+	{ "linear", BND_S_LINEAR, parse_linear, "linear:<amount>[:<socket>,<core>]" },
+	{ "striding", BND_S_STRIDING, parse_striding, "striding:<amount>:<step>[:<socket>,<core>]" },
+	{ "explicit", BND_S_EXPLICIT, parse_explicit,
+	  "explicit:<socket>,<core>[:<socket>,<core>...]" },
+	{ "packed", BND_S_PACKED, parse_packed,
+	  "packed:<amount>[:unit=<unit>][:type=task|node][:sort=<letters>][:start=<letter>]"
+	  "[:stop=<letter>][:filter=<topology>]" },
+	{ "balance", BND_S_LSF_BALANCE, parse_lsf_count, "balance:<n>[" LEVEL_FORM "]" },
+	{ "pack", BND_S_LSF_PACK, parse_lsf_count, "pack:<n>[" LEVEL_FORM "]" },
+	{ "any", BND_S_LSF_ANY, parse_lsf_count, "any:<n>[" LEVEL_FORM "]" },
+	{ "cpus", BND_S_LSF_CPUS, parse_lsf_cpus, "cpus:<list>[" LEVEL_FORM "], list like 0,5,7,9-11" },
+};
+
+/* Splits on ':'; returns the number of fields, which may exceed cap (the
+ * fields beyond cap are not stored). */
+static size_t split(const char *text, struct span *f, size_t cap)
+{
+	size_t n = 0;
+	const char *p = text;
+	for (;;) {
+		const char *q = strchr(p, ':');
+		size_t len = q ? (size_t)(q - p) : strlen(p);
+		if (n < cap) {
+			f[n].p = p;
+			f[n].n = len;
+		}
+		n++;
+		if (!q)
+			return n;
+		p = q + 1;
+	}
+}
+
+static void reset(struct bnd_request *r, const char *text)
+{
+	memset(r, 0, sizeof(*r));
+	if (text) {
+		size_t n = 0;
+		while (n < sizeof(r->text) - 1 && text[n])
+			n++;
+		memcpy(r->text, text, n);
+		r->text[n] = '\0';
+	}
+}
+
+static int parse(struct bnd_request *r, const struct ctx *base)
+{
+	struct span f[MAX_FIELDS];
+	struct ctx c = *base;
+	struct tok t;
+	size_t nf = split(c.text, f, MAX_FIELDS), i = 0;
+
+	if (is(f[0], "set") || is(f[0], "env") || is(f[0], "pe")) {
+		r->instance = f[0].p[0] == 's' ? BND_I_SET : f[0].p[0] == 'e' ? BND_I_ENV : BND_I_PE;
+		i = 1;
+		if (nf == 1 || !f[1].n)
+			return fail(&c, "strategy is missing after instance \"%s\"", T(&t, f[0]));
+	}
+	int s = -1;
+	for (size_t k = 0; k < sizeof(strategies) / sizeof(strategies[0]); k++)
+		if (is(f[i], strategies[k].word))
+			s = (int)k;
+	if (s < 0) {
+		if (!f[i].n)
+			return fail(&c, "strategy is missing before \":\"");
+		return fail(&c, "unknown strategy \"%s\"", T(&t, f[i]));
+	}
+	r->strategy = strategies[s].strategy;
+	c.expected = strategies[s].form;
+	if (r->strategy == BND_S_NONE) {
+		if (i)
+			return fail(&c, "instance \"%s\" does not apply to none", T(&t, f[0]));
+		if (nf > 1)
+			return fail(&c, "unexpected \"%s\" after none", T(&t, f[1]));
+		return BND_OK;
+	}
+	if (nf > MAX_FIELDS) {
+		if (r->strategy == BND_S_EXPLICIT)
+			return fail(&c, "more than %d <socket>,<core> pairs", BND_MAX_EXPLICIT);
+		return fail(&c, "too many fields (%zu)", nf);
+	}
+	for (size_t j = i + 1; j < nf; j++) {
+		if (f[j].n)
+			continue;
+		if (j == nf - 1)
+			return fail(&c, "trailing \":\" after \"%s\"", T(&t, f[j - 1]));
+		return fail(&c, "empty field after \"%s\"", T(&t, f[j - 1]));
+	}
+	return strategies[s].parse(&c, r, f + i + 1, nf - i - 1);
+}
+
+int bnd_request_parse(struct bnd_request *r, const char *text, char *err, size_t errlen)
+{
+	struct ctx c = { "--binding", text ? text : "", err, errlen, STRATEGY_LIST };
+	if (!r)
+		return fail(&c, "no request to fill (internal error)");
+	reset(r, text);
+	if (!text || !*text)
+		return fail(&c, "empty request");
+	int rc = parse(r, &c);
+	if (rc != BND_OK)
+		reset(r, text);
+	return rc;
+}
+
+int bnd_mbind_parse(enum bnd_mbind *m, const char *text, char *err, size_t errlen)
+{
+	static const struct {
+		const char *word;
+		enum bnd_mbind m;
+	} words[] = {
+		{ "none", BND_M_NONE },
+		{ "cores", BND_M_CORES },
+		{ "cores:strict", BND_M_CORES_STRICT },
+		{ "round_robin", BND_M_ROUND_ROBIN },
+		{ "nlocal", BND_M_NLOCAL },
+	};
+	struct ctx c = { "--mbind", text ? text : "", err, errlen, MBIND_LIST };
+	struct tok t;
+	if (!m)
+		return fail(&c, "no policy to fill (internal error)");
+	*m = BND_M_NONE;
+	if (!text || !*text)
+		return fail(&c, "empty memory policy");
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strcmp(text, words[i].word) == 0) {
+			*m = words[i].m;
+			return BND_OK;
+		}
+	struct span s = { text, strlen(text) };
+	return fail(&c, "unknown memory policy \"%s\"", T(&t, s));
+}
+
+const char *bnd_mbind_name(enum bnd_mbind m)
+{
+	switch (m) {
+	case BND_M_NONE: return "none";
+	case BND_M_CORES: return "cores";
+	case BND_M_CORES_STRICT: return "cores:strict";
+	case BND_M_ROUND_ROBIN: return "round_robin";
+	case BND_M_NLOCAL: return "nlocal";
+	}
+	return "unknown";
+}
+
+const char *bnd_instance_name(enum bnd_instance i)
+{
+	switch (i) {
+	case BND_I_SET: return "set";
+	case BND_I_ENV: return "env";
+	case BND_I_PE: return "pe";
+	}
+	return "unknown";
+}
+
+const char *bnd_strategy_name(enum bnd_strategy s)
+{
+	for (size_t k = 0; k < sizeof(strategies) / sizeof(strategies[0]); k++)
+		if (strategies[k].strategy == s)
+			return strategies[k].word;
+	return "unknown";
+}
+
+const char *bnd_level_name(enum bnd_level l)
+{
+	switch (l) {
+	case BND_L_SOCKET: return "socket";
+	case BND_L_CORE: return "core";
+	case BND_L_THREAD: return "thread";
+	}
+	return "unknown";
+}
+
+const char *bnd_ptype_name(enum bnd_ptype t)
+{
+	switch (t) {
+	case BND_PT_TASK: return "task";
+	case BND_PT_NODE: return "node";
+	}
+	return "unknown";
+}
+
+const char *bnd_request_help(void)
+{
+	return
+"--binding=[set:|env:|pe:]<strategy>  bind each task to whole cores\n"
+"\n"
+"Grid Engine 6.2u5 (a core is <socket>,<core>, both counted from 0):\n"
+"  linear:<amount>[:<socket>,<core>]\n"
+"      <amount> cores, free sockets first; or successive from the one given\n"
+"  striding:<amount>:<step>[:<socket>,<core>]\n"
+"      every <step>-th core, from the one given or the first start that fits\n"
+"  explicit:<socket>,<core>[:<socket>,<core>...]   exactly these cores\n"
+"  none                                            no binding\n"
+"  e.g. --binding=linear:2  striding:2:2:0,0  explicit:0,0:1,0\n"
+"\n"
+"OCS/GCS 9.1 packed: the first <amount> free units of the topology string:\n"
+"  packed:<amount>[:<key>=<value>...]   each key at most once\n"
+"    unit=<u>        C power core (default), E efficiency core, T thread,\n"
+"                    S socket, X L3, Y L2, N NUMA node; CT ET CS ES CX EX CY\n"
+"                    EY CN EN restrict a unit to power (C) or efficiency (E)\n"
+"    type=task|node  <amount> units per task (default), or for all the node's\n"
+"                    tasks together (OCS slot and host are accepted too)\n"
+"    sort=<letters>  some of N S X Y C E T: upper case least used first,\n"
+"                    lower case most used first\n"
+"    start=<l> stop=<l>  walk from / up to a unit letter: upper case an\n"
+"                    unused unit, lower case a (partly) used one\n"
+"    filter=<topo>   a topology string whose lower-case units are never used\n"
+"  e.g. --binding=packed:4:sort=S:start=S\n"
+"\n"
+"LSF (optional :level=socket|core|thread, default core):\n"
+"  balance:<n>     one unit at a time on the least-loaded socket\n"
+"  pack:<n>        fill one socket, else as few sockets as possible\n"
+"  any:<n>         the first <n> free units in OS order\n"
+"  cpus:<list>     the listed OS cpus that exist, a list like 0,5,7,9-11\n"
+"  e.g. --binding=pack:2  balance:2:level=socket  cpus:0,2-3\n"
+"\n"
+"Instance prefix: set: binds (default); env: only exports the choice; pe:\n"
+"only exports the cores as 0,0:0,1 and writes an OpenMPI rankfile.\n"
+"Numbers are plain decimal, at most 1000000; amounts and steps at least 1.\n"
+"\n"
+"--mbind=none|cores|cores:strict|round_robin|nlocal   memory policy\n";
+}
+
+const char *bnd_mbind_help(void)
+{
+	return
+"--mbind=<policy>  memory policy of each task\n"
+"  none          leave it alone (default)\n"
+"  cores         prefer the NUMA node(s) of the task's cores\n"
+"  cores:strict  allocate only on the NUMA node(s) of the task's cores\n"
+"  round_robin   interleave over the NUMA nodes the task may use\n"
+"  nlocal        accepted for Grid Engine compatibility, not applied yet\n"
+"  e.g. --binding=linear:4 --mbind=cores:strict\n";
+}

@@ -1,0 +1,245 @@
+#include "binding/state/state.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "binding/util/error.h"
+#include "binding/state/statetxn.h"
+
+void bnd_state_held(const struct bnd_state_file *f, uint32_t except_job, bnd_cpuset_t *out)
+{
+	bnd_cpuset_zero(out);
+	for (int i = 0; i < f->nrec; i++)
+		if (f->rec[i].status == BND_ST_ACTIVE && (!except_job || f->rec[i].job != except_job))
+			bnd_cpuset_or(out, &f->rec[i].cpus);
+}
+
+static int find(const struct bnd_state_file *f, uint32_t job, uint32_t step)
+{
+	for (int i = 0; i < f->nrec; i++)
+		if (f->rec[i].job == job && f->rec[i].step == step)
+			return i;
+	return -1;
+}
+
+/* Occupancy seen by (job, step), in three parts:
+ *   others    cpus of other jobs: never shared;
+ *   script    cpus of the job's batch step (its job-level record): shared
+ *             with the steps the script launches, that is what they inherit;
+ *   siblings  cpus of the job's other steps: never shared either, so two
+ *             steps running at once get distinct cores.
+ * The step's own earlier record counts as free. */
+static void occupancy(const struct bnd_state_file *f, uint32_t job, uint32_t step,
+		      bnd_cpuset_t *others, bnd_cpuset_t *script, bnd_cpuset_t *siblings)
+{
+	bnd_cpuset_zero(others);
+	bnd_cpuset_zero(script);
+	bnd_cpuset_zero(siblings);
+	for (int i = 0; i < f->nrec; i++) {
+		const struct bnd_state_record *r = &f->rec[i];
+		if (r->status != BND_ST_ACTIVE || (r->job == job && r->step == step))
+			continue;
+		if (r->job != job)
+			bnd_cpuset_or(others, &r->cpus);
+		else if (r->step == BND_STEP_BATCH)
+			bnd_cpuset_or(script, &r->cpus);
+		else
+			bnd_cpuset_or(siblings, &r->cpus);
+	}
+}
+
+static int place(const struct bnd_topology *t, const struct bnd_state_file *f,
+		 const struct bnd_request *r, const struct bnd_alloc_args *a,
+		 struct bnd_placement *out, char *err, size_t errlen)
+{
+	bnd_cpuset_t others, script, siblings;
+	occupancy(f, a->job, a->step, &others, &script, &siblings);
+	bnd_cpuset_t taken = others;
+	bnd_cpuset_or(&taken, &siblings);
+	if (!a->inherit_job) {
+		bnd_cpuset_or(&taken, &script);
+	} else if (!bnd_cpuset_empty(&script)) {
+		/* The script's cores first (minus what sibling steps hold), so a
+		 * step stays where its job already is. */
+		bnd_cpuset_t inside = a->allowed ? *a->allowed : t->all_cpus;
+		bnd_cpuset_and(&inside, &script);
+		struct bnd_domain d = { &inside, &taken };
+		int rc = bnd_place(t, &d, r, a->ntasks, out, err, errlen);
+		if (rc != BND_ENOFIT)
+			return rc;
+	}
+	struct bnd_domain d = { a->allowed, &taken };
+	return bnd_place(t, &d, r, a->ntasks, out, err, errlen);
+}
+
+static int make_record(struct bnd_state_record *rec, const struct bnd_request *r,
+		       const struct bnd_alloc_args *a, pid_t owner, unsigned long long start,
+		       const struct bnd_placement *p)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->job = a->job;
+	rec->step = a->step;
+	rec->owner_pid = (int)owner;
+	rec->owner_start = start;
+	rec->uid = a->uid;
+	rec->status = BND_ST_ACTIVE;
+	rec->created = (long long)time(NULL);
+	rec->cpus = p->all_cpus;
+	rec->ntasks = p->ntasks;
+	rec->tasks = malloc((size_t)p->ntasks * sizeof(*rec->tasks));
+	if (!rec->tasks)
+		return BND_ENOMEM;
+	for (int i = 0; i < p->ntasks; i++)
+		rec->tasks[i] = p->tasks[i].cpus;
+	snprintf(rec->request, sizeof(rec->request), "%s", r->text);
+	return BND_OK;
+}
+
+int bnd_state_allocate(const struct bnd_state_opts *o, const struct bnd_topology *t,
+		       const struct bnd_request *r, const struct bnd_alloc_args *a,
+		       struct bnd_placement *out, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof(*out));
+	if (!t || !r || !a || a->ntasks < 1 || a->ntasks > BND_STATE_MAX_TASKS)
+		return bnd_fail(err, errlen, BND_EINVAL,
+				"state allocate: need a topology, a request and 1..%d tasks",
+				BND_STATE_MAX_TASKS);
+	pid_t owner = a->owner_pid > 0 ? a->owner_pid : getpid();
+	unsigned long long start;
+	char why[256];
+	if (bnd_proc_start_time(owner, &start, why, sizeof(why)))
+		return bnd_fail(err, errlen, BND_EINVAL, "owner pid %d is not running (%s)",
+				(int)owner, why);
+
+	struct bnd_state_txn tx;
+	int rc = bnd_state_txn_begin(&tx, o, err, errlen);
+	if (rc)
+		return rc;
+	int prc = place(t, &tx.f, r, a, out, err, errlen);
+	if (prc == BND_OK && !bnd_cpuset_empty(&out->all_cpus)) {
+		struct bnd_state_record rec;
+		int old = find(&tx.f, a->job, a->step);
+		if (old >= 0)
+			bnd_state_txn_drop(&tx, old, "release");
+		rc = make_record(&rec, r, a, owner, start, out);
+		if (!rc)
+			rc = bnd_statefile_add(&tx.f, &rec);
+		if (!rc)
+			bnd_state_txn_note(&tx, "grant", &rec);
+		else
+			bnd_fail(err, errlen, rc, "state allocate: out of memory");
+		bnd_state_record_free(&rec);
+	}
+	/* Repairs made on the way are worth keeping even when nothing fits. */
+	if (!rc)
+		rc = bnd_state_txn_commit(&tx, prc ? NULL : err, prc ? 0 : errlen);
+	bnd_state_txn_end(&tx);
+	if (rc || prc)
+		bnd_placement_free(out);
+	return prc ? prc : rc;
+}
+
+static int release_where(const struct bnd_state_opts *o, uint32_t job, int whole_job,
+			 uint32_t step, int *released, char *err, size_t errlen)
+{
+	struct bnd_state_txn tx;
+	int n = 0;
+	int rc = bnd_state_txn_begin(&tx, o, err, errlen);
+	if (rc)
+		return rc;
+	for (int i = 0; i < tx.f.nrec; i++)
+		if (tx.f.rec[i].job == job && (whole_job || tx.f.rec[i].step == step)) {
+			bnd_state_txn_drop(&tx, i--, "release");
+			n++;
+		}
+	rc = bnd_state_txn_commit(&tx, err, errlen);
+	bnd_state_txn_end(&tx);
+	if (released)
+		*released = rc ? 0 : n;
+	return rc;
+}
+
+int bnd_state_release(const struct bnd_state_opts *o, uint32_t job, uint32_t step,
+		      int *released, char *err, size_t errlen)
+{
+	return release_where(o, job, 0, step, released, err, errlen);
+}
+
+int bnd_state_release_job(const struct bnd_state_opts *o, uint32_t job, int *released,
+			  char *err, size_t errlen)
+{
+	return release_where(o, job, 1, 0, released, err, errlen);
+}
+
+int bnd_state_gc(const struct bnd_state_opts *o, int *reclaimed, char *err, size_t errlen)
+{
+	struct bnd_state_txn tx;
+	int rc = bnd_state_txn_begin(&tx, o, err, errlen);
+	if (rc)
+		return rc;
+	int n = tx.dropped;
+	rc = bnd_state_txn_commit(&tx, err, errlen);
+	bnd_state_txn_end(&tx);
+	if (reclaimed)
+		*reclaimed = rc ? 0 : n;
+	return rc;
+}
+
+int bnd_state_set_status(const struct bnd_state_opts *o, uint32_t job, uint32_t step,
+			 enum bnd_state_status status, char *err, size_t errlen)
+{
+	if ((unsigned)status > BND_ST_DEFERRED)
+		return bnd_fail(err, errlen, BND_EINVAL, "state: bad status %d", (int)status);
+	struct bnd_state_txn tx;
+	int rc = bnd_state_txn_begin(&tx, o, err, errlen);
+	if (rc)
+		return rc;
+	int i = find(&tx.f, job, step);
+	if (i < 0) {
+		rc = bnd_fail(err, errlen, BND_EINVAL,
+			      "state: no record for job %" PRIu32 " step %" PRIu32, job, step);
+	} else if (tx.f.rec[i].status != status) {
+		tx.f.rec[i].status = status;
+		bnd_state_txn_note(&tx, "status", &tx.f.rec[i]);
+	}
+	int crc = bnd_state_txn_commit(&tx, rc ? NULL : err, rc ? 0 : errlen);
+	bnd_state_txn_end(&tx);
+	return rc ? rc : crc;
+}
+
+int bnd_state_list(const struct bnd_state_opts *o, struct bnd_state_file *out,
+		   char *err, size_t errlen)
+{
+	const char *dir = o && o->dir && *o->dir ? o->dir : BND_STATE_DEFAULT_DIR;
+	int dirfd;
+	bnd_statefile_init(out);
+	int rc = bnd_statedir_open(dir, 0, &dirfd, err, errlen);
+	if (rc || dirfd < 0)
+		return rc;
+	char why[256];
+	int verdict = BND_SF_CLEAN;
+	/* No retry needed: a state file in place is never rewritten. */
+	char *text;
+	size_t len;
+	rc = bnd_statedir_read(dirfd, &text, &len, err, errlen);
+	if (!rc && text) {
+		verdict = bnd_statefile_parse(text, len, out, why, sizeof(why));
+		free(text);
+	}
+	close(dirfd);
+	if (rc)
+		return rc;
+	if (verdict < 0)
+		return bnd_fail(err, errlen, BND_ENOMEM, "reading the state: out of memory");
+	if (verdict == BND_SF_NEWER)
+		return bnd_fail(err, errlen, BND_ESTATE, "state %s/%s: %s", dir,
+				BND_STATE_FILE_NAME, why);
+	if (verdict == BND_SF_CORRUPT)
+		bnd_state_log(o, "state %s damaged (%s): showing the %d record(s) that parse; "
+			      "the next transaction repairs it", dir, why, out->nrec);
+	return BND_OK;
+}

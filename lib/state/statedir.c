@@ -1,0 +1,254 @@
+#include "binding/state/statedir.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "binding/util/error.h"
+
+int bnd_statedir_untrusted(const struct stat *st, int want_dir, char *why, size_t whylen)
+{
+	uid_t me = geteuid();
+	const char *bad = NULL;
+	if (want_dir ? !S_ISDIR(st->st_mode) : !S_ISREG(st->st_mode))
+		bad = want_dir ? "not a directory" : "not a regular file";
+	else if (me == 0 ? st->st_uid != 0 : (st->st_uid != 0 && st->st_uid != me))
+		bad = me == 0 ? "not owned by root" : "owned by neither root nor us";
+	else if (st->st_mode & 022)
+		bad = "writable by group or others";
+	if (!bad)
+		return 0;
+	snprintf(why, whylen, "%s", bad);
+	return -1;
+}
+
+static int refuse_path(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	if (!lstat(path, &st) && S_ISLNK(st.st_mode))
+		return bnd_fail(err, errlen, BND_ESTATE, "state dir %s is a symlink, refused", path);
+	return 0;
+}
+
+/* mkdir -p, each new component 0755 whatever the umask, root:root as root. */
+static int make_dirs(const char *dir, char *err, size_t errlen)
+{
+	size_t n = strlen(dir);
+	char *p = malloc(n + 1);
+	if (!p)
+		return bnd_fail(err, errlen, BND_ENOMEM, "out of memory");
+	memcpy(p, dir, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (p[i] != '/' && p[i] != '\0')
+			continue;
+		char c = p[i];
+		p[i] = '\0';
+		if (!mkdir(p, 0755)) {
+			if (chmod(p, 0755) || (geteuid() == 0 && chown(p, 0, 0))) {
+				int e = errno;
+				free(p);
+				return bnd_fail(err, errlen, BND_ESYS, "state dir %s: %s", dir, strerror(e));
+			}
+		} else if (errno != EEXIST) {
+			int e = errno;
+			bnd_fail(err, errlen, e == EACCES ? BND_ESTATE : BND_ESYS,
+				 "creating state dir %s: %s", p, strerror(e));
+			free(p);
+			return e == EACCES ? BND_ESTATE : BND_ESYS;
+		}
+		p[i] = c;
+	}
+	free(p);
+	return BND_OK;
+}
+
+int bnd_statedir_open(const char *dir, int create, int *dirfd, char *err, size_t errlen)
+{
+	*dirfd = -1;
+	if (!dir || !*dir)
+		dir = BND_STATE_DEFAULT_DIR;
+	int rc = refuse_path(dir, err, errlen);
+	if (rc)
+		return rc;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		if (!create)
+			return BND_OK;
+		if ((rc = make_dirs(dir, err, errlen)))
+			return rc;
+		fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd < 0) {
+		int e = errno;
+		if (e == ELOOP || e == ENOTDIR)
+			return bnd_fail(err, errlen, BND_ESTATE, "state dir %s: %s, refused", dir,
+					e == ELOOP ? "is a symlink" : "not a directory");
+		return bnd_fail(err, errlen, e == EACCES ? BND_ESTATE : BND_ESYS,
+				"state dir %s: %s", dir, strerror(e));
+	}
+	struct stat st;
+	char why[128];
+	if (fstat(fd, &st)) {
+		int e = errno;
+		close(fd);
+		return bnd_fail(err, errlen, BND_ESYS, "state dir %s: %s", dir, strerror(e));
+	}
+	if (bnd_statedir_untrusted(&st, 1, why, sizeof(why))) {
+		close(fd);
+		return bnd_fail(err, errlen, BND_ESTATE, "state dir %s refused: %s", dir, why);
+	}
+	*dirfd = fd;
+	return BND_OK;
+}
+
+int bnd_statedir_read(int dirfd, char **text, size_t *len, char *err, size_t errlen)
+{
+	*text = NULL;
+	*len = 0;
+	int fd = openat(dirfd, BND_STATE_FILE_NAME, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		int e = errno;
+		if (e == ENOENT)
+			return BND_OK;
+		return bnd_fail(err, errlen, (e == ELOOP || e == EACCES) ? BND_ESTATE : BND_ESYS,
+				"state file: %s", e == ELOOP ? "is a symlink, refused" : strerror(e));
+	}
+	struct stat st;
+	char why[128];
+	if (fstat(fd, &st)) {
+		int e = errno;
+		close(fd);
+		return bnd_fail(err, errlen, BND_ESYS, "state file: %s", strerror(e));
+	}
+	if (bnd_statedir_untrusted(&st, 0, why, sizeof(why))) {
+		close(fd);
+		return bnd_fail(err, errlen, BND_ESTATE, "state file refused: %s", why);
+	}
+	size_t cap = (size_t)st.st_size + 1, got = 0;
+	char *buf = malloc(cap);
+	for (;;) {
+		if (!buf) {
+			close(fd);
+			return bnd_fail(err, errlen, BND_ENOMEM, "reading the state: out of memory");
+		}
+		if (got + 1 == cap) {
+			cap *= 2;
+			char *nb = realloc(buf, cap);
+			if (!nb)
+				free(buf);
+			buf = nb;
+			continue;
+		}
+		ssize_t n = read(fd, buf + got, cap - 1 - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+			free(buf);
+			close(fd);
+			return bnd_fail(err, errlen, BND_ESYS, "reading the state: %s", strerror(e));
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	buf[got] = '\0';
+	*text = buf;
+	*len = got;
+	return BND_OK;
+}
+
+/* A new inode every transaction: a reader without the lock may still be
+ * reading the inode that was the state a moment ago, so that inode is
+ * never written again (it is unlinked once replaced). A temp file left by
+ * a writer that died is removed first. */
+static int open_temp(int dirfd, char *err, size_t errlen)
+{
+	if (unlinkat(dirfd, BND_STATE_TEMP_NAME, 0) && errno != ENOENT)
+		return bnd_fail(err, errlen, errno == EACCES ? BND_ESTATE : BND_ESYS,
+				"removing %s: %s", BND_STATE_TEMP_NAME, strerror(errno));
+	int fd = openat(dirfd, BND_STATE_TEMP_NAME,
+			O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
+	if (fd < 0)
+		return bnd_fail(err, errlen, errno == EACCES ? BND_ESTATE : BND_ESYS,
+				"creating %s: %s", BND_STATE_TEMP_NAME, strerror(errno));
+	if (fchmod(fd, 0644)) {
+		int e = errno;
+		close(fd);
+		return bnd_fail(err, errlen, BND_ESYS, "%s: %s", BND_STATE_TEMP_NAME, strerror(e));
+	}
+	return fd;
+}
+
+int bnd_statedir_write_temp(int dirfd, const char *text, size_t len, char *err, size_t errlen)
+{
+	int fd = open_temp(dirfd, err, errlen);
+	if (fd < 0)
+		return fd;
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = pwrite(fd, text + done, len - done, (off_t)done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+			close(fd);
+			return bnd_fail(err, errlen, BND_ESYS, "writing %s: %s", BND_STATE_TEMP_NAME,
+					strerror(e));
+		}
+		done += (size_t)n;
+	}
+	if (close(fd)) {
+		int e = errno;
+		return bnd_fail(err, errlen, BND_ESYS, "writing %s: %s", BND_STATE_TEMP_NAME,
+				strerror(e));
+	}
+	return BND_OK;
+}
+
+int bnd_statedir_commit_temp(int dirfd, char *err, size_t errlen)
+{
+	/* Exchanging the names is as atomic for readers as renaming over the
+	 * state, but a rename over an existing file makes ext4 (auto_da_alloc)
+	 * start writing the new file back: ~1 ms per transaction on a disk,
+	 * the cost that skipping fsync avoids. The old state, now under the
+	 * temp name, is unlinked: readers that have it open keep a whole file.
+	 * Plain rename when there is no state yet or the filesystem cannot
+	 * exchange. */
+	if (!renameat2(dirfd, BND_STATE_TEMP_NAME, dirfd, BND_STATE_FILE_NAME, RENAME_EXCHANGE)) {
+		unlinkat(dirfd, BND_STATE_TEMP_NAME, 0);
+		return BND_OK;
+	}
+	if (errno != ENOENT && errno != EINVAL && errno != ENOSYS)
+		return bnd_fail(err, errlen, BND_ESYS, "replacing %s by %s: %s", BND_STATE_FILE_NAME,
+				BND_STATE_TEMP_NAME, strerror(errno));
+	if (renameat(dirfd, BND_STATE_TEMP_NAME, dirfd, BND_STATE_FILE_NAME))
+		return bnd_fail(err, errlen, BND_ESYS, "renaming %s to %s: %s", BND_STATE_TEMP_NAME,
+				BND_STATE_FILE_NAME, strerror(errno));
+	return BND_OK;
+}
+
+int bnd_statedir_keep_aside(int dirfd, char *name, size_t namelen, char *err, size_t errlen)
+{
+	long long t = (long long)time(NULL);
+	for (int k = 0; k < 1000; k++) {
+		if (k)
+			snprintf(name, namelen, BND_STATE_CORRUPT_PREFIX "%lld-%d", t, k);
+		else
+			snprintf(name, namelen, BND_STATE_CORRUPT_PREFIX "%lld", t);
+		/* A hard link never replaces an existing name, and the state keeps
+		 * its name until the repaired one is renamed over it. */
+		if (!linkat(dirfd, BND_STATE_FILE_NAME, dirfd, name, 0))
+			return BND_OK;
+		if (errno != EEXIST)
+			return bnd_fail(err, errlen, BND_ESYS, "keeping the damaged state as %s: %s",
+					name, strerror(errno));
+	}
+	return bnd_fail(err, errlen, BND_ESYS, "keeping the damaged state: too many %s* files",
+			BND_STATE_CORRUPT_PREFIX);
+}

@@ -1,0 +1,177 @@
+#include "binding/state/statelock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "binding/util/error.h"
+#include "binding/state/statedir.h"
+
+#define LOCK_MAGIC "spank-binding-lk"
+#define LOCK_VERSION 1u
+#define LOCK_FILE_SIZE 4096
+
+/* The file's layout. mutex_size guards against a file made by a build with
+ * another pthread ABI. */
+struct lock_page {
+	char magic[16];
+	uint32_t version;
+	uint32_t mutex_size;
+	pthread_mutex_t mutex;
+};
+
+_Static_assert(sizeof(struct lock_page) <= LOCK_FILE_SIZE, "lock page fits the file");
+
+static int open_rc(int e)
+{
+	return (e == ELOOP || e == EACCES || e == EPERM || e == EROFS) ? BND_ESTATE : BND_ESYS;
+}
+
+/* Initialises a lock file under a private name and links it in as `name`;
+ * losing the race to another creator is fine. */
+static int create_lock(int dirfd, const char *name, char *err, size_t errlen)
+{
+	char tmp[64];
+	snprintf(tmp, sizeof(tmp), "%s.init.%d", name, (int)getpid());
+	unlinkat(dirfd, tmp, 0);
+	int fd = openat(dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return bnd_fail(err, errlen, open_rc(errno), "creating state lock file %s: %s", tmp,
+				strerror(errno));
+	int rc = BND_ESYS;
+	void *map = MAP_FAILED;
+	if (fchmod(fd, 0600) || ftruncate(fd, LOCK_FILE_SIZE))
+		goto out;
+	map = mmap(NULL, LOCK_FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		goto out;
+	struct lock_page *pg = map;
+	pthread_mutexattr_t a;
+	if (pthread_mutexattr_init(&a))
+		goto out;
+	int bad = pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED) ||
+		  pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST) ||
+		  pthread_mutex_init(&pg->mutex, &a);
+	pthread_mutexattr_destroy(&a);
+	if (bad) {
+		errno = EINVAL;
+		goto out;
+	}
+	memcpy(pg->magic, LOCK_MAGIC, sizeof(pg->magic));
+	pg->version = LOCK_VERSION;
+	pg->mutex_size = (uint32_t)sizeof(pthread_mutex_t);
+	if (linkat(dirfd, tmp, dirfd, name, 0) && errno != EEXIST)
+		goto out;
+	rc = BND_OK;
+out:
+	if (rc)
+		bnd_fail(err, errlen, rc, "creating state lock file %s: %s", name, strerror(errno));
+	if (map != MAP_FAILED)
+		munmap(map, LOCK_FILE_SIZE);
+	close(fd);
+	unlinkat(dirfd, tmp, 0);
+	return rc;
+}
+
+static int map_lock(int dirfd, const char *name, struct bnd_statelock *lk, char *err,
+		    size_t errlen)
+{
+	int fd = -1;
+	for (int tries = 0; fd < 0 && tries < 3; tries++) {
+		fd = openat(dirfd, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+		if (fd < 0 && errno == ENOENT) {
+			int rc = create_lock(dirfd, name, err, errlen);
+			if (rc)
+				return rc;
+		} else if (fd < 0) {
+			int e = errno;
+			return bnd_fail(err, errlen, open_rc(e), "state lock file %s: %s", name,
+					e == ELOOP ? "is a symlink, refused" : strerror(e));
+		}
+	}
+	if (fd < 0)
+		return bnd_fail(err, errlen, BND_ESYS, "state lock file %s keeps vanishing", name);
+	struct stat st;
+	char why[128];
+	if (fstat(fd, &st) || bnd_statedir_untrusted(&st, 0, why, sizeof(why))) {
+		close(fd);
+		return bnd_fail(err, errlen, BND_ESTATE, "state lock file %s refused: %s", name, why);
+	}
+	if (st.st_size != LOCK_FILE_SIZE) {
+		close(fd);
+		return bnd_fail(err, errlen, BND_ESTATE,
+				"state lock file %s refused: size %lld, not a lock file of ours",
+				name, (long long)st.st_size);
+	}
+	void *map = mmap(NULL, LOCK_FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	int e = errno;
+	close(fd);
+	if (map == MAP_FAILED)
+		return bnd_fail(err, errlen, BND_ESYS, "mapping state lock file %s: %s", name,
+				strerror(e));
+	const struct lock_page *pg = map;
+	if (memcmp(pg->magic, LOCK_MAGIC, sizeof(pg->magic)) || pg->version != LOCK_VERSION ||
+	    pg->mutex_size != sizeof(pthread_mutex_t)) {
+		munmap(map, LOCK_FILE_SIZE);
+		return bnd_fail(err, errlen, BND_ESTATE,
+				"state lock file %s refused: not a lock file of this version", name);
+	}
+	lk->map = map;
+	lk->len = LOCK_FILE_SIZE;
+	return BND_OK;
+}
+
+int bnd_statelock_acquire(int dirfd, const char *name, int timeout_ms,
+			  struct bnd_statelock *lk, char *err, size_t errlen)
+{
+	lk->map = NULL;
+	lk->len = 0;
+	lk->recovered = 0;
+	int rc = map_lock(dirfd, name, lk, err, errlen);
+	if (rc)
+		return rc;
+	if (timeout_ms <= 0)
+		timeout_ms = BND_STATE_LOCK_TIMEOUT_MS;
+	struct timespec until;
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += timeout_ms / 1000;
+	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_t *m = &((struct lock_page *)lk->map)->mutex;
+	int e = pthread_mutex_clocklock(m, CLOCK_MONOTONIC, &until);
+	if (e == EOWNERDEAD) {
+		/* The holder died inside a transaction. Its half-written temp file
+		 * is never read, and the state is whole: carry on. */
+		e = pthread_mutex_consistent(m);
+		lk->recovered = 1;
+	}
+	if (!e)
+		return BND_OK;
+	munmap(lk->map, lk->len);
+	lk->map = NULL;
+	if (e == ETIMEDOUT)
+		return bnd_fail(err, errlen, BND_ETIMEOUT,
+				"state lock file %s: still held by another process after %d ms",
+				name, timeout_ms);
+	return bnd_fail(err, errlen, e == ENOTRECOVERABLE ? BND_ESTATE : BND_ESYS,
+			"taking state lock %s: %s", name, strerror(e));
+}
+
+void bnd_statelock_release(struct bnd_statelock *lk)
+{
+	if (!lk || !lk->map)
+		return;
+	pthread_mutex_unlock(&((struct lock_page *)lk->map)->mutex);
+	munmap(lk->map, lk->len);
+	lk->map = NULL;
+}

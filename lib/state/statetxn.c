@@ -1,0 +1,256 @@
+#include "binding/state/statetxn.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "binding/util/error.h"
+#include "binding/util/proc.h"
+#include "binding/state/statedir.h"
+#include "binding/state/statelock.h"
+
+void bnd_state_log(const struct bnd_state_opts *o, const char *fmt, ...)
+{
+	if (!o || !o->log)
+		return;
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	o->log(o->log_ctx, msg);
+}
+
+/* The boot id cannot change while this process lives: read it once. */
+static char boot_id[BND_BOOT_ID_LEN];
+static int boot_rc = BND_ESYS;
+static pthread_once_t boot_once = PTHREAD_ONCE_INIT;
+
+static void boot_init(void)
+{
+	boot_rc = bnd_proc_boot_id(boot_id, sizeof(boot_id), NULL, 0);
+}
+
+static void test_delay(void)
+{
+	const char *v = getenv(BND_STATE_TEST_DELAY_ENV);
+	long us = v ? atol(v) : 0;
+	if (us > 0) {
+		struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+void bnd_state_txn_note(struct bnd_state_txn *tx, const char *verb,
+			const struct bnd_state_record *r)
+{
+	tx->dirty = 1;
+	if (!tx->o || !tx->o->journal)
+		return;
+	if (tx->njournal == tx->capjournal) {
+		int cap = tx->capjournal ? tx->capjournal * 2 : 8;
+		char **n = realloc(tx->journal, (size_t)cap * sizeof(*n));
+		if (!n)
+			return;
+		tx->journal = n;
+		tx->capjournal = cap;
+	}
+	char *text = bnd_state_record_text(r);
+	char *line = NULL;
+	if (!text || asprintf(&line, "%s %s", verb, text) < 0)
+		line = NULL;
+	free(text);
+	if (line)
+		tx->journal[tx->njournal++] = line;
+}
+
+void bnd_state_txn_drop(struct bnd_state_txn *tx, int i, const char *verb)
+{
+	bnd_state_txn_note(tx, verb, &tx->f.rec[i]);
+	bnd_statefile_remove(&tx->f, i);
+}
+
+static void describe(const struct bnd_state_record *r, char *buf, size_t len)
+{
+	char cpus[256];
+	if (bnd_cpuset_format_list(&r->cpus, cpus, sizeof(cpus)))
+		snprintf(cpus, sizeof(cpus), "(%d cpus)", bnd_cpuset_count(&r->cpus));
+	snprintf(buf, len, "job %" PRIu32 " step %" PRIu32 " (owner pid %d, cpus %s)", r->job,
+		 r->step, r->owner_pid, cpus[0] ? cpus : "none");
+}
+
+/* A damaged file may hold garbage that parses: never let two jobs' active
+ * records claim the same cpu. The earlier record wins. */
+static int drop_overlaps(struct bnd_state_txn *tx)
+{
+	int dropped = 0;
+	for (int i = 1; i < tx->f.nrec; i++) {
+		const struct bnd_state_record *r = &tx->f.rec[i];
+		if (r->status != BND_ST_ACTIVE)
+			continue;
+		for (int j = 0; j < i; j++) {
+			const struct bnd_state_record *q = &tx->f.rec[j];
+			if (q->status == BND_ST_ACTIVE && q->job != r->job &&
+			    bnd_cpuset_intersects(&q->cpus, &r->cpus)) {
+				char d[512];
+				describe(r, d, sizeof(d));
+				bnd_state_log(tx->o, "state %s: dropped salvaged %s: overlaps job %" PRIu32,
+					      tx->dir, d, q->job);
+				bnd_state_txn_drop(tx, i--, "reclaim");
+				dropped++;
+				break;
+			}
+		}
+	}
+	return dropped;
+}
+
+static int load(struct bnd_state_txn *tx, char *err, size_t errlen)
+{
+	char *text;
+	size_t len;
+	int rc = bnd_statedir_read(tx->dirfd, &text, &len, err, errlen);
+	if (rc)
+		return rc;
+	if (!text) {
+		bnd_statefile_init(&tx->f);
+		return BND_OK;
+	}
+	char why[256];
+	int verdict = bnd_statefile_parse(text, len, &tx->f, why, sizeof(why));
+	free(text);
+	if (verdict < 0)
+		return bnd_fail(err, errlen, BND_ENOMEM, "reading the state: out of memory");
+	if (verdict == BND_SF_NEWER) {
+		bnd_statefile_free(&tx->f);
+		return bnd_fail(err, errlen, BND_ESTATE, "state %s/%s refused, left untouched: %s",
+				tx->dir, BND_STATE_FILE_NAME, why);
+	}
+	if (verdict == BND_SF_CORRUPT) {
+		char aside[128];
+		rc = bnd_statedir_keep_aside(tx->dirfd, aside, sizeof(aside), err, errlen);
+		if (rc) {
+			bnd_statefile_free(&tx->f);
+			return rc;
+		}
+		int parsed = tx->f.nrec;
+		tx->dropped += drop_overlaps(tx);
+		bnd_state_log(tx->o,
+			      "state %s damaged (%s): kept as %s; %d record(s) parse and are "
+			      "kept if their owners are alive", tx->dir, why, aside, parsed);
+		tx->dirty = 1;
+	}
+	return BND_OK;
+}
+
+static void repair(struct bnd_state_txn *tx)
+{
+	if (tx->f.boot_id[0] && strcmp(tx->f.boot_id, boot_id)) {
+		if (tx->f.nrec)
+			bnd_state_log(tx->o, "state %s is from another boot (%s): %d record(s) discarded",
+				      tx->dir, tx->f.boot_id, tx->f.nrec);
+		while (tx->f.nrec) {
+			bnd_state_txn_drop(tx, tx->f.nrec - 1, "discard");
+			tx->dropped++;
+		}
+		tx->dirty = 1;
+	}
+	if (strcmp(tx->f.boot_id, boot_id)) {
+		strcpy(tx->f.boot_id, boot_id);
+		tx->dirty = 1;
+	}
+	for (int i = 0; i < tx->f.nrec; i++) {
+		if (bnd_state_owner_alive(&tx->f.rec[i]))
+			continue;
+		char d[512];
+		describe(&tx->f.rec[i], d, sizeof(d));
+		bnd_state_log(tx->o, "state %s: reclaimed %s: owner is gone", tx->dir, d);
+		bnd_state_txn_drop(tx, i--, "reclaim");
+		tx->dropped++;
+	}
+}
+
+int bnd_state_owner_alive(const struct bnd_state_record *r)
+{
+	return bnd_proc_alive(r->owner_pid, r->owner_start);
+}
+
+int bnd_state_txn_begin(struct bnd_state_txn *tx, const struct bnd_state_opts *o,
+			char *err, size_t errlen)
+{
+	memset(tx, 0, sizeof(*tx));
+	tx->o = o;
+	tx->dir = o && o->dir && *o->dir ? o->dir : BND_STATE_DEFAULT_DIR;
+	tx->dirfd = -1;
+	pthread_once(&boot_once, boot_init);
+	if (boot_rc)
+		return bnd_fail(err, errlen, BND_ESYS, "cannot read this boot's id from /proc");
+	int rc = bnd_statedir_open(tx->dir, 1, &tx->dirfd, err, errlen);
+	if (rc)
+		return rc;
+	rc = bnd_statelock_acquire(tx->dirfd, BND_STATE_LOCK_NAME, o ? o->lock_timeout_ms : 0,
+				   &tx->lock, err, errlen);
+	if (!rc && tx->lock.recovered)
+		bnd_state_log(o, "state %s: the previous lock holder died inside a transaction; "
+			      "the state it left is whole", tx->dir);
+	if (!rc)
+		rc = load(tx, err, errlen);
+	if (rc) {
+		bnd_statelock_release(&tx->lock);
+		close(tx->dirfd);
+		tx->dirfd = -1;
+		return rc;
+	}
+	repair(tx);
+	test_delay();
+	return BND_OK;
+}
+
+static void journal_flush(struct bnd_state_txn *tx, int emit)
+{
+	for (int i = 0; i < tx->njournal; i++) {
+		if (emit)
+			tx->o->journal(tx->o->journal_ctx, tx->journal[i]);
+		free(tx->journal[i]);
+	}
+	free(tx->journal);
+	tx->journal = NULL;
+	tx->njournal = tx->capjournal = 0;
+}
+
+int bnd_state_txn_commit(struct bnd_state_txn *tx, char *err, size_t errlen)
+{
+	if (!tx->dirty)
+		return BND_OK;
+	char *text;
+	size_t len;
+	int rc = bnd_statefile_format(&tx->f, &text, &len, err, errlen);
+	if (rc)
+		return rc;
+	rc = bnd_statedir_write_temp(tx->dirfd, text, len, err, errlen);
+	free(text);
+	if (rc)
+		return rc;
+	test_delay();
+	rc = bnd_statedir_commit_temp(tx->dirfd, err, errlen);
+	if (rc)
+		return rc;
+	tx->dirty = 0;
+	journal_flush(tx, 1);
+	return BND_OK;
+}
+
+void bnd_state_txn_end(struct bnd_state_txn *tx)
+{
+	journal_flush(tx, 0);
+	bnd_statelock_release(&tx->lock);
+	if (tx->dirfd >= 0)
+		close(tx->dirfd);
+	tx->dirfd = -1;
+	bnd_statefile_free(&tx->f);
+}

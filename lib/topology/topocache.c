@@ -1,0 +1,408 @@
+#include "binding/topology/topocache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "binding/util/error.h"
+#include "binding/util/proc.h"
+
+/* Room for the boot id in the header, in 32-bit words. */
+#define CACHE_BOOT_WORDS 12
+
+/* The file is an array of 32-bit words in host byte order (the cache never
+ * leaves the node): a fixed header, then the primary arrays field by field.
+ * Derived sets (numa_cpus, all_cpus) are recomputed on reading. */
+enum {
+	H_MAGIC0, H_MAGIC1, H_VERSION, H_ENDIAN,
+	H_BOOT,
+	H_SOURCE = H_BOOT + CACHE_BOOT_WORDS,
+	H_COUNTS = H_SOURCE + 256 / 4,
+	H_PAYLOAD = H_COUNTS + 8,
+	H_SUM_LO, H_SUM_HI,
+	H_WORDS
+};
+enum { C_UNITS, C_SOCKETS, C_CORES, C_PUS, C_NUMA, C_L3, C_L2, C_KINDS };
+#define MAGIC0 0x544e4442u /* "BDNT" */
+#define MAGIC1 0x31504f54u /* "TOP1" */
+#define ENDIAN 0x01020304u
+#define UNIT_WORDS 13
+#define CORE_WORDS 9
+/* Far above any real node, low enough that sizes cannot overflow. */
+#define MAX_ITEMS (1 << 20)
+
+/* FNV-1a style over 32-bit words in four interleaved lanes (the multiply
+ * chains run in parallel), checksum words counted as zero. It detects
+ * damage, not forgery: trust comes from the file's owner and mode. */
+uint64_t bnd_topocache_checksum(const uint32_t *w, size_t n)
+{
+	uint64_t h[4] = { 0xcbf29ce484222325u, 0x84222325cbf29ce4u, 1, 2 };
+	for (size_t i = 0; i < n; i++) {
+		uint32_t v = (i == H_SUM_LO || i == H_SUM_HI) ? 0 : w[i];
+		h[i & 3] = (h[i & 3] ^ v) * 0x100000001b3u;
+	}
+	return (h[0] ^ (h[1] << 1) ^ (h[2] << 2) ^ (h[3] << 3)) * 0x100000001b3u + n;
+}
+
+static size_t payload_words(const int32_t *c)
+{
+	return (size_t)c[C_UNITS] * UNIT_WORDS + (size_t)c[C_CORES] * CORE_WORDS +
+	       2 * (size_t)c[C_PUS] + 2 * (size_t)c[C_SOCKETS] + (size_t)c[C_NUMA];
+}
+
+static void put_str(uint32_t *w, size_t words, const char *s)
+{
+	char tmp[256] = "";
+	snprintf(tmp, sizeof(tmp) < words * 4 ? sizeof(tmp) : words * 4, "%s", s);
+	memcpy(w, tmp, words * 4);
+}
+
+static void get_str(char *dst, size_t len, const uint32_t *w, size_t words)
+{
+	size_t n = words * 4 < len ? words * 4 : len;
+	memcpy(dst, w, n);
+	dst[n - 1] = '\0';
+}
+
+static uint32_t *serialize(const struct bnd_topology *t, const char *boot, size_t *nwords)
+{
+	int32_t c[8] = { t->nunits, t->nsockets, t->ncores, t->npus,
+			 t->nnuma, t->nl3, t->nl2, t->has_kinds };
+	size_t n = H_WORDS + payload_words(c);
+	uint32_t *w = calloc(n, sizeof(*w));
+	if (!w)
+		return NULL;
+	w[H_MAGIC0] = MAGIC0;
+	w[H_MAGIC1] = MAGIC1;
+	w[H_VERSION] = BND_TOPOCACHE_VERSION;
+	w[H_ENDIAN] = ENDIAN;
+	put_str(w + H_BOOT, CACHE_BOOT_WORDS, boot);
+	put_str(w + H_SOURCE, 256 / 4, t->source);
+	memcpy(w + H_COUNTS, c, sizeof(c));
+	w[H_PAYLOAD] = (uint32_t)(n - H_WORDS);
+	uint32_t *p = w + H_WORDS;
+	for (int i = 0; i < t->nunits; i++) {
+		const struct bnd_unit *u = &t->units[i];
+		int32_t f[UNIT_WORDS] = { u->type, u->kind, u->parent, u->depth, u->nchildren,
+					  u->first_child, u->next_sibling, u->index, u->os_index,
+					  u->pu_first, u->pu_count, u->core_first, u->core_count };
+		memcpy(p, f, sizeof(f));
+		p += UNIT_WORDS;
+	}
+	for (int i = 0; i < t->ncores; i++) {
+		const struct bnd_core *k = &t->cores[i];
+		int32_t f[CORE_WORDS] = { k->socket, k->core, k->kind, k->unit, k->pu_first,
+					  k->npus, k->numa, k->l3, k->l2 };
+		memcpy(p, f, sizeof(f));
+		p += CORE_WORDS;
+	}
+#define PUT(arr, cnt) do { memcpy(p, (arr), (size_t)(cnt) * 4); p += (cnt); } while (0)
+	PUT(t->pu_os, t->npus);
+	PUT(t->pu_core, t->npus);
+	PUT(t->socket_first_core, t->nsockets);
+	PUT(t->socket_ncores, t->nsockets);
+	if (t->nnuma)
+		PUT(t->numa_os, t->nnuma);
+#undef PUT
+	uint64_t h = bnd_topocache_checksum(w, n);
+	w[H_SUM_LO] = (uint32_t)h;
+	w[H_SUM_HI] = (uint32_t)(h >> 32);
+	*nwords = n;
+	return w;
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len) {
+		ssize_t k = write(fd, p, len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		p += k;
+		len -= (size_t)k;
+	}
+	return 0;
+}
+
+int bnd_topocache_write(const struct bnd_topology *t, const char *path,
+			const char *boot_id, char *err, size_t errlen)
+{
+	char boot[BND_BOOT_ID_LEN];
+	if (!boot_id) {
+		int rc = bnd_proc_boot_id(boot, sizeof(boot), err, errlen);
+		if (rc != BND_OK)
+			return rc;
+		boot_id = boot;
+	}
+	size_t n;
+	uint32_t *w = serialize(t, boot_id, &n);
+	if (!w)
+		return bnd_fail(err, errlen, BND_ENOMEM, "topology cache: out of memory");
+	size_t plen = strlen(path);
+	char *tmp = malloc(plen + 16);
+	if (!tmp) {
+		free(w);
+		return bnd_fail(err, errlen, BND_ENOMEM, "topology cache: out of memory");
+	}
+	snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
+	/* mkostemp creates with O_EXCL: it never follows a planted link. */
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	int rc = BND_OK;
+	if (fd < 0) {
+		rc = bnd_fail(err, errlen, BND_ESYS, "topology cache %s: %s", tmp, strerror(errno));
+	} else {
+		if (fchmod(fd, 0644) < 0 || write_all(fd, w, n * sizeof(*w)) < 0)
+			rc = bnd_fail(err, errlen, BND_ESYS, "topology cache %s: %s", tmp,
+				      strerror(errno));
+		if (close(fd) < 0 && rc == BND_OK)
+			rc = bnd_fail(err, errlen, BND_ESYS, "topology cache %s: %s", tmp,
+				      strerror(errno));
+		/* rename replaces a symlink at path itself, never its target. */
+		if (rc == BND_OK && rename(tmp, path) < 0)
+			rc = bnd_fail(err, errlen, BND_ESYS, "topology cache %s: %s", path,
+				      strerror(errno));
+		if (rc != BND_OK)
+			unlink(tmp);
+	}
+	free(tmp);
+	free(w);
+	return rc;
+}
+
+static int read_file(const char *path, uint32_t **out, size_t *nwords, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return bnd_fail(err, errlen, errno == ELOOP ? BND_ESTATE : BND_ESYS,
+				"topology cache %s: %s", path,
+				errno == ELOOP ? "is a symlink" : strerror(errno));
+	struct stat st;
+	int rc = BND_OK;
+	if (fstat(fd, &st) < 0)
+		rc = bnd_fail(err, errlen, BND_ESYS, "topology cache %s: %s", path, strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		rc = bnd_fail(err, errlen, BND_ESTATE, "topology cache %s: not a regular file", path);
+	else if ((st.st_uid != geteuid() && st.st_uid != 0) || (st.st_mode & 022))
+		rc = bnd_fail(err, errlen, BND_ESTATE,
+			      "topology cache %s: owner %u or mode %04o not trusted", path,
+			      (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+	else if (st.st_size < (off_t)(H_WORDS * 4) || st.st_size % 4 ||
+		 st.st_size > (off_t)(H_WORDS + 64 * (size_t)MAX_ITEMS) * 4)
+		rc = bnd_fail(err, errlen, BND_ESTATE, "topology cache %s: truncated or oversized "
+			      "(%lld bytes)", path, (long long)st.st_size);
+	uint32_t *w = NULL;
+	if (rc == BND_OK) {
+		size_t len = (size_t)st.st_size;
+		w = malloc(len);
+		ssize_t k = w ? read(fd, w, len) : -1;
+		if (!w)
+			rc = bnd_fail(err, errlen, BND_ENOMEM, "topology cache: out of memory");
+		else if (k != (ssize_t)len)
+			rc = bnd_fail(err, errlen, BND_ESTATE, "topology cache %s: short read", path);
+		*nwords = len / 4;
+	}
+	close(fd);
+	if (rc != BND_OK) {
+		free(w);
+		return rc;
+	}
+	*out = w;
+	return BND_OK;
+}
+
+static int check_header(const uint32_t *w, size_t n, const char *path, const char *boot,
+			char *err, size_t errlen)
+{
+	if (w[H_MAGIC0] != MAGIC0 || w[H_MAGIC1] != MAGIC1 || w[H_ENDIAN] != ENDIAN)
+		return bnd_fail(err, errlen, BND_ESTATE, "topology cache %s: not a topology cache",
+				path);
+	if (w[H_VERSION] != BND_TOPOCACHE_VERSION)
+		return bnd_fail(err, errlen, BND_ESTATE,
+				"topology cache %s: format version %u, expected %d", path,
+				w[H_VERSION], BND_TOPOCACHE_VERSION);
+	char file_boot[BND_BOOT_ID_LEN];
+	get_str(file_boot, sizeof(file_boot), w + H_BOOT, CACHE_BOOT_WORDS);
+	if (strcmp(file_boot, boot))
+		return bnd_fail(err, errlen, BND_ESTATE,
+				"topology cache %s: written in boot %s, this is boot %s", path,
+				file_boot, boot);
+	int32_t c[8];
+	memcpy(c, w + H_COUNTS, sizeof(c));
+	for (int i = 0; i < 8; i++)
+		if (c[i] < 0 || c[i] > MAX_ITEMS)
+			return bnd_fail(err, errlen, BND_ESTATE, "topology cache %s: bad counts", path);
+	if (w[H_PAYLOAD] != n - H_WORDS || payload_words(c) != n - H_WORDS)
+		return bnd_fail(err, errlen, BND_ESTATE,
+				"topology cache %s: truncated or extended (%zu payload words, expected %zu)",
+				path, n - H_WORDS, payload_words(c));
+	uint64_t h = bnd_topocache_checksum(w, n);
+	if (w[H_SUM_LO] != (uint32_t)h || w[H_SUM_HI] != (uint32_t)(h >> 32))
+		return bnd_fail(err, errlen, BND_ESTATE, "topology cache %s: checksum mismatch",
+				path);
+	return BND_OK;
+}
+
+static int *take_ints(const uint32_t **p, int n)
+{
+	int *a = malloc((size_t)(n ? n : 1) * sizeof(int));
+	if (a && n)
+		memcpy(a, *p, (size_t)n * 4);
+	*p += n;
+	return a;
+}
+
+static struct bnd_topology *deserialize(const uint32_t *w)
+{
+	struct bnd_topology *t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	int32_t c[8];
+	memcpy(c, w + H_COUNTS, sizeof(c));
+	t->nunits = c[C_UNITS];
+	t->nsockets = c[C_SOCKETS];
+	t->ncores = c[C_CORES];
+	t->npus = c[C_PUS];
+	t->nnuma = c[C_NUMA];
+	t->nl3 = c[C_L3];
+	t->nl2 = c[C_L2];
+	t->has_kinds = c[C_KINDS] != 0;
+	get_str(t->source, sizeof(t->source), w + H_SOURCE, 256 / 4);
+	t->units = calloc((size_t)(t->nunits ? t->nunits : 1), sizeof(*t->units));
+	t->cores = calloc((size_t)(t->ncores ? t->ncores : 1), sizeof(*t->cores));
+	if (!t->units || !t->cores) {
+		bnd_topology_free(t);
+		return NULL;
+	}
+	const uint32_t *p = w + H_WORDS;
+	for (int i = 0; i < t->nunits; i++, p += UNIT_WORDS) {
+		int32_t f[UNIT_WORDS];
+		memcpy(f, p, sizeof(f));
+		struct bnd_unit *u = &t->units[i];
+		/* Out-of-range type or kind fails validation, not the cast. */
+		u->type = (uint8_t)(f[0] < 0 || f[0] > 255 ? 255 : f[0]);
+		u->kind = (uint8_t)(f[1] < 0 || f[1] > 255 ? 255 : f[1]);
+		u->parent = f[2];
+		u->depth = f[3];
+		u->nchildren = f[4];
+		u->first_child = f[5];
+		u->next_sibling = f[6];
+		u->index = f[7];
+		u->os_index = f[8];
+		u->pu_first = f[9];
+		u->pu_count = f[10];
+		u->core_first = f[11];
+		u->core_count = f[12];
+	}
+	for (int i = 0; i < t->ncores; i++, p += CORE_WORDS) {
+		int32_t f[CORE_WORDS];
+		memcpy(f, p, sizeof(f));
+		struct bnd_core *k = &t->cores[i];
+		k->socket = f[0];
+		k->core = f[1];
+		k->kind = (uint8_t)(f[2] < 0 || f[2] > 255 ? 255 : f[2]);
+		k->unit = f[3];
+		k->pu_first = f[4];
+		k->npus = f[5];
+		k->numa = f[6];
+		k->l3 = f[7];
+		k->l2 = f[8];
+	}
+	t->pu_os = take_ints(&p, t->npus);
+	t->pu_core = take_ints(&p, t->npus);
+	t->socket_first_core = take_ints(&p, t->nsockets);
+	t->socket_ncores = take_ints(&p, t->nsockets);
+	t->numa_os = take_ints(&p, t->nnuma);
+	if (!t->pu_os || !t->pu_core || !t->socket_first_core || !t->socket_ncores ||
+	    !t->numa_os) {
+		bnd_topology_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+int bnd_topocache_read(struct bnd_topology **out, const char *path,
+		       const char *boot_id, char *err, size_t errlen)
+{
+	*out = NULL;
+	char boot[BND_BOOT_ID_LEN];
+	if (!boot_id) {
+		int rc = bnd_proc_boot_id(boot, sizeof(boot), err, errlen);
+		if (rc != BND_OK)
+			return rc;
+		boot_id = boot;
+	}
+	uint32_t *w = NULL;
+	size_t n = 0;
+	int rc = read_file(path, &w, &n, err, errlen);
+	if (rc != BND_OK)
+		return rc;
+	rc = check_header(w, n, path, boot_id, err, errlen);
+	struct bnd_topology *t = NULL;
+	if (rc == BND_OK) {
+		t = deserialize(w);
+		if (!t)
+			rc = bnd_fail(err, errlen, BND_ENOMEM, "topology cache: out of memory");
+	}
+	free(w);
+	if (rc == BND_OK) {
+		char why[BND_ERRLEN];
+		if (bnd_topology_validate(t, why, sizeof(why)) != BND_OK)
+			rc = bnd_fail(err, errlen, BND_ESTATE, "topology cache %s: %s", path, why);
+		else if (bnd_topology_fill_cpusets(t) != BND_OK)
+			rc = bnd_fail(err, errlen, BND_ENOMEM, "topology cache: out of memory");
+	}
+	if (rc != BND_OK) {
+		bnd_topology_free(t);
+		return rc;
+	}
+	*out = t;
+	return BND_OK;
+}
+
+int bnd_topocache_load_note(struct bnd_topology **out, const char *dir,
+			    char *note, size_t notelen, char *err, size_t errlen)
+{
+	*out = NULL;
+	if (note && notelen)
+		note[0] = '\0';
+	if (!dir || !*dir) {
+		if (note)
+			snprintf(note, notelen, "no cache directory");
+		return bnd_topology_load(out, NULL, err, errlen);
+	}
+	char path[4096], why[BND_ERRLEN] = "", boot[BND_BOOT_ID_LEN];
+	snprintf(path, sizeof(path), "%s/%s", dir, BND_TOPOCACHE_FILE);
+	int have_boot = bnd_proc_boot_id(boot, sizeof(boot), why, sizeof(why)) == BND_OK;
+	if (have_boot && bnd_topocache_read(out, path, boot, why, sizeof(why)) == BND_OK) {
+		if (note)
+			snprintf(note, notelen, "cache hit: %s", path);
+		return BND_OK;
+	}
+	int rc = bnd_topology_load(out, NULL, err, errlen);
+	if (rc != BND_OK)
+		return rc;
+	char wrote[BND_ERRLEN + 16] = "rewritten", why2[BND_ERRLEN];
+	struct stat st;
+	if (!have_boot)
+		snprintf(wrote, sizeof(wrote), "not written");
+	else if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		snprintf(wrote, sizeof(wrote), "not written: %s is not a directory", dir);
+	else if (bnd_topocache_write(*out, path, boot, why2, sizeof(why2)) != BND_OK)
+		snprintf(wrote, sizeof(wrote), "not written: %s", why2);
+	if (note)
+		snprintf(note, notelen, "cache not used (%s); %s", why, wrote);
+	return BND_OK;
+}
+
+int bnd_topocache_load(struct bnd_topology **out, const char *dir,
+		       char *err, size_t errlen)
+{
+	return bnd_topocache_load_note(out, dir, NULL, 0, err, errlen);
+}

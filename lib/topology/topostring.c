@@ -1,0 +1,148 @@
+#include "binding/topology/topostring.h"
+
+#include <ctype.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "binding/util/error.h"
+
+static int is_ocs_letter(char ch)
+{
+	char u = (char)toupper((unsigned char)ch);
+	return u == 'N' || u == 'X' || u == 'Y' || u == 'E';
+}
+
+/* Upper-case letter of a unit in the given form, or 0 when it is not
+ * printed there. */
+static char letter(const struct bnd_topology *t, const struct bnd_unit *u,
+		   enum bnd_topo_format fmt)
+{
+	switch (u->type) {
+	case BND_U_SOCKET:
+		return 'S';
+	case BND_U_CORE:
+		if (fmt == BND_TOPO_SGE)
+			return 'C';
+		return u->kind == BND_KIND_EFFICIENCY ? 'E' : 'C';
+	case BND_U_PU:
+		return t->cores[t->pu_core[u->index]].npus > 1 ? 'T' : 0;
+	case BND_U_NUMA:
+		return fmt == BND_TOPO_OCS ? 'N' : 0;
+	case BND_U_L3:
+		return fmt == BND_TOPO_OCS ? 'X' : 0;
+	case BND_U_L2:
+		return fmt == BND_TOPO_OCS ? 'Y' : 0;
+	default:
+		return 0;
+	}
+}
+
+static bool pu_taken(const struct bnd_topology *t, const bnd_cpuset_t *taken, int pu)
+{
+	return taken && bnd_cpuset_isset(taken, t->pu_os[pu]);
+}
+
+static bool lower(const struct bnd_topology *t, const struct bnd_unit *u,
+		  enum bnd_topo_format fmt, const bnd_cpuset_t *taken)
+{
+	if (!taken)
+		return false;
+	int first = u->pu_first, n = u->pu_count;
+	switch (u->type) {
+	case BND_U_CORE:
+		for (int p = first; p < first + n; p++)
+			if (pu_taken(t, taken, p))
+				return true;
+		return false;
+	case BND_U_PU:
+		return pu_taken(t, taken, u->index);
+	case BND_U_SOCKET:
+		if (fmt == BND_TOPO_SGE)
+			return false;
+		/* fall through */
+	default:
+		if (n == 0)
+			return false;
+		for (int p = first; p < first + n; p++)
+			if (!pu_taken(t, taken, p))
+				return false;
+		return true;
+	}
+}
+
+size_t bnd_topostring_length(const struct bnd_topology *t, enum bnd_topo_format fmt)
+{
+	size_t n = 0;
+	for (int i = 0; i < t->nunits; i++)
+		if (letter(t, &t->units[i], fmt))
+			n++;
+	return n;
+}
+
+int bnd_topostring_format(const struct bnd_topology *t, enum bnd_topo_format fmt,
+			  const bnd_cpuset_t *taken, char *buf, size_t buflen)
+{
+	size_t need = bnd_topostring_length(t, fmt) + 1;
+	if (!buf || buflen < need) {
+		if (buf && buflen)
+			buf[0] = '\0';
+		return BND_EINVAL;
+	}
+	size_t k = 0;
+	for (int i = 0; i < t->nunits; i++) {
+		const struct bnd_unit *u = &t->units[i];
+		char ch = letter(t, u, fmt);
+		if (!ch)
+			continue;
+		buf[k++] = lower(t, u, fmt, taken) ? (char)tolower((unsigned char)ch) : ch;
+	}
+	buf[k] = '\0';
+	return BND_OK;
+}
+
+static void take_range(const struct bnd_topology *t, int first, int n, bnd_cpuset_t *taken)
+{
+	for (int p = first; p < first + n; p++)
+		bnd_cpuset_set(taken, t->pu_os[p]);
+}
+
+int bnd_topostring_parse_mask(const struct bnd_topology *t, const char *str,
+			      bnd_cpuset_t *taken, char *err, size_t errlen)
+{
+	bnd_cpuset_zero(taken);
+	enum bnd_topo_format fmt = BND_TOPO_SGE;
+	for (const char *s = str; *s; s++)
+		if (is_ocs_letter(*s))
+			fmt = BND_TOPO_OCS;
+	const char *form = fmt == BND_TOPO_OCS ? "OCS" : "Grid Engine";
+	size_t len = strlen(str), pos = 0;
+	for (int i = 0; i < t->nunits; i++) {
+		const struct bnd_unit *u = &t->units[i];
+		char want = letter(t, u, fmt);
+		if (!want)
+			continue;
+		if (pos >= len)
+			return bnd_fail(err, errlen, BND_EINVAL,
+					"topology string \"%s\" (%s form) ends at position %zu, "
+					"expected '%c' there (the topology is %zu letters long)",
+					str, form, pos + 1, want, bnd_topostring_length(t, fmt));
+		char got = str[pos];
+		if (toupper((unsigned char)got) != want)
+			return bnd_fail(err, errlen, BND_EINVAL,
+					"topology string \"%s\" (%s form): position %zu is '%c', "
+					"expected '%c'", str, form, pos + 1, got, want);
+		if (islower((unsigned char)got)) {
+			if (u->type == BND_U_PU)
+				bnd_cpuset_set(taken, u->os_index);
+			else
+				take_range(t, u->pu_first, u->pu_count, taken);
+		}
+		pos++;
+	}
+	if (pos < len)
+		return bnd_fail(err, errlen, BND_EINVAL,
+				"topology string \"%s\" (%s form): position %zu is '%c', "
+				"expected the end (the topology is %zu letters long)",
+				str, form, pos + 1, str[pos], pos);
+	return BND_OK;
+}

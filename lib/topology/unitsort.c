@@ -1,0 +1,212 @@
+#include "binding/topology/unitsort.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "binding/util/error.h"
+
+bool bnd_topology_has_type(const struct bnd_topology *t, int type)
+{
+	for (int u = 0; u < t->nunits; u++)
+		if (t->units[u].type == type)
+			return true;
+	return false;
+}
+
+int bnd_unit_letter(const struct bnd_topology *t, char letter, int *type, int *kind,
+		    char *err, size_t errlen)
+{
+	*kind = BND_KIND_ANY;
+	switch (letter) {
+	case 'N': case 'n': *type = BND_U_NUMA; break;
+	case 'S': case 's': *type = BND_U_SOCKET; break;
+	case 'X': case 'x': *type = BND_U_L3; break;
+	case 'Y': case 'y': *type = BND_U_L2; break;
+	case 'C': case 'c': *type = BND_U_CORE; *kind = BND_KIND_POWER; break;
+	case 'E': case 'e': *type = BND_U_CORE; *kind = BND_KIND_EFFICIENCY; break;
+	case 'T': case 't': *type = BND_U_PU; break;
+	default:
+		return bnd_fail(err, errlen, BND_EINVAL, "'%c' is not a unit letter (expected one of N S X Y C E T)",
+				letter);
+	}
+	/* OCS's rule for nodes that do not report a level, so one request
+	 * works across a heterogeneous cluster. */
+	if ((*type == BND_U_NUMA || *type == BND_U_L3) && !bnd_topology_has_type(t, *type))
+		*type = BND_U_SOCKET;
+	else if (*type == BND_U_L2 && !bnd_topology_has_type(t, *type))
+		*type = BND_U_CORE;
+	return BND_OK;
+}
+
+int bnd_packed_unit(const struct bnd_topology *t, const char *unit, int *type, int *kind)
+{
+	size_t n = unit ? strlen(unit) : 0;
+	int ignored;
+	if (n < 1 || n > 2)
+		return BND_EINVAL;
+	char lvl = unit[n - 1];
+	if (lvl < 'A' || lvl > 'Z')
+		return BND_EINVAL;
+	if (n == 2 && ((unit[0] != 'C' && unit[0] != 'E') || lvl == 'C' || lvl == 'E'))
+		return BND_EINVAL;
+	if (bnd_unit_letter(t, lvl, type, &ignored, NULL, 0) != BND_OK)
+		return BND_EINVAL;
+	*kind = (n == 2 ? unit[0] : lvl) == 'E' ? BND_KIND_EFFICIENCY : BND_KIND_POWER;
+	return BND_OK;
+}
+
+bool bnd_unit_matches(const struct bnd_topology *t, int u, int type, int kind)
+{
+	const struct bnd_unit *x = &t->units[u];
+	if (x->type != type)
+		return false;
+	if (type == BND_U_PU) {
+		int core = t->pu_core[x->pu_first];
+		if (t->cores[core].npus < 2)
+			return false;
+		return kind == BND_KIND_ANY || t->cores[core].kind == kind;
+	}
+	if (type == BND_U_CORE)
+		return kind == BND_KIND_ANY || x->kind == kind;
+	return true;
+}
+
+int bnd_unit_used(const struct bnd_topology *t, int u, const bool *pu_used)
+{
+	const struct bnd_unit *x = &t->units[u];
+	int n = 0;
+	for (int i = x->pu_first; i < x->pu_first + x->pu_count; i++)
+		n += pu_used[i] ? 1 : 0;
+	return n;
+}
+
+void bnd_unitorder_free(struct bnd_unitorder *o)
+{
+	free(o->order);
+	free(o->pos);
+	free(o->end);
+	memset(o, 0, sizeof(*o));
+}
+
+/* Children lists that sorting may permute: kids[koff[u] .. koff[u+1]). */
+struct tree {
+	int *koff, *kids;
+	int *used, *count; /* per unit: used threads, units of the letter's level */
+};
+
+/* Utilisation a < b, compared exactly as used/total fractions. */
+static int util_cmp(const struct bnd_topology *t, const struct tree *tr, int a, int b)
+{
+	long long ua = tr->used[a], ta = t->units[a].pu_count;
+	long long ub = tr->used[b], tb = t->units[b].pu_count;
+	/* units without threads (memory-only nodes) sort as fully used */
+	if (ta == 0) { ua = 1; ta = 1; }
+	if (tb == 0) { ub = 1; tb = 1; }
+	long long l = ua * tb, r = ub * ta;
+	return (l > r) - (l < r);
+}
+
+/* Stable insertion sort of the carriers among u's children: children whose
+ * subtree holds exactly one unit of the level. Others keep their slots. */
+static void sort_children(const struct bnd_topology *t, const struct tree *tr, int u,
+			  bool desc, int *tmp)
+{
+	int *k = tr->kids + tr->koff[u];
+	int nk = tr->koff[u + 1] - tr->koff[u], nc = 0;
+	for (int i = 0; i < nk; i++)
+		if (tr->count[k[i]] == 1)
+			tmp[nc++] = k[i];
+	if (nc < 2)
+		return;
+	for (int i = 1; i < nc; i++) {
+		int v = tmp[i], j = i;
+		while (j > 0) {
+			int c = util_cmp(t, tr, tmp[j - 1], v);
+			if (desc ? c >= 0 : c <= 0)
+				break;
+			tmp[j] = tmp[j - 1];
+			j--;
+		}
+		tmp[j] = v;
+	}
+	for (int i = 0, j = 0; i < nk; i++)
+		if (tr->count[k[i]] == 1)
+			k[i] = tmp[j++];
+}
+
+static void sort_level(const struct bnd_topology *t, struct tree *tr, int type, bool desc,
+		       int *tmp)
+{
+	/* units are stored in pre-order, so children come after parents */
+	for (int u = t->nunits - 1; u >= 0; u--)
+		tr->count[u] = t->units[u].type == type ? 1 : 0;
+	for (int u = t->nunits - 1; u > 0; u--)
+		tr->count[t->units[u].parent] += tr->count[u];
+	for (int u = 0; u < t->nunits; u++)
+		if (tr->count[u] >= 2)
+			sort_children(t, tr, u, desc, tmp);
+}
+
+static int emit(const struct tree *tr, int u, int k, struct bnd_unitorder *o)
+{
+	o->order[k] = u;
+	o->pos[u] = k++;
+	for (int i = tr->koff[u]; i < tr->koff[u + 1]; i++)
+		k = emit(tr, tr->kids[i], k, o);
+	o->end[u] = k;
+	return k;
+}
+
+int bnd_unitorder_build(struct bnd_unitorder *o, const struct bnd_topology *t,
+			const bool *pu_used, const char *sort, char *err, size_t errlen)
+{
+	int n = t->nunits, rc = BND_ENOMEM;
+	struct tree tr;
+	memset(o, 0, sizeof(*o));
+	o->n = n;
+	o->order = calloc((size_t)n, sizeof(int));
+	o->pos = calloc((size_t)n, sizeof(int));
+	o->end = calloc((size_t)n, sizeof(int));
+	tr.koff = calloc((size_t)n + 1, sizeof(int));
+	tr.kids = calloc((size_t)n, sizeof(int));
+	tr.used = calloc((size_t)n, sizeof(int));
+	tr.count = calloc((size_t)n, sizeof(int));
+	int *tmp = calloc((size_t)n, sizeof(int));
+	if (!o->order || !o->pos || !o->end || !tr.koff || !tr.kids || !tr.used ||
+	    !tr.count || !tmp) {
+		rc = bnd_fail(err, errlen, BND_ENOMEM, "out of memory sorting %d units", n);
+		goto out;
+	}
+
+	int k = 0;
+	for (int u = 0; u < n; u++) {
+		tr.koff[u] = k;
+		for (int c = t->units[u].first_child; c >= 0; c = t->units[c].next_sibling)
+			tr.kids[k++] = c;
+		tr.used[u] = bnd_unit_used(t, u, pu_used);
+	}
+	tr.koff[n] = k;
+
+	/* Last letter first: with stable sorts the first letter ends up as
+	 * the primary key wherever two letters order the same siblings. */
+	size_t ns = sort ? strlen(sort) : 0;
+	for (size_t i = ns; i-- > 0;) {
+		int type, kind;
+		rc = bnd_unit_letter(t, sort[i], &type, &kind, err, errlen);
+		if (rc != BND_OK)
+			goto out;
+		bool desc = sort[i] >= 'a' && sort[i] <= 'z';
+		sort_level(t, &tr, type, desc, tmp);
+	}
+	emit(&tr, 0, 0, o);
+	rc = BND_OK;
+out:
+	free(tr.koff);
+	free(tr.kids);
+	free(tr.used);
+	free(tr.count);
+	free(tmp);
+	if (rc != BND_OK)
+		bnd_unitorder_free(o);
+	return rc;
+}

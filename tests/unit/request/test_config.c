@@ -1,0 +1,251 @@
+/* plugstack.conf arguments: every setting, defaults, and bad words that
+ * must be reported while the plugin keeps safe defaults. */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "binding/request/config.h"
+#include "binding/util/error.h"
+#include "testutil.h"
+
+/* Room for every complaint of a long bad config line. */
+#define ERRLEN 4096
+
+static int parse(struct bnd_config *c, char *err, int argc, char **argv)
+{
+	bnd_config_defaults(c);
+	return bnd_config_parse(c, argc, argv, err, ERRLEN);
+}
+
+START_TEST(defaults)
+{
+	struct bnd_config c;
+	char err[ERRLEN] = "x";
+	ck_assert_int_eq(parse(&c, err, 0, NULL), BND_OK);
+	ck_assert_str_eq(err, "");
+	ck_assert_str_eq(c.state_dir, "/run/slurm-binding");
+	ck_assert_int_eq(c.enabled, 1);
+	ck_assert_str_eq(c.default_spec, "");
+	ck_assert_int_eq(c.on_failure, BND_ONFAIL_UNBOUND);
+	ck_assert_int_eq(c.lock_timeout_ms, 10000);
+	ck_assert_int_eq(c.verbose, 0);
+	ck_assert_int_eq(c.filter_first_core, 0);
+	ck_assert_int_eq(c.implicit, 0);
+	ck_assert_str_eq(c.default_unit, "C");
+}
+END_TEST
+
+START_TEST(every_setting)
+{
+	struct bnd_config c;
+	char err[ERRLEN];
+	char *argv[] = { "state_dir=/tmp/x/state", "enabled=no", "default=linear:1",
+			 "on_failure=fail", "lock_timeout=2.5", "verbose", "filter=first_core",
+			 "default_unit=CT" };
+	ck_assert_int_eq(parse(&c, err, 8, argv), BND_OK);
+	ck_assert_str_eq(c.state_dir, "/tmp/x/state");
+	ck_assert_int_eq(c.enabled, 0);
+	ck_assert_str_eq(c.default_spec, "linear:1");
+	ck_assert_int_eq(c.on_failure, BND_ONFAIL_FAIL);
+	ck_assert_int_eq(c.lock_timeout_ms, 2500);
+	ck_assert_int_eq(c.verbose, 1);
+	ck_assert_int_eq(c.filter_first_core, 1);
+	ck_assert_str_eq(c.default_unit, "CT");
+
+	char line[512];
+	ck_assert_int_eq(bnd_config_describe(&c, line, sizeof(line)), BND_OK);
+	ck_assert_str_eq(line, "state_dir=/tmp/x/state enabled=no default=linear:1 "
+			 "on_failure=fail lock_timeout=2.500 verbose=yes filter=first_core "
+			 "implicit=no default_unit=CT");
+}
+END_TEST
+
+START_TEST(implicit_binding_settings)
+{
+	struct bnd_config c;
+	char err[ERRLEN];
+	char *argv[] = { "implicit=yes", "default_unit=T" };
+	ck_assert_int_eq(parse(&c, err, 2, argv), BND_OK);
+	ck_assert_str_eq(err, "");
+	ck_assert_int_eq(c.implicit, 1);
+	ck_assert_str_eq(c.default_unit, "T");
+	/* every packed unit is accepted, nothing else */
+	const char *units[] = { "T", "CT", "ET", "C", "E", "S", "CS", "ES", "X", "CX", "EX",
+				"Y", "CY", "EY", "N", "CN", "EN" };
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		char word[32];
+		snprintf(word, sizeof(word), "default_unit=%s", units[i]);
+		char *one[] = { word };
+		ck_assert_msg(parse(&c, err, 1, one) == BND_OK, "%s: %s", word, err);
+		ck_assert_str_eq(c.default_unit, units[i]);
+	}
+	char *bad[] = { "default_unit=Q", "default_unit=c", "default_unit=CC",
+			"default_unit=CTT", "implicit=sometimes", "filter=last_core",
+			"filter=NSXCC", "default_unit=" };
+	ck_assert_int_eq(parse(&c, err, 8, bad), BND_EINVAL);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char quoted[64];
+		snprintf(quoted, sizeof(quoted), "\"%s\"", bad[i]);
+		ck_assert_msg(strstr(err, quoted), "%s missing from: %s", quoted, err);
+	}
+	ck_assert_str_eq(c.default_unit, "C");
+	ck_assert_int_eq(c.implicit, 0);
+	ck_assert_int_eq(c.filter_first_core, 0);
+	/* later words win; none switches the filter off again */
+	char *flip[] = { "filter=first_core", "filter=none", "implicit=yes", "implicit=no" };
+	ck_assert_int_eq(parse(&c, err, 4, flip), BND_OK);
+	ck_assert_int_eq(c.filter_first_core, 0);
+	ck_assert_int_eq(c.implicit, 0);
+}
+END_TEST
+
+/* A site should set one of the two; when both are there, default= (the
+ * binding the admin wrote out) wins and the conflict is reported. */
+START_TEST(default_wins_over_implicit)
+{
+	struct bnd_config c;
+	char err[ERRLEN];
+	char *argv[] = { "implicit=yes", "default=linear:2", "default_unit=T" };
+	ck_assert_int_eq(parse(&c, err, 3, argv), BND_EINVAL);
+	ck_assert_msg(strstr(err, "default=linear:2 and implicit=yes both given") &&
+		      strstr(err, "implicit= is ignored"), "%s", err);
+	ck_assert_str_eq(c.default_spec, "linear:2");
+	ck_assert_int_eq(c.implicit, 0);
+	ck_assert_str_eq(c.default_unit, "T");
+	/* default=none is no default: implicit stands */
+	char *none[] = { "implicit=yes", "default=none" };
+	ck_assert_int_eq(parse(&c, err, 2, none), BND_OK);
+	ck_assert_int_eq(c.implicit, 1);
+	ck_assert_str_eq(c.default_spec, "");
+}
+END_TEST
+
+START_TEST(later_words_win_and_spellings)
+{
+	struct bnd_config c;
+	char err[ERRLEN];
+	char *argv[] = { "enabled=no", "enabled=yes", "verbose=yes", "verbose=no",
+			 "default=env:striding:2:2", "default=none", "on_failure=fail",
+			 "on_failure=unbound", "lock_timeout=1" };
+	ck_assert_int_eq(parse(&c, err, 9, argv), BND_OK);
+	ck_assert_int_eq(c.enabled, 1);
+	ck_assert_int_eq(c.verbose, 0);
+	ck_assert_str_eq(c.default_spec, "");
+	ck_assert_int_eq(c.on_failure, BND_ONFAIL_UNBOUND);
+	ck_assert_int_eq(c.lock_timeout_ms, 1000);
+}
+END_TEST
+
+START_TEST(bad_words_keep_defaults_and_are_all_named)
+{
+	struct bnd_config c;
+	char err[ERRLEN];
+	char *argv[] = { "colour=blue", "enabled=maybe", "state_dir=relative/dir",
+			 "default=linear:0", "on_failure=explode", "lock_timeout=-1",
+			 "lock_timeout=abc", "verbose=loud", "state_dir=", "on_failure=fail" };
+	ck_assert_int_eq(parse(&c, err, 10, argv), BND_EINVAL);
+	/* every bad word is in the message, the good one applied */
+	const char *bad[] = { "\"colour=blue\"", "\"enabled=maybe\"", "\"state_dir=relative/dir\"",
+			      "\"default=linear:0\"", "\"on_failure=explode\"", "\"lock_timeout=-1\"",
+			      "\"lock_timeout=abc\"", "\"verbose=loud\"", "\"state_dir=\"" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(strstr(err, bad[i]), "%s missing from: %s", bad[i], err);
+	ck_assert_msg(strstr(err, "unknown argument"), "%s", err);
+	ck_assert_msg(strstr(err, "amount"), "the request parser's reason is kept: %s", err);
+	ck_assert_str_eq(c.state_dir, "/run/slurm-binding");
+	ck_assert_int_eq(c.enabled, 1);
+	ck_assert_str_eq(c.default_spec, "");
+	ck_assert_int_eq(c.on_failure, BND_ONFAIL_FAIL);
+	ck_assert_int_eq(c.lock_timeout_ms, 10000);
+	ck_assert_int_eq(c.verbose, 0);
+}
+END_TEST
+
+START_TEST(timeout_bounds)
+{
+	struct bnd_config c;
+	char err[ERRLEN];
+	char *ok[] = { "lock_timeout=0.001" };
+	ck_assert_int_eq(parse(&c, err, 1, ok), BND_OK);
+	ck_assert_int_eq(c.lock_timeout_ms, 1);
+	char *big[] = { "lock_timeout=3601" };
+	ck_assert_int_eq(parse(&c, err, 1, big), BND_EINVAL);
+	ck_assert_int_eq(c.lock_timeout_ms, 10000);
+	char *zero[] = { "lock_timeout=0" };
+	ck_assert_int_eq(parse(&c, err, 1, zero), BND_EINVAL);
+	char *junk[] = { "lock_timeout=5s" };
+	ck_assert_int_eq(parse(&c, err, 1, junk), BND_EINVAL);
+	char *inf[] = { "lock_timeout=inf" };
+	ck_assert_int_eq(parse(&c, err, 1, inf), BND_EINVAL);
+	ck_assert_int_eq(c.lock_timeout_ms, 10000);
+}
+END_TEST
+
+START_TEST(long_message_is_truncated_safely)
+{
+	struct bnd_config c;
+	char err[40];
+	char *argv[] = { "aaaaaaaaaaaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", "cc" };
+	bnd_config_defaults(&c);
+	ck_assert_int_eq(bnd_config_parse(&c, 3, argv, err, sizeof(err)), BND_EINVAL);
+	ck_assert_uint_lt(strlen(err), sizeof(err));
+	ck_assert(!strncmp(err, "unknown argument \"aaaa", 21));
+}
+END_TEST
+
+/* plugstack.conf.example documents every argument, and its plugin lines
+ * (active or commented examples) parse without a complaint. */
+START_TEST(example_file_parses_and_documents_everything)
+{
+	FILE *f = fopen("plugstack.conf.example", "r");
+	if (!f) {
+		printf("# SKIP plugstack.conf.example not found (run from the checkout)\n");
+		return;
+	}
+	char line[2048], all[65536] = "";
+	int plugin_lines = 0;
+	while (fgets(line, sizeof(line), f)) {
+		strncat(all, line, sizeof(all) - strlen(all) - 1);
+		char *p = line + strspn(line, "# \t");
+		if (strncmp(p, "required ", 9) && strncmp(p, "optional ", 9))
+			continue;
+		char *argv[32];
+		int argc = 0;
+		strtok(p, " \t\n"); /* required */
+		char *so = strtok(NULL, " \t\n");
+		size_t n = so ? strlen(so) : 0;
+		if (n < 3 || strcmp(so + n - 3, ".so"))
+			continue; /* prose that starts with the word */
+		for (char *w; argc < 32 && (w = strtok(NULL, " \t\n"));)
+			argv[argc++] = w;
+		struct bnd_config c;
+		char err[ERRLEN];
+		ck_assert_msg(parse(&c, err, argc, argv) == BND_OK, "example line: %s", err);
+		plugin_lines++;
+	}
+	fclose(f);
+	ck_assert_int_ge(plugin_lines, 2);
+	const char *keys[] = { "state_dir=", "enabled=yes|no", "default=SPEC",
+			       "on_failure=unbound|fail", "lock_timeout=SECONDS", "verbose",
+			       "filter=first_core", "implicit=yes|no", "default_unit=" };
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		ck_assert_msg(strstr(all, keys[i]), "%s is not documented", keys[i]);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("config");
+	TCase *tc = tcase_create("config");
+	tcase_add_test(tc, defaults);
+	tcase_add_test(tc, every_setting);
+	tcase_add_test(tc, later_words_win_and_spellings);
+	tcase_add_test(tc, implicit_binding_settings);
+	tcase_add_test(tc, default_wins_over_implicit);
+	tcase_add_test(tc, bad_words_keep_defaults_and_are_all_named);
+	tcase_add_test(tc, timeout_bounds);
+	tcase_add_test(tc, long_message_is_truncated_safely);
+	tcase_add_test(tc, example_file_parses_and_documents_everything);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}

@@ -1,0 +1,853 @@
+/* state: transactions on a real state dir under /tmp: allocate, release,
+ * job inheritance, status, stale owners, damaged files, other boot, newer
+ * version, permissions, symlinks, lock timeout. */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "binding/util/error.h"
+#include "binding/placement/place.h"
+#include "binding/state/state.h"
+#include "binding/state/statelock.h"
+#include "binding/topology/topostring.h"
+#include "statetest.h"
+#include "testutil.h"
+
+static struct st_env env;
+
+static void setup(void)
+{
+	st_setup(&env);
+}
+
+static void teardown(void)
+{
+	st_teardown(&env);
+}
+
+static struct bnd_alloc_args args(uint32_t job, uint32_t step, int ntasks)
+{
+	struct bnd_alloc_args a = { .job = job, .step = step, .ntasks = ntasks, .uid = 1000 };
+	return a;
+}
+
+/* Allocates and returns the cpus as a list ("ENOFIT: reason" on no fit). */
+static const char *alloc(const struct bnd_topology *t, const char *req,
+			 struct bnd_alloc_args a)
+{
+	static char out[BND_ERRLEN + 16];
+	char err[BND_ERRLEN] = "";
+	struct bnd_placement p;
+	int rc = bnd_state_allocate(&env.opts, t, st_req(req), &a, &p, err, sizeof(err));
+	if (rc == BND_ENOFIT) {
+		snprintf(out, sizeof(out), "ENOFIT: %s", err);
+		return out;
+	}
+	ck_assert_msg(rc == BND_OK, "%s: %s", req, err);
+	ck_assert_int_eq(bnd_cpuset_format_list(&p.all_cpus, out, sizeof(out)), BND_OK);
+	bnd_placement_free(&p);
+	return out;
+}
+
+static struct bnd_state_file list(void)
+{
+	struct bnd_state_file f;
+	char err[BND_ERRLEN] = "";
+	ck_assert_msg(bnd_state_list(&env.opts, &f, err, sizeof(err)) == BND_OK, "%s", err);
+	return f;
+}
+
+static const char *cpus_of(const struct bnd_state_file *f, uint32_t job, uint32_t step)
+{
+	static char out[256];
+	for (int i = 0; i < f->nrec; i++)
+		if (f->rec[i].job == job && f->rec[i].step == step) {
+			bnd_cpuset_format_list(&f->rec[i].cpus, out, sizeof(out));
+			return out;
+		}
+	return "(none)";
+}
+
+static void write_state(struct bnd_state_file *f, const char *boot)
+{
+	char *text;
+	size_t len = st_format(f, boot, &text);
+	st_write(st_path(&env, BND_STATE_FILE_NAME), text, len);
+	free(text);
+}
+
+START_TEST(allocate_records_and_release_frees)
+{
+	struct bnd_topology *t = tu_topo("pack:2 core:4");
+	struct bnd_alloc_args a = args(1, 0, 2);
+	struct bnd_placement p;
+	char err[BND_ERRLEN] = "";
+	ck_assert_msg(bnd_state_allocate(&env.opts, t, st_req("linear:1"), &a, &p, err,
+					 sizeof(err)) == BND_OK, "%s", err);
+	ck_assert_int_eq(p.ntasks, 2);
+	ck_assert(bnd_cpuset_isset(&p.tasks[0].cpus, 0) && bnd_cpuset_count(&p.tasks[0].cpus) == 1);
+	ck_assert(bnd_cpuset_isset(&p.tasks[1].cpus, 1) && bnd_cpuset_count(&p.tasks[1].cpus) == 1);
+	bnd_placement_free(&p);
+
+	/* the file, as an admin would read it */
+	char *text = st_read(st_path(&env, BND_STATE_FILE_NAME), NULL);
+	char want[256];
+	snprintf(want, sizeof(want), "\nrec job=1 step=0 pid=%d start=%llu uid=1000 status=active ",
+		 (int)getpid(), st_start_of(getpid()));
+	ck_assert_msg(strstr(text, want), "%s", text);
+	ck_assert_msg(strstr(text, " cpus=0-1 tasks=0;1 mem= req=linear:1\nend 1 crc32="), "%s", text);
+	free(text);
+
+	/* a second job goes to the free socket */
+	ck_assert_str_eq(alloc(t, "linear:2", args(2, 0, 1)), "4-5");
+	struct bnd_state_file f = list();
+	ck_assert_int_eq(f.nrec, 2);
+	ck_assert_str_eq(cpus_of(&f, 1, 0), "0-1");
+	ck_assert_str_eq(cpus_of(&f, 2, 0), "4-5");
+	ck_assert_int_le(time(NULL) - f.rec[0].created, 5);
+	bnd_cpuset_t held;
+	bnd_state_held(&f, 0, &held);
+	ck_assert_int_eq(bnd_cpuset_count(&held), 4);
+	bnd_state_held(&f, 2, &held);
+	ck_assert_int_eq(bnd_cpuset_count(&held), 2);
+	ck_assert(bnd_cpuset_isset(&held, 0) && bnd_cpuset_isset(&held, 1));
+	bnd_statefile_free(&f);
+
+	int n = -1;
+	ck_assert_int_eq(bnd_state_release(&env.opts, 1, 0, &n, err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(n, 1);
+	ck_assert_int_eq(bnd_state_release(&env.opts, 1, 0, &n, err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(n, 0);
+	/* the freed cores are handed out again */
+	ck_assert_str_eq(alloc(t, "linear:2", args(3, 0, 1)), "0-1");
+	ck_assert_str_eq(alloc(t, "linear:1", args(3, 1, 1)), "2");
+	ck_assert_int_eq(bnd_state_release_job(&env.opts, 3, &n, err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(n, 2);
+	f = list();
+	ck_assert_int_eq(f.nrec, 1);
+	ck_assert_str_eq(cpus_of(&f, 2, 0), "4-5");
+	bnd_statefile_free(&f);
+	ck_assert_str_eq(env.log, "");
+	bnd_topology_free(t);
+}
+END_TEST
+
+START_TEST(files_and_modes)
+{
+	struct bnd_topology *t = tu_topo("pack:1 core:2");
+	umask(077);
+	ck_assert_str_eq(alloc(t, "linear:1", args(1, 0, 1)), "0");
+	ck_assert_int_eq(access(st_path(&env, "state.new"), F_OK), -1);
+	ck_assert_str_eq(alloc(t, "linear:1", args(2, 0, 1)), "1");
+	umask(022);
+	struct stat st;
+	ck_assert_int_eq(lstat(env.dir, &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	ck_assert_int_eq(st.st_mode & 07777, 0755);
+	ck_assert_int_eq(lstat(st_path(&env, "state"), &st), 0);
+	ck_assert_int_eq(st.st_mode & 07777, 0644);
+	ck_assert_int_eq(lstat(st_path(&env, "lock"), &st), 0);
+	ck_assert_int_eq(st.st_mode & 07777, 0600);
+	if (geteuid() == 0)
+		ck_assert_int_eq(st.st_uid, 0);
+	/* no temp file between transactions: the replaced state is unlinked */
+	ck_assert_int_eq(lstat(st_path(&env, "state.new"), &st), -1);
+	bnd_topology_free(t);
+}
+END_TEST
+
+START_TEST(no_fit_records_nothing)
+{
+	struct bnd_topology *t = tu_topo("pack:1 core:2");
+	ck_assert_str_eq(alloc(t, "linear:2", args(1, 0, 1)), "0-1");
+	size_t len0, len1;
+	char *before = st_read(st_path(&env, "state"), &len0);
+
+	/* the reason is the placement's own */
+	bnd_cpuset_t taken;
+	bnd_cpuset_zero(&taken);
+	bnd_cpuset_set(&taken, 0);
+	bnd_cpuset_set(&taken, 1);
+	struct bnd_domain d = { NULL, &taken };
+	struct bnd_placement p;
+	char why[BND_ERRLEN] = "", want[BND_ERRLEN + 16];
+	ck_assert_int_eq(bnd_place(t, &d, st_req("linear:1"), 1, &p, why, sizeof(why)), BND_ENOFIT);
+	snprintf(want, sizeof(want), "ENOFIT: %s", why);
+	ck_assert_str_eq(alloc(t, "linear:1", args(2, 0, 1)), want);
+
+	char *after = st_read(st_path(&env, "state"), &len1);
+	ck_assert_uint_eq(len0, len1);
+	ck_assert_mem_eq(before, after, len0);
+	free(before);
+	free(after);
+	bnd_topology_free(t);
+}
+END_TEST
+
+START_TEST(bad_arguments)
+{
+	struct bnd_topology *t = tu_topo("pack:1 core:2");
+	struct bnd_alloc_args a = args(1, 0, 0);
+	struct bnd_placement p;
+	char err[BND_ERRLEN] = "";
+	ck_assert_int_eq(bnd_state_allocate(&env.opts, t, st_req("linear:1"), &a, &p, err,
+					    sizeof(err)), BND_EINVAL);
+	/* an owner that does not run */
+	pid_t c = fork();
+	if (c == 0)
+		_exit(0);
+	waitpid(c, NULL, 0);
+	a = args(1, 0, 1);
+	a.owner_pid = c;
+	ck_assert_int_eq(bnd_state_allocate(&env.opts, t, st_req("linear:1"), &a, &p, err,
+					    sizeof(err)), BND_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "is not running"));
+	ck_assert_int_eq(bnd_state_set_status(&env.opts, 9, 9, BND_ST_SUSPENDED, err, sizeof(err)),
+			 BND_EINVAL);
+	ck_assert_str_eq(err, "state: no record for job 9 step 9");
+	bnd_topology_free(t);
+}
+END_TEST
+
+START_TEST(same_step_is_replaced)
+{
+	struct bnd_topology *t = tu_topo("pack:1 core:4");
+	ck_assert_str_eq(alloc(t, "linear:2", args(5, 1, 1)), "0-1");
+	ck_assert_str_eq(alloc(t, "linear:2", args(5, 1, 1)), "0-1");
+	ck_assert_str_eq(alloc(t, "linear:3", args(5, 1, 1)), "0-2");
+	struct bnd_state_file f = list();
+	ck_assert_int_eq(f.nrec, 1);
+	ck_assert_str_eq(f.rec[0].request, "linear:3");
+	bnd_statefile_free(&f);
+	/* a request binding nothing records nothing */
+	ck_assert_str_eq(alloc(t, "none", args(6, 0, 2)), "");
+	f = list();
+	ck_assert_int_eq(f.nrec, 1);
+	bnd_statefile_free(&f);
+	bnd_topology_free(t);
+}
+END_TEST
+
+START_TEST(allowed_is_respected)
+{
+	struct bnd_topology *t = tu_topo("pack:2 core:4");
+	bnd_cpuset_t allowed;
+	ck_assert_int_eq(bnd_cpuset_parse_list(&allowed, "2-3,6", NULL, 0), BND_OK);
+	struct bnd_alloc_args a = args(1, 0, 1);
+	a.allowed = &allowed;
+	ck_assert_str_eq(alloc(t, "linear:2", a), "2-3");
+	a.job = 2;
+	ck_assert_str_eq(alloc(t, "linear:1", a), "6");
+	a.job = 3;
+	ck_assert_str_eq(alloc(t, "linear:1", a), "ENOFIT: linear: 1 cores needed, only 0 free");
+	bnd_topology_free(t);
+}
+END_TEST
+
+/* A step shares its own job's batch-script cores, never another job's, and
+ * never a sibling step's. This test used to expect the opposite in places
+ * (a second step of job 7 placed on the first step's cores, "0-1" then
+ * "0-2"): that was the bug of two concurrent `srun --overlap` steps of one
+ * `sbatch -n2` job both bound to cpu 0 while cpu 1 stayed idle. The rule
+ * now: inside the script's cores minus the job's other live steps first,
+ * else anywhere allowed that neither other jobs nor sibling steps hold. */
+START_TEST(steps_inherit_their_jobs_cores)
+{
+	struct bnd_topology *t = tu_topo("pack:2 core:4");
+	ck_assert_str_eq(alloc(t, "linear:2", args(7, BND_STEP_BATCH, 1)), "0-1");
+	ck_assert_str_eq(alloc(t, "linear:2", args(8, BND_STEP_BATCH, 1)), "4-5");
+	struct bnd_alloc_args a = args(7, 0, 1);
+	a.inherit_job = 1;
+	/* two steps at once: one script core each, never the same one */
+	ck_assert_str_eq(alloc(t, "linear:1", a), "0");
+	a.step = 1;
+	ck_assert_str_eq(alloc(t, "linear:1", a), "1");
+	/* the script's cores are all held by steps: outside them, not on
+	 * job 8's cores nor on the siblings' */
+	a.step = 2;
+	ck_assert_str_eq(alloc(t, "linear:1", a), "2");
+	/* step 0 ends: its core is the script's again, and the next step
+	 * goes back inside */
+	char err[BND_ERRLEN] = "";
+	ck_assert_int_eq(bnd_state_release(&env.opts, 7, 0, NULL, err, sizeof(err)), BND_OK);
+	a.step = 3;
+	ck_assert_str_eq(alloc(t, "linear:1", a), "0");
+	/* two tasks do not fit in what is left of the script's cores (none):
+	 * anywhere free of job 8 and of steps 1, 2 and 3 */
+	a.step = 4;
+	a.ntasks = 2;
+	ck_assert_str_eq(alloc(t, "linear:1", a), "6-7");
+	/* a repeated allocation of a step replaces its own record */
+	ck_assert_str_eq(alloc(t, "linear:1", a), "6-7");
+	/* without inheritance the script's cores are taken too: core 3 is
+	 * the last one free */
+	a.step = 5;
+	a.ntasks = 1;
+	a.inherit_job = 0;
+	ck_assert_str_eq(alloc(t, "linear:1", a), "3");
+	a.step = 6;
+	ck_assert_str_eq(alloc(t, "linear:1", a), "ENOFIT: linear: 1 cores needed, only 0 free");
+	a.inherit_job = 1;
+	ck_assert_str_eq(alloc(t, "linear:1", a), "ENOFIT: linear: 1 cores needed, only 0 free");
+	/* the script itself shares nothing with its steps' records */
+	struct bnd_state_file f = list();
+	ck_assert_str_eq(cpus_of(&f, 7, BND_STEP_BATCH), "0-1");
+	ck_assert_str_eq(cpus_of(&f, 7, 1), "1");
+	ck_assert_str_eq(cpus_of(&f, 7, 3), "0");
+	bnd_statefile_free(&f);
+	bnd_topology_free(t);
+}
+END_TEST
+
+START_TEST(suspended_and_deferred_hold_nothing)
+{
+	struct bnd_topology *t = tu_topo("pack:1 core:2");
+	char err[BND_ERRLEN] = "";
+	ck_assert_str_eq(alloc(t, "linear:2", args(1, 0, 1)), "0-1");
+	ck_assert_str_eq(alloc(t, "linear:1", args(2, 0, 1)),
+			 "ENOFIT: linear: 1 cores needed, only 0 free");
+	ck_assert_int_eq(bnd_state_set_status(&env.opts, 1, 0, BND_ST_SUSPENDED, err, sizeof(err)),
+			 BND_OK);
+	ck_assert_str_eq(alloc(t, "linear:1", args(2, 0, 1)), "0");
+	ck_assert_int_eq(bnd_state_set_status(&env.opts, 2, 0, BND_ST_DEFERRED, err, sizeof(err)),
+			 BND_OK);
+	ck_assert_str_eq(alloc(t, "linear:2", args(3, 0, 1)), "0-1");
+	char *text = st_read(st_path(&env, "state"), NULL);
+	ck_assert_ptr_nonnull(strstr(text, "rec job=1 step=0 "));
+	ck_assert_ptr_nonnull(strstr(text, " status=suspended "));
+	ck_assert_ptr_nonnull(strstr(text, " status=deferred "));
+	free(text);
+	struct bnd_state_file f = list();
+	ck_assert_int_eq(f.nrec, 3);
+	ck_assert_int_eq(f.rec[0].status, BND_ST_SUSPENDED);
+	ck_assert_int_eq(f.rec[1].status, BND_ST_DEFERRED);
+	ck_assert_int_eq(f.rec[2].status, BND_ST_ACTIVE);
+	bnd_statefile_free(&f);
+	bnd_topology_free(t);
+}
+END_TEST
+
+static void journal_cb(void *ctx, const char *line)
+{
+	char *buf = ctx;
+	size_t n = strlen(buf);
+	snprintf(buf + n, 4096 - n, "%.12s|", line);
+}
+
+START_TEST(journal_in_commit_order)
+{
+	static char journal[4096];
+	journal[0] = '\0';
+	env.opts.journal = journal_cb;
+	env.opts.journal_ctx = journal;
+	struct bnd_topology *t = tu_topo("pack:1 core:4");
+	char err[BND_ERRLEN] = "";
+	ck_assert_str_eq(alloc(t, "linear:1", args(1, 0, 1)), "0");
+	ck_assert_str_eq(alloc(t, "linear:1", args(1, 0, 1)), "0");
+	ck_assert_int_eq(bnd_state_set_status(&env.opts, 1, 0, BND_ST_SUSPENDED, err, sizeof(err)),
+			 BND_OK);
+	ck_assert_int_eq(bnd_state_release(&env.opts, 1, 0, NULL, err, sizeof(err)), BND_OK);
+	ck_assert_str_eq(journal, "grant job=1 |release job=|grant job=1 |status job=1|release job=|");
+	bnd_topology_free(t);
+}
+END_TEST
+
+/* A record whose owner exited, and one whose pid now has another start
+ * time, are dropped by the next transaction, which can then use the cpus. */
+START_TEST(stale_owners_are_reclaimed)
+{
+	struct bnd_topology *t = tu_topo("pack:1 core:4");
+	int fds[2];
+	ck_assert_int_eq(pipe(fds), 0);
+	pid_t c = fork();
+	if (c == 0) {
+		char b;
+		close(fds[1]);
+		_exit(read(fds[0], &b, 1) < 0);
+	}
+	close(fds[0]);
+	struct bnd_alloc_args a = args(1, 0, 1);
+	a.owner_pid = c;
+	ck_assert_str_eq(alloc(t, "linear:2", a), "0-1");
+	a = args(2, 0, 1);
+	ck_assert_str_eq(alloc(t, "linear:2", a), "2-3");
+	ck_assert_str_eq(alloc(t, "linear:1", args(3, 0, 1)),
+			 "ENOFIT: linear: 1 cores needed, only 0 free");
+	ck_assert_str_eq(env.log, "");
+	close(fds[1]);
+	ck_assert_int_eq(waitpid(c, NULL, 0), c);
+	ck_assert_str_eq(alloc(t, "linear:1", args(3, 0, 1)), "0");
+	char want[256];
+	snprintf(want, sizeof(want), "state %s: reclaimed job 1 step 0 (owner pid %d, cpus 0-1): "
+		 "owner is gone\n", env.dir, (int)c);
+	ck_assert_str_eq(env.log, want);
+
+	/* same pid, another start time: written by hand */
+	env.log[0] = '\0';
+	struct bnd_state_file f = list();
+	struct bnd_state_record r = st_rec(4, 0, getpid(), st_start_of(getpid()) + 1, "3");
+	ck_assert_int_eq(bnd_statefile_add(&f, &r), BND_OK);
+	write_state(&f, NULL);
+	bnd_statefile_free(&f);
+	bnd_state_record_free(&r);
+	int n = -1;
+	char err[BND_ERRLEN] = "";
+	ck_assert_int_eq(bnd_state_gc(&env.opts, &n, err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(n, 1);
+	snprintf(want, sizeof(want), "state %s: reclaimed job 4 step 0 (owner pid %d, cpus 3): "
+		 "owner is gone\n", env.dir, (int)getpid());
+	ck_assert_str_eq(env.log, want);
+	f = list();
+	ck_assert_int_eq(f.nrec, 2);
+	ck_assert_str_eq(cpus_of(&f, 2, 0), "2-3");
+	ck_assert_str_eq(cpus_of(&f, 3, 0), "0");
+	bnd_statefile_free(&f);
+	ck_assert_int_eq(bnd_state_gc(&env.opts, &n, err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(n, 0);
+	bnd_topology_free(t);
+}
+END_TEST
+
+/* A file with: job 1 (us, alive), job 2 (a dead pid), job 3 (us, alive). */
+static size_t damaged_sample(char **text)
+{
+	pid_t dead = fork();
+	if (dead == 0)
+		_exit(0);
+	waitpid(dead, NULL, 0);
+	struct bnd_state_file f;
+	bnd_statefile_init(&f);
+	struct bnd_state_record r[3] = {
+		st_rec(1, 0, getpid(), st_start_of(getpid()), "0;1"),
+		st_rec(2, 0, dead, 12345, "2"),
+		st_rec(3, 0, getpid(), st_start_of(getpid()), "3"),
+	};
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(bnd_statefile_add(&f, &r[i]), BND_OK);
+		bnd_state_record_free(&r[i]);
+	}
+	size_t len = st_format(&f, NULL, text);
+	bnd_statefile_free(&f);
+	return len;
+}
+
+/* Runs gc over a damaged file; checks it is kept aside byte for byte, the
+ * event logged with `why`, and the repaired state holds `jobs`. */
+static void recover(const char *text, size_t len, const char *why, const char *jobs)
+{
+	char err[BND_ERRLEN] = "";
+	env.log[0] = '\0';
+	st_write(st_path(&env, "state"), text, len);
+	ck_assert_int_eq(st_count_prefix(env.dir, "state.corrupt."), 0);
+	ck_assert_msg(bnd_state_gc(&env.opts, NULL, err, sizeof(err)) == BND_OK, "%s", err);
+	ck_assert_int_eq(st_count_prefix(env.dir, "state.corrupt."), 1);
+	/* two more writes: the kept copy must survive the temp file's reuse */
+	struct bnd_topology *t = tu_topo("pack:1 core:8");
+	ck_assert_int_eq(strlen(alloc(t, "linear:1", args(99, 0, 1))), 1);
+	ck_assert_int_eq(bnd_state_release(&env.opts, 99, 0, NULL, err, sizeof(err)), BND_OK);
+	bnd_topology_free(t);
+
+	char name[300] = "";
+	DIR *d = opendir(env.dir);
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, "state.corrupt.", 14))
+			snprintf(name, sizeof(name), "%s", de->d_name);
+	closedir(d);
+	size_t klen = 0;
+	char *kept = st_read(st_path(&env, name), &klen);
+	ck_assert_uint_eq(klen, len);
+	ck_assert_mem_eq(kept, text, len);
+	free(kept);
+
+	char want[512];
+	snprintf(want, sizeof(want), "state %s damaged (%s): kept as %s;", env.dir, why, name);
+	ck_assert_msg(strstr(env.log, want), "log: %s\nwant: %s", env.log, want);
+
+	/* the repaired file is whole again */
+	size_t rlen = 0;
+	char *repaired = st_read(st_path(&env, "state"), &rlen), swhy[256];
+	struct bnd_state_file f;
+	ck_assert_int_eq(bnd_statefile_parse(repaired, rlen, &f, swhy, sizeof(swhy)), BND_SF_CLEAN);
+	free(repaired);
+	char got[64] = "";
+	for (int i = 0; i < f.nrec; i++)
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%u", i ? "," : "",
+			 f.rec[i].job);
+	ck_assert_str_eq(got, jobs);
+	bnd_statefile_free(&f);
+	unlink(st_path(&env, name));
+}
+
+START_TEST(damaged_files_are_recovered)
+{
+	st_make_dir(&env);
+	char *text;
+	size_t len = damaged_sample(&text);
+
+	recover("", 0, "empty file", "");
+	recover("\x01\x02garbage\xff\n", 11, "garbage: not a spank-binding state header", "");
+
+	/* cut inside job 3's line: job 1 survives, job 2's owner is dead */
+	size_t cut = (size_t)(strstr(text, "rec job=3") - text) + 20;
+	recover(text, cut, "truncated: no end line", "1");
+
+	/* a digit changed: every line parses, the checksum does not match */
+	char *copy = malloc(len);
+	memcpy(copy, text, len);
+	char *c = strstr(copy, "created=1700000000");
+	c[8] = '2';
+	recover(copy, len, "bad checksum", "1,3");
+
+	/* damage that makes two jobs claim one cpu: the first keeps it */
+	memcpy(copy, text, len);
+	char *r3 = strstr(copy, "rec job=3");
+	memcpy(strstr(r3, "cpus=3 tasks=3"), "cpus=1 tasks=1", 14);
+	recover(copy, len, "bad checksum", "1");
+	ck_assert_ptr_nonnull(strstr(env.log, "dropped salvaged job 3 step 0"));
+	free(copy);
+	free(text);
+}
+END_TEST
+
+START_TEST(damaged_file_never_hands_out_a_held_cpu)
+{
+	struct bnd_topology *t = tu_topo("pack:1 core:4");
+	st_make_dir(&env);
+	char *text;
+	size_t len = damaged_sample(&text);
+	text[len - 3] ^= 1; /* checksum digit */
+	st_write(st_path(&env, "state"), text, len);
+	free(text);
+	/* jobs 1 and 3 hold 0,1,3 (alive); job 2's cpu 2 is free again */
+	ck_assert_str_eq(alloc(t, "linear:1", args(9, 0, 1)), "2");
+	ck_assert_str_eq(alloc(t, "linear:1", args(10, 0, 1)),
+			 "ENOFIT: linear: 1 cores needed, only 0 free");
+	ck_assert_int_eq(st_count_prefix(env.dir, "state.corrupt."), 1);
+	bnd_topology_free(t);
+}
+END_TEST
+
+START_TEST(other_boot_is_discarded)
+{
+	st_make_dir(&env);
+	struct bnd_state_file f;
+	bnd_statefile_init(&f);
+	struct bnd_state_record r = st_rec(1, 0, getpid(), st_start_of(getpid()), "0");
+	ck_assert_int_eq(bnd_statefile_add(&f, &r), BND_OK);
+	write_state(&f, "00000000-1111-2222-3333-444444444444");
+	bnd_statefile_free(&f);
+	bnd_state_record_free(&r);
+	int n = -1;
+	char err[BND_ERRLEN] = "", want[256];
+	ck_assert_int_eq(bnd_state_gc(&env.opts, &n, err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(n, 1);
+	snprintf(want, sizeof(want), "state %s is from another boot "
+		 "(00000000-1111-2222-3333-444444444444): 1 record(s) discarded\n", env.dir);
+	ck_assert_str_eq(env.log, want);
+	char id[BND_BOOT_ID_LEN], line[64];
+	ck_assert_int_eq(bnd_proc_boot_id(id, sizeof(id), NULL, 0), BND_OK);
+	snprintf(line, sizeof(line), "\nboot %s\nend 0 crc32=", id);
+	char *text = st_read(st_path(&env, "state"), NULL);
+	ck_assert_msg(strstr(text, line), "%s", text);
+	free(text);
+	ck_assert_int_eq(st_count_prefix(env.dir, "state.corrupt."), 0);
+}
+END_TEST
+
+START_TEST(newer_version_is_left_untouched)
+{
+	struct bnd_topology *t = tu_topo("pack:1 core:2");
+	st_make_dir(&env);
+	const char *future = "spank-binding-state 2\nsomething we cannot know\n";
+	st_write(st_path(&env, "state"), future, strlen(future));
+	struct stat before, after;
+	ck_assert_int_eq(stat(st_path(&env, "state"), &before), 0);
+	char err[BND_ERRLEN] = "";
+	ck_assert_int_eq(bnd_state_gc(&env.opts, NULL, err, sizeof(err)), BND_ESTATE);
+	char want[256];
+	snprintf(want, sizeof(want), "state %s/state refused, left untouched: format version 2 is "
+		 "newer than this code's 1", env.dir);
+	ck_assert_str_eq(err, want);
+	struct bnd_alloc_args a = args(1, 0, 1);
+	struct bnd_placement p;
+	ck_assert_int_eq(bnd_state_allocate(&env.opts, t, st_req("linear:1"), &a, &p, err,
+					    sizeof(err)), BND_ESTATE);
+	ck_assert_int_eq(bnd_state_release_job(&env.opts, 1, NULL, err, sizeof(err)), BND_ESTATE);
+	struct bnd_state_file f;
+	ck_assert_int_eq(bnd_state_list(&env.opts, &f, err, sizeof(err)), BND_ESTATE);
+	bnd_statefile_free(&f);
+	ck_assert_int_eq(stat(st_path(&env, "state"), &after), 0);
+	ck_assert_uint_eq(before.st_ino, after.st_ino);
+	char *text = st_read(st_path(&env, "state"), NULL);
+	ck_assert_str_eq(text, future);
+	free(text);
+	ck_assert_int_eq(st_count_prefix(env.dir, "state.corrupt."), 0);
+	bnd_topology_free(t);
+}
+END_TEST
+
+START_TEST(untrusted_dirs_and_files_are_refused)
+{
+	char err[BND_ERRLEN] = "", path[128];
+	/* a symlinked state dir */
+	char real[128];
+	snprintf(real, sizeof(real), "%s/real", env.base);
+	ck_assert_int_eq(mkdir(real, 0755), 0);
+	ck_assert_int_eq(symlink(real, env.dir), 0);
+	ck_assert_int_eq(bnd_state_gc(&env.opts, NULL, err, sizeof(err)), BND_ESTATE);
+	char want[256];
+	snprintf(want, sizeof(want), "state dir %s is a symlink, refused", env.dir);
+	ck_assert_str_eq(err, want);
+	struct bnd_state_file f;
+	ck_assert_int_eq(bnd_state_list(&env.opts, &f, err, sizeof(err)), BND_ESTATE);
+	ck_assert_int_eq(access(st_path(&env, "lock"), F_OK), -1);
+	ck_assert_int_eq(unlink(env.dir), 0);
+
+	/* group-writable dir */
+	ck_assert_int_eq(mkdir(env.dir, 0755), 0);
+	ck_assert_int_eq(chmod(env.dir, 0775), 0);
+	ck_assert_int_eq(bnd_state_gc(&env.opts, NULL, err, sizeof(err)), BND_ESTATE);
+	snprintf(want, sizeof(want), "state dir %s refused: writable by group or others", env.dir);
+	ck_assert_str_eq(err, want);
+	ck_assert_int_eq(chmod(env.dir, 0755), 0);
+
+	/* a symlinked state file, and a world-writable one */
+	st_make_dir(&env);
+	snprintf(path, sizeof(path), "%s/elsewhere", env.base);
+	st_write(path, "x", 1);
+	ck_assert_int_eq(unlink(st_path(&env, "state")), 0);
+	ck_assert_int_eq(symlink(path, st_path(&env, "state")), 0);
+	ck_assert_int_eq(bnd_state_gc(&env.opts, NULL, err, sizeof(err)), BND_ESTATE);
+	ck_assert_str_eq(err, "state file: is a symlink, refused");
+	ck_assert_int_eq(unlink(st_path(&env, "state")), 0);
+	st_make_dir(&env);
+	ck_assert_int_eq(chmod(st_path(&env, "state"), 0666), 0);
+	ck_assert_int_eq(bnd_state_gc(&env.opts, NULL, err, sizeof(err)), BND_ESTATE);
+	ck_assert_str_eq(err, "state file refused: writable by group or others");
+	ck_assert_int_eq(chmod(st_path(&env, "state"), 0644), 0);
+
+	/* a symlinked lock */
+	ck_assert_int_eq(unlink(st_path(&env, "lock")), 0);
+	ck_assert_int_eq(symlink(path, st_path(&env, "lock")), 0);
+	ck_assert_int_eq(bnd_state_gc(&env.opts, NULL, err, sizeof(err)), BND_ESTATE);
+	ck_assert_str_eq(err, "state lock file lock: is a symlink, refused");
+	ck_assert_int_eq(unlink(st_path(&env, "lock")), 0);
+	/* something else under the lock's name */
+	st_write(st_path(&env, "lock"), "not a lock", 10);
+	ck_assert_int_eq(chmod(st_path(&env, "lock"), 0600), 0);
+	ck_assert_int_eq(bnd_state_gc(&env.opts, NULL, err, sizeof(err)), BND_ESTATE);
+	ck_assert_str_eq(err, "state lock file lock refused: size 10, not a lock file of ours");
+	ck_assert_int_eq(unlink(st_path(&env, "lock")), 0);
+
+	if (geteuid() != 0) {
+		printf("# SKIP ownership checks: not root\n");
+		return;
+	}
+	ck_assert_int_eq(chown(st_path(&env, "state"), 65534, 65534), 0);
+	ck_assert_int_eq(bnd_state_gc(&env.opts, NULL, err, sizeof(err)), BND_ESTATE);
+	ck_assert_str_eq(err, "state file refused: not owned by root");
+	ck_assert_int_eq(chown(st_path(&env, "state"), 0, 0), 0);
+	ck_assert_int_eq(chown(env.dir, 65534, 0), 0);
+	ck_assert_int_eq(bnd_state_gc(&env.opts, NULL, err, sizeof(err)), BND_ESTATE);
+	snprintf(want, sizeof(want), "state dir %s refused: not owned by root", env.dir);
+	ck_assert_str_eq(err, want);
+	ck_assert_int_eq(chown(env.dir, 0, 0), 0);
+	ck_assert_int_eq(bnd_state_gc(&env.opts, NULL, err, sizeof(err)), BND_OK);
+}
+END_TEST
+
+START_TEST(unprivileged_user_cannot_change_the_state)
+{
+	if (geteuid() != 0) {
+		printf("# SKIP unprivileged-user test: needs root to switch to uid 65534\n");
+		return;
+	}
+	struct bnd_topology *t = tu_topo("pack:1 core:4");
+	ck_assert_str_eq(alloc(t, "linear:1", args(1, 0, 1)), "0");
+	size_t len0, len1;
+	char *before = st_read(st_path(&env, "state"), &len0);
+	pid_t c = fork();
+	ck_assert_int_ge(c, 0);
+	if (c == 0) {
+		/* Exit code: bit per operation that was NOT refused. */
+		int bad = 0;
+		char err[BND_ERRLEN];
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(100);
+		int n;
+		if (bnd_state_release_job(&env.opts, 1, &n, err, sizeof(err)) != BND_ESTATE)
+			bad |= 1;
+		if (bnd_state_gc(&env.opts, &n, err, sizeof(err)) != BND_ESTATE)
+			bad |= 2;
+		struct bnd_alloc_args a = args(2, 0, 1);
+		struct bnd_placement p;
+		if (bnd_state_allocate(&env.opts, t, st_req("linear:1"), &a, &p, err,
+				       sizeof(err)) != BND_ESTATE)
+			bad |= 4;
+		if (open(st_path(&env, "state"), O_WRONLY) >= 0 || errno != EACCES)
+			bad |= 8;
+		if (creat(st_path(&env, "state.new"), 0644) >= 0)
+			bad |= 16;
+		/* reading is allowed */
+		struct bnd_state_file f;
+		if (bnd_state_list(&env.opts, &f, err, sizeof(err)) != BND_OK || f.nrec != 1)
+			bad |= 32;
+		bnd_statefile_free(&f);
+		_exit(bad);
+	}
+	int status;
+	ck_assert_int_eq(waitpid(c, &status, 0), c);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	char *after = st_read(st_path(&env, "state"), &len1);
+	ck_assert_uint_eq(len0, len1);
+	ck_assert_mem_eq(before, after, len0);
+	free(before);
+	free(after);
+	bnd_topology_free(t);
+}
+END_TEST
+
+static long long ms_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+START_TEST(lock_wait_times_out)
+{
+	st_make_dir(&env);
+	char err[BND_ERRLEN] = "";
+	int hold[2], held[2];
+	ck_assert_int_eq(pipe(hold), 0);
+	ck_assert_int_eq(pipe(held), 0);
+	pid_t c = fork();
+	if (c == 0) {
+		/* holds the lock until the parent closes its end of `hold` */
+		struct bnd_statelock lk;
+		char b;
+		int dfd = open(env.dir, O_RDONLY | O_DIRECTORY);
+		if (bnd_statelock_acquire(dfd, "lock", 1000, &lk, err, sizeof(err)))
+			_exit(1);
+		close(hold[1]);
+		if (write(held[1], "x", 1) != 1 || read(hold[0], &b, 1) < 0)
+			_exit(2);
+		bnd_statelock_release(&lk);
+		_exit(0);
+	}
+	close(hold[0]);
+	close(held[1]);
+	char b;
+	ck_assert_int_eq(read(held[0], &b, 1), 1);
+	env.opts.lock_timeout_ms = 150;
+	long long t0 = ms_now();
+	ck_assert_int_eq(bnd_state_gc(&env.opts, NULL, err, sizeof(err)), BND_ETIMEOUT);
+	long long dt = ms_now() - t0;
+	ck_assert_int_ge(dt, 150);
+	ck_assert_int_lt(dt, 2000);
+	ck_assert_str_eq(err, "state lock file lock: still held by another process after 150 ms");
+	close(hold[1]);
+	int status;
+	ck_assert_int_eq(waitpid(c, &status, 0), c);
+	ck_assert_int_eq(status, 0);
+	ck_assert_int_eq(bnd_state_gc(&env.opts, NULL, err, sizeof(err)), BND_OK);
+	close(held[0]);
+}
+END_TEST
+
+/* A holder killed with the lock held does not block the next one. */
+START_TEST(lock_of_a_dead_holder_is_taken_over)
+{
+	st_make_dir(&env);
+	char err[BND_ERRLEN] = "";
+	int held[2];
+	ck_assert_int_eq(pipe(held), 0);
+	pid_t c = fork();
+	if (c == 0) {
+		struct bnd_statelock lk;
+		int dfd = open(env.dir, O_RDONLY | O_DIRECTORY);
+		if (bnd_statelock_acquire(dfd, "lock", 1000, &lk, err, sizeof(err)) ||
+		    write(held[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(held[1]);
+	char b;
+	ck_assert_int_eq(read(held[0], &b, 1), 1);
+	kill(c, SIGKILL);
+	waitpid(c, NULL, 0);
+	env.opts.lock_timeout_ms = 2000;
+	long long t0 = ms_now();
+	ck_assert_msg(bnd_state_gc(&env.opts, NULL, err, sizeof(err)) == BND_OK, "%s", err);
+	ck_assert_int_lt(ms_now() - t0, 1000);
+	char want[256];
+	snprintf(want, sizeof(want), "state %s: the previous lock holder died inside a "
+		 "transaction; the state it left is whole\n", env.dir);
+	ck_assert_str_eq(env.log, want);
+	env.log[0] = '\0';
+	ck_assert_msg(bnd_state_gc(&env.opts, NULL, err, sizeof(err)) == BND_OK, "%s", err);
+	ck_assert_str_eq(env.log, "");
+	close(held[0]);
+}
+END_TEST
+
+START_TEST(list_of_nothing)
+{
+	struct bnd_state_file f;
+	char err[BND_ERRLEN] = "";
+	ck_assert_int_eq(bnd_state_list(&env.opts, &f, err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(f.nrec, 0);
+	ck_assert_int_eq(access(env.dir, F_OK), -1); /* reading creates nothing */
+	st_make_dir(&env);
+	ck_assert_int_eq(bnd_state_list(&env.opts, &f, err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(f.nrec, 0);
+	/* damage is reported, not repaired */
+	st_write(st_path(&env, "state"), "junk", 4);
+	ck_assert_int_eq(bnd_state_list(&env.opts, &f, err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(f.nrec, 0);
+	ck_assert_ptr_nonnull(strstr(env.log, "damaged (garbage: not a spank-binding state header)"));
+	ck_assert_int_eq(st_count_prefix(env.dir, "state.corrupt."), 0);
+	bnd_statefile_free(&f);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("state");
+	TCase *tc = tcase_create("state");
+	tcase_set_timeout(tc, 30);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, allocate_records_and_release_frees);
+	tcase_add_test(tc, files_and_modes);
+	tcase_add_test(tc, no_fit_records_nothing);
+	tcase_add_test(tc, bad_arguments);
+	tcase_add_test(tc, same_step_is_replaced);
+	tcase_add_test(tc, allowed_is_respected);
+	tcase_add_test(tc, steps_inherit_their_jobs_cores);
+	tcase_add_test(tc, suspended_and_deferred_hold_nothing);
+	tcase_add_test(tc, journal_in_commit_order);
+	tcase_add_test(tc, stale_owners_are_reclaimed);
+	tcase_add_test(tc, damaged_files_are_recovered);
+	tcase_add_test(tc, damaged_file_never_hands_out_a_held_cpu);
+	tcase_add_test(tc, other_boot_is_discarded);
+	tcase_add_test(tc, newer_version_is_left_untouched);
+	tcase_add_test(tc, untrusted_dirs_and_files_are_refused);
+	tcase_add_test(tc, unprivileged_user_cannot_change_the_state);
+	tcase_add_test(tc, lock_wait_times_out);
+	tcase_add_test(tc, lock_of_a_dead_holder_is_taken_over);
+	tcase_add_test(tc, list_of_nothing);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}

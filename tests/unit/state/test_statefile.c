@@ -1,0 +1,370 @@
+/* statefile: the text format, round trips, and every kind of damage. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "binding/util/error.h"
+#include "binding/state/statefile.h"
+#include "statetest.h"
+#include "testutil.h"
+
+#define BOOT "0f0e0d0c-0b0a-0908-0706-050403020100"
+
+static void sample(struct bnd_state_file *f)
+{
+	bnd_statefile_init(f);
+	struct bnd_state_record a = st_rec(12, 0, 4242, 981234, "0-1;2-3");
+	a.uid = 1001;
+	a.nmem = 2;
+	a.mem[0].node = 0;
+	a.mem[0].mib = 512;
+	a.mem[1].node = 3;
+	a.mem[1].mib = 0;
+	snprintf(a.request, sizeof(a.request), "packed:4:sort=Cc:filter=a b");
+	struct bnd_state_record b = st_rec(13, BND_STEP_BATCH, 77, 5, "8,10,12");
+	b.status = BND_ST_SUSPENDED;
+	struct bnd_state_record c = st_rec(4294967295u, 1, 2147483647, 18446744073709551615ull, "100-4095");
+	c.status = BND_ST_DEFERRED;
+	c.request[0] = '\0';
+	ck_assert_int_eq(bnd_statefile_add(f, &a), BND_OK);
+	ck_assert_int_eq(bnd_statefile_add(f, &b), BND_OK);
+	ck_assert_int_eq(bnd_statefile_add(f, &c), BND_OK);
+	bnd_state_record_free(&a);
+	bnd_state_record_free(&b);
+	bnd_state_record_free(&c);
+}
+
+static void same_record(const struct bnd_state_record *x, const struct bnd_state_record *y)
+{
+	ck_assert_uint_eq(x->job, y->job);
+	ck_assert_uint_eq(x->step, y->step);
+	ck_assert_int_eq(x->owner_pid, y->owner_pid);
+	ck_assert_uint_eq(x->owner_start, y->owner_start);
+	ck_assert_uint_eq(x->uid, y->uid);
+	ck_assert_int_eq(x->status, y->status);
+	ck_assert_int_eq(x->created, y->created);
+	ck_assert(bnd_cpuset_equal(&x->cpus, &y->cpus));
+	ck_assert_int_eq(x->ntasks, y->ntasks);
+	for (int i = 0; i < x->ntasks; i++)
+		ck_assert(bnd_cpuset_equal(&x->tasks[i], &y->tasks[i]));
+	ck_assert_int_eq(x->nmem, y->nmem);
+	for (int i = 0; i < x->nmem; i++) {
+		ck_assert_int_eq(x->mem[i].node, y->mem[i].node);
+		ck_assert_uint_eq(x->mem[i].mib, y->mem[i].mib);
+	}
+	ck_assert_str_eq(x->request, y->request);
+}
+
+START_TEST(crc32_check_value)
+{
+	/* The CRC-32 catalogue's check value. */
+	ck_assert_uint_eq(bnd_crc32("123456789", 9), 0xCBF43926u);
+	ck_assert_uint_eq(bnd_crc32("", 0), 0);
+}
+END_TEST
+
+/* One table of Slurm's special step names for the plugin and sbind. */
+START_TEST(step_names)
+{
+	char buf[16];
+	uint32_t id = 0;
+	ck_assert_str_eq(bnd_step_name(BND_STEP_BATCH, buf, sizeof(buf)), "batch");
+	ck_assert_str_eq(bnd_step_name(BND_STEP_EXTERN, buf, sizeof(buf)), "extern");
+	ck_assert_str_eq(bnd_step_name(BND_STEP_INTERACTIVE, buf, sizeof(buf)), "interactive");
+	ck_assert_str_eq(bnd_step_name(7, buf, sizeof(buf)), "7");
+	ck_assert_str_eq(bnd_step_name(0xFFFFFFFDu, buf, sizeof(buf)), "4294967293");
+	ck_assert_int_eq(bnd_step_by_name("batch", &id), BND_OK);
+	ck_assert_uint_eq(id, 4294967291u);
+	ck_assert_int_eq(bnd_step_by_name("extern", &id), BND_OK);
+	ck_assert_uint_eq(id, 4294967292u);
+	ck_assert_int_eq(bnd_step_by_name("interactive", &id), BND_OK);
+	ck_assert_uint_eq(id, 4294967290u);
+	ck_assert_int_eq(bnd_step_by_name("Batch", &id), BND_EINVAL);
+	ck_assert_int_eq(bnd_step_by_name("7", &id), BND_EINVAL);
+	ck_assert_uint_eq(id, 4294967290u);
+}
+END_TEST
+
+START_TEST(text_is_readable)
+{
+	struct bnd_state_file f;
+	bnd_statefile_init(&f);
+	struct bnd_state_record a = st_rec(12, 0, 4242, 981234, "0-1;2-3");
+	ck_assert_int_eq(bnd_statefile_add(&f, &a), BND_OK);
+	char *text;
+	size_t len = st_format(&f, BOOT, &text);
+	const char *body = "spank-binding-state 1\n"
+			   "boot " BOOT "\n"
+			   "rec job=12 step=0 pid=4242 start=981234 uid=1000 status=active "
+			   "created=1700000000 cpus=0-3 tasks=0-1;2-3 mem= req=linear:1\n";
+	char want[1024];
+	snprintf(want, sizeof(want), "%send 1 crc32=%08x\n", body,
+		 (unsigned)bnd_crc32(body, strlen(body)));
+	ck_assert_str_eq(text, want);
+	ck_assert_uint_eq(len, strlen(want));
+	free(text);
+	bnd_state_record_free(&a);
+	bnd_statefile_free(&f);
+}
+END_TEST
+
+START_TEST(round_trip)
+{
+	struct bnd_state_file f, g;
+	sample(&f);
+	char *text, *again, why[256];
+	size_t len = st_format(&f, BOOT, &text), len2;
+	ck_assert_int_eq(bnd_statefile_parse(text, len, &g, why, sizeof(why)), BND_SF_CLEAN);
+	ck_assert_str_eq(g.boot_id, BOOT);
+	ck_assert_int_eq(g.nrec, 3);
+	for (int i = 0; i < 3; i++)
+		same_record(&f.rec[i], &g.rec[i]);
+	ck_assert_int_eq(bnd_statefile_format(&g, &again, &len2, NULL, 0), BND_OK);
+	ck_assert_uint_eq(len, len2);
+	ck_assert_mem_eq(text, again, len);
+	ck_assert_ptr_nonnull(strstr(text, "cpus=8,10,12 tasks=8,10,12 mem= req=linear:1\n"));
+	ck_assert_ptr_nonnull(strstr(text, "mem=0:512,3:0 req=packed:4:sort=Cc:filter=a b\n"));
+	ck_assert_ptr_nonnull(strstr(text, "step=4294967291 "));
+	free(text);
+	free(again);
+	bnd_statefile_free(&f);
+	bnd_statefile_free(&g);
+
+	/* no records at all */
+	bnd_statefile_init(&f);
+	len = st_format(&f, BOOT, &text);
+	ck_assert_int_eq(bnd_statefile_parse(text, len, &g, why, sizeof(why)), BND_SF_CLEAN);
+	ck_assert_int_eq(g.nrec, 0);
+	free(text);
+	bnd_statefile_free(&g);
+}
+END_TEST
+
+START_TEST(request_text_stays_on_its_line)
+{
+	struct bnd_state_file f, g;
+	bnd_statefile_init(&f);
+	struct bnd_state_record a = st_rec(1, 2, 3, 4, "5");
+	snprintf(a.request, sizeof(a.request), "linear:1\nrec job=9 step=9");
+	ck_assert_int_eq(bnd_statefile_add(&f, &a), BND_OK);
+	char *text, why[256];
+	size_t len = st_format(&f, BOOT, &text);
+	ck_assert_int_eq(bnd_statefile_parse(text, len, &g, why, sizeof(why)), BND_SF_CLEAN);
+	ck_assert_int_eq(g.nrec, 1);
+	ck_assert_str_eq(g.rec[0].request, "linear:1?rec job=9 step=9");
+	free(text);
+	bnd_state_record_free(&a);
+	bnd_statefile_free(&f);
+	bnd_statefile_free(&g);
+}
+END_TEST
+
+START_TEST(empty_file)
+{
+	struct bnd_state_file g;
+	char why[256];
+	ck_assert_int_eq(bnd_statefile_parse("", 0, &g, why, sizeof(why)), BND_SF_CORRUPT);
+	ck_assert_str_eq(why, "empty file");
+	ck_assert_int_eq(g.nrec, 0);
+	bnd_statefile_free(&g);
+}
+END_TEST
+
+/* Every strict prefix of a valid file is damaged, and the records whose
+ * lines are complete are salvaged. */
+START_TEST(every_truncation)
+{
+	struct bnd_state_file f, g;
+	sample(&f);
+	char *text, why[256];
+	size_t len = st_format(&f, BOOT, &text);
+	const char *r2 = strstr(text, "rec job=13");
+	const char *r3 = strstr(text, "rec job=4294967295");
+	ck_assert_ptr_nonnull(r2);
+	const char *tail = strstr(text, "end 3 crc32=");
+	ck_assert_ptr_nonnull(r3);
+	ck_assert_ptr_nonnull(tail);
+	for (size_t cut = 0; cut < len; cut++) {
+		ck_assert_int_eq(bnd_statefile_parse(text, cut, &g, why, sizeof(why)), BND_SF_CORRUPT);
+		int complete = cut >= (size_t)(tail - text) ? 3 : cut >= (size_t)(r3 - text) ? 2
+			     : cut >= (size_t)(r2 - text) ? 1 : 0;
+		ck_assert_msg(g.nrec == complete, "cut %zu: %d records, want %d (%s)", cut, g.nrec,
+			      complete, why);
+		for (int i = 0; i < g.nrec; i++)
+			same_record(&f.rec[i], &g.rec[i]);
+		bnd_statefile_free(&g);
+	}
+	ck_assert_int_eq(bnd_statefile_parse(text, (size_t)(r3 - text), &g, why, sizeof(why)),
+			 BND_SF_CORRUPT);
+	ck_assert_str_eq(why, "truncated: no end line");
+	bnd_statefile_free(&g);
+	free(text);
+	bnd_statefile_free(&f);
+}
+END_TEST
+
+/* Any changed byte before the end line breaks the checksum (or the line). */
+START_TEST(every_flipped_byte)
+{
+	struct bnd_state_file f, g;
+	sample(&f);
+	char *text, why[256];
+	size_t len = st_format(&f, BOOT, &text);
+	size_t body = (size_t)(strstr(text, "end 3 crc32=") - text);
+	for (size_t i = 0; i < body; i++) {
+		char keep = text[i];
+		text[i] = (char)(keep ^ 0x01);
+		ck_assert_msg(bnd_statefile_parse(text, len, &g, why, sizeof(why)) == BND_SF_CORRUPT,
+			      "byte %zu flipped went unnoticed", i);
+		ck_assert_int_le(g.nrec, 3);
+		bnd_statefile_free(&g);
+		text[i] = keep;
+	}
+	/* A digit of a record changed: the line still parses, only the sum tells. */
+	char *pid = strstr(text, "pid=4242");
+	pid[4] = '5';
+	ck_assert_int_eq(bnd_statefile_parse(text, len, &g, why, sizeof(why)), BND_SF_CORRUPT);
+	ck_assert_str_eq(why, "bad checksum");
+	ck_assert_int_eq(g.nrec, 3);
+	ck_assert_int_eq(g.rec[0].owner_pid, 5242);
+	bnd_statefile_free(&g);
+	free(text);
+	bnd_statefile_free(&f);
+}
+END_TEST
+
+START_TEST(garbage)
+{
+	struct bnd_state_file g;
+	char why[256];
+	unsigned seed = 12345;
+	char buf[2048];
+	for (int round = 0; round < 300; round++) {
+		size_t len = 1 + (size_t)(rand_r(&seed) % (int)sizeof(buf));
+		for (size_t i = 0; i < len; i++)
+			buf[i] = (char)(rand_r(&seed) & 0xFF);
+		ck_assert_int_eq(bnd_statefile_parse(buf, len, &g, why, sizeof(why)), BND_SF_CORRUPT);
+		ck_assert_int_eq(g.nrec, 0);
+		bnd_statefile_free(&g);
+	}
+	const char *text = "hello\nworld\n";
+	ck_assert_int_eq(bnd_statefile_parse(text, strlen(text), &g, why, sizeof(why)), BND_SF_CORRUPT);
+	ck_assert_str_eq(why, "garbage: not a spank-binding state header");
+	bnd_statefile_free(&g);
+}
+END_TEST
+
+/* Valid checksum, but the lines themselves are wrong. */
+static int parse_signed(const char *body, char *why, size_t whylen, int *nrec)
+{
+	char text[2048];
+	snprintf(text, sizeof(text), "%send %d crc32=%08x\n", body, *nrec,
+		 (unsigned)bnd_crc32(body, strlen(body)));
+	struct bnd_state_file g;
+	int v = bnd_statefile_parse(text, strlen(text), &g, why, whylen);
+	*nrec = g.nrec;
+	bnd_statefile_free(&g);
+	return v;
+}
+
+START_TEST(invalid_lines_with_good_checksum)
+{
+	char why[256];
+	int n;
+	const char *hdr = "spank-binding-state 1\nboot " BOOT "\n";
+	const char *good = "rec job=1 step=0 pid=5 start=6 uid=0 status=active created=0 cpus=0-1 "
+			   "tasks=0;1 mem= req=linear:1\n";
+	char body[1024];
+	struct { const char *line; const char *why; } bad[] = {
+		/* tasks do not add up to cpus */
+		{ "rec job=1 step=0 pid=5 start=6 uid=0 status=active created=0 cpus=0-1 tasks=0 mem= req=x\n",
+		  "garbage: line 3 does not parse" },
+		{ "rec job=1 step=0 pid=5 start=6 uid=0 status=running created=0 cpus=0 tasks=0 mem= req=x\n",
+		  "garbage: line 3 does not parse" },
+		{ "rec job=1 step=0 pid=0 start=6 uid=0 status=active created=0 cpus=0 tasks=0 mem= req=x\n",
+		  "garbage: line 3 does not parse" },
+		{ "rec job=4294967296 step=0 pid=5 start=6 uid=0 status=active created=0 cpus=0 tasks=0 mem= req=x\n",
+		  "garbage: line 3 does not parse" },
+		{ "rec step=0 job=1 pid=5 start=6 uid=0 status=active created=0 cpus=0 tasks=0 mem= req=x\n",
+		  "garbage: line 3 does not parse" },
+		{ "rec job=1 step=0 pid=5 start=6 uid=0 status=active created=0 cpus=0 tasks=0 mem=0:1, req=x\n",
+		  "garbage: line 3 does not parse" },
+		{ "rec job=1 step=0 pid=5 start=6 uid=0 status=active created=0 cpus=5000 tasks=5000 mem= req=x\n",
+		  "garbage: line 3 does not parse" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(body, sizeof(body), "%s%s%s", hdr, bad[i].line, good);
+		n = 1;
+		ck_assert_int_eq(parse_signed(body, why, sizeof(why), &n), BND_SF_CORRUPT);
+		ck_assert_str_eq(why, bad[i].why);
+		ck_assert_int_eq(n, 1); /* the good line survives */
+	}
+	snprintf(body, sizeof(body), "%s%s", hdr, good);
+	n = 2;
+	ck_assert_int_eq(parse_signed(body, why, sizeof(why), &n), BND_SF_CORRUPT);
+	ck_assert_str_eq(why, "record count 2 in end line, 1 records read");
+	n = 1;
+	ck_assert_int_eq(parse_signed(body, why, sizeof(why), &n), BND_SF_CLEAN);
+	ck_assert_int_eq(parse_signed("spank-binding-state 1\n", why, sizeof(why), &(int){ 0 }),
+			 BND_SF_CORRUPT);
+	ck_assert_str_eq(why, "garbage: no boot line");
+	ck_assert_int_eq(parse_signed("spank-binding-state 0\nboot x\n", why, sizeof(why), &(int){ 0 }),
+			 BND_SF_CORRUPT);
+	ck_assert_str_eq(why, "garbage: bad version in header");
+}
+END_TEST
+
+START_TEST(newer_version_refused)
+{
+	struct bnd_state_file g;
+	char why[256];
+	const char *t2 = "spank-binding-state 2\nanything at all, even garbage\n";
+	ck_assert_int_eq(bnd_statefile_parse(t2, strlen(t2), &g, why, sizeof(why)), BND_SF_NEWER);
+	ck_assert_str_eq(why, "format version 2 is newer than this code's 1");
+	ck_assert_int_eq(g.nrec, 0);
+	const char *t3 = "spank-binding-state 999";
+	ck_assert_int_eq(bnd_statefile_parse(t3, strlen(t3), &g, why, sizeof(why)), BND_SF_NEWER);
+	bnd_statefile_free(&g);
+}
+END_TEST
+
+START_TEST(records_edit)
+{
+	struct bnd_state_file f;
+	sample(&f);
+	bnd_statefile_remove(&f, 1);
+	ck_assert_int_eq(f.nrec, 2);
+	ck_assert_uint_eq(f.rec[0].job, 12);
+	ck_assert_uint_eq(f.rec[1].job, 4294967295u);
+	bnd_statefile_remove(&f, 5);
+	ck_assert_int_eq(f.nrec, 2);
+	enum bnd_state_status s;
+	ck_assert_int_eq(bnd_state_status_parse("suspended", &s), BND_OK);
+	ck_assert_int_eq(s, BND_ST_SUSPENDED);
+	ck_assert_int_eq(bnd_state_status_parse("Active", &s), BND_EINVAL);
+	ck_assert_str_eq(bnd_state_status_name(BND_ST_DEFERRED), "deferred");
+	bnd_statefile_free(&f);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("statefile");
+	TCase *tc = tcase_create("statefile");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, crc32_check_value);
+	tcase_add_test(tc, step_names);
+	tcase_add_test(tc, text_is_readable);
+	tcase_add_test(tc, round_trip);
+	tcase_add_test(tc, request_text_stays_on_its_line);
+	tcase_add_test(tc, empty_file);
+	tcase_add_test(tc, every_truncation);
+	tcase_add_test(tc, every_flipped_byte);
+	tcase_add_test(tc, garbage);
+	tcase_add_test(tc, invalid_lines_with_good_checksum);
+	tcase_add_test(tc, newer_version_refused);
+	tcase_add_test(tc, records_edit);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}

@@ -1,0 +1,881 @@
+/* The plugin's logic without Slurm: a step prepared against a real state
+ * dir and this machine's topology, its tasks bound in this very process
+ * (Check forks every test), read back from the kernel. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "binding/util/error.h"
+#include "binding/step/step.h"
+#include "binding/topology/topocache.h"
+#include "binding/topology/topostring.h"
+#include "testutil.h"
+
+static char dir[64], state[96];
+static struct bnd_config cfg;
+static struct bnd_topology *here;
+
+static void setup(void)
+{
+	char err[BND_ERRLEN];
+	snprintf(dir, sizeof(dir), "/tmp/test_step.XXXXXX");
+	ck_assert(mkdtemp(dir));
+	snprintf(state, sizeof(state), "%s/state", dir);
+	bnd_config_defaults(&cfg);
+	snprintf(cfg.state_dir, sizeof(cfg.state_dir), "%s", state);
+	cfg.lock_timeout_ms = 2000;
+	ck_assert_msg(bnd_topology_load(&here, NULL, err, sizeof(err)) == BND_OK, "%s", err);
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+	bnd_topology_free(here);
+	here = NULL;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static int need_cores(int n)
+{
+	if (here->ncores >= n)
+		return 1;
+	printf("# SKIP needs %d cores, this machine has %d\n", n, here->ncores);
+	return 0;
+}
+
+static struct bnd_step_in base(uint32_t job, uint32_t step, int ntasks, const char *cores,
+			       const char *binding)
+{
+	struct bnd_step_in in = {
+		.cfg = &cfg, .job = job, .step = step, .uid = (uint32_t)getuid(), .nodeid = 0,
+		.ntasks = ntasks, .step_cores = cores, .job_cores = cores, .binding = binding,
+		.step_nodelist = "n1", .owner = getpid(),
+	};
+	return in;
+}
+
+static const char *slurp(const char *path)
+{
+	static char buf[8192];
+	FILE *f = fopen(path, "r");
+	size_t n = 0;
+	buf[0] = '\0';
+	if (f) {
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+static const char *status_cpus(void)
+{
+	static char out[256];
+	const char *p = strstr(slurp("/proc/self/status"), "Cpus_allowed_list:");
+	ck_assert(p);
+	sscanf(p, "Cpus_allowed_list: %255s", out);
+	return out;
+}
+
+static const char *cpus_of_core(int k)
+{
+	static char buf[2][64];
+	static int i;
+	bnd_cpuset_t c;
+	char *b = buf[i++ % 2];
+	bnd_topology_core_cpus(here, k, &c);
+	bnd_cpuset_format_list(&c, b, 64);
+	return b;
+}
+
+static const char *env(const struct bnd_task_result *r, const char *name)
+{
+	const char *v = bnd_taskenv_get(&r->env, name);
+	return v ? v : "(unset)";
+}
+
+static const char *list_of(const bnd_cpuset_t *c)
+{
+	static char buf[4][128];
+	static int i;
+	char *b = buf[i++ % 4];
+	ck_assert_int_eq(bnd_cpuset_format_list(c, b, 128), BND_OK);
+	return b;
+}
+
+static int records(void)
+{
+	char path[160];
+	snprintf(path, sizeof(path), "%s/state", state);
+	int n = 0;
+	for (const char *p = slurp(path); (p = strstr(p, "\nrec ")); p++)
+		n++;
+	return n;
+}
+
+START_TEST(two_tasks_bound_and_released)
+{
+	if (!need_cores(2))
+		return;
+	struct bnd_step s;
+	struct bnd_step_in in = base(11, 0, 2, "0-1", "linear:1");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(s.reason[0] == '\0', "%s", s.reason);
+	ck_assert(s.active && s.placed && s.recorded);
+	ck_assert_int_eq(records(), 1);
+
+	struct bnd_task_result r;
+	ck_assert_int_eq(bnd_step_task(&s, 1, 1, 1, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_int_eq(r.failed, 0);
+	ck_assert_str_eq(r.message, "");
+	/* task 1 of two linear:1 tasks on a free node: the second core */
+	ck_assert_str_eq(status_cpus(), cpus_of_core(1));
+	ck_assert_str_eq(env(&r, "SLURM_BINDING_STATUS"), "bound");
+	ck_assert_str_eq(env(&r, "SLURM_BINDING_REQUEST"), "linear:1");
+	ck_assert_msg(strstr(r.verbose, "host=n1 task=1 cores=0,1 cpus=") &&
+		      strstr(r.verbose, "mempolicy=default"), "%s", r.verbose);
+	bnd_taskenv_free(&r.env);
+
+	ck_assert_int_eq(bnd_step_finish(&s), BND_OK);
+	ck_assert_int_eq(records(), 0);
+	bnd_step_free(&s);
+}
+END_TEST
+
+START_TEST(allocation_too_small_names_both_numbers)
+{
+	struct bnd_step s;
+	struct bnd_step_in in = base(12, 0, 1, "0", "linear:2");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(s.active && !s.placed && !s.recorded);
+	char want[128];
+	snprintf(want, sizeof(want), "Slurm gave this step 1 core (cpus %s) for 1 task", cpus_of_core(0));
+	ck_assert_msg(strstr(s.reason, "allocation on this node is too small") &&
+		      strstr(s.reason, want) && strstr(s.reason, "2 cores needed"), "%s", s.reason);
+	ck_assert_int_eq(records(), 0);
+
+	const char *before = strdup(status_cpus());
+	struct bnd_task_result r;
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_int_eq(r.failed, 0);
+	ck_assert_msg(strstr(r.message, "spank-binding: n1 task 0: not bound: the allocation"), "%s",
+		      r.message);
+	ck_assert(!strncmp(env(&r, "SLURM_BINDING_STATUS"), "unbound: the allocation", 23));
+	ck_assert_str_eq(env(&r, "SLURM_BINDING"), "");
+	ck_assert_str_eq(status_cpus(), before);
+	bnd_taskenv_free(&r.env);
+
+	/* on_failure=fail: the task is told to fail, with the same reason */
+	cfg.on_failure = BND_ONFAIL_FAIL;
+	bnd_step_free(&s);
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_int_eq(r.failed, 1);
+	ck_assert_msg(strstr(r.message, "binding failed (on_failure=fail): the allocation"), "%s",
+		      r.message);
+	bnd_taskenv_free(&r.env);
+	bnd_step_free(&s);
+	free((void *)before);
+}
+END_TEST
+
+START_TEST(other_jobs_cores_are_never_taken)
+{
+	struct bnd_step a, b;
+	struct bnd_step_in ia = base(21, 0, 1, "0", "linear:1");
+	struct bnd_step_in ib = base(22, 0, 1, "0", "linear:1");
+	ck_assert_int_eq(bnd_step_prepare(&a, &ia), BND_OK);
+	ck_assert(a.placed);
+	ck_assert_int_eq(bnd_step_prepare(&b, &ib), BND_OK);
+	ck_assert(!b.placed);
+	char want[64];
+	snprintf(want, sizeof(want), "other jobs hold cpus %s", cpus_of_core(0));
+	ck_assert_msg(strstr(b.reason, "cores held by other jobs") && strstr(b.reason, want), "%s",
+		      b.reason);
+	bnd_step_free(&b);
+	ck_assert_int_eq(bnd_step_finish(&a), BND_OK);
+	bnd_step_free(&a);
+	/* released: the same request fits now */
+	ck_assert_int_eq(bnd_step_prepare(&b, &ib), BND_OK);
+	ck_assert_msg(b.placed, "%s", b.reason);
+	bnd_step_finish(&b);
+	bnd_step_free(&b);
+}
+END_TEST
+
+START_TEST(batch_script_holds_the_jobs_cores_and_steps_reuse_them)
+{
+	if (!need_cores(2))
+		return;
+	struct bnd_step bat, st, other;
+	struct bnd_step_in ib = base(31, BND_STEP_BATCH, 1, "0-1", "linear:1");
+	ib.tasks_per_node = "2";
+	ib.ntasks_env = "2";
+	ck_assert_int_eq(bnd_step_prepare(&bat, &ib), BND_OK);
+	ck_assert_msg(bat.placed, "%s", bat.reason);
+	ck_assert_int_eq(bat.ntasks, 2);
+	ck_assert_int_eq(bnd_cpuset_count(&bat.pl.all_cpus) , here->cores[0].npus + here->cores[1].npus);
+
+	/* the srun step inside: two tasks inside the script's cores */
+	struct bnd_step_in is = base(31, 0, 2, "0-1", "linear:1");
+	ck_assert_int_eq(bnd_step_prepare(&st, &is), BND_OK);
+	ck_assert_msg(st.placed, "%s", st.reason);
+	ck_assert(bnd_cpuset_subset(&st.pl.all_cpus, &bat.pl.all_cpus));
+	ck_assert(!bnd_cpuset_intersects(&st.pl.tasks[0].cpus, &st.pl.tasks[1].cpus));
+
+	/* a second step of the job while the first runs: the script's cores
+	 * are both held by step 0, and steps never share */
+	struct bnd_step st2;
+	struct bnd_step_in is2 = base(31, 1, 1, "0-1", "linear:1");
+	ck_assert_int_eq(bnd_step_prepare(&st2, &is2), BND_OK);
+	ck_assert(!st2.placed);
+	char steps_want[96];
+	snprintf(steps_want, sizeof(steps_want), "the job's other running steps hold cpus %s and other "
+		 "jobs cpus none", list_of(&st.pl.all_cpus));
+	ck_assert_msg(strstr(st2.reason, "cores held by this job's other steps: Slurm gave this step") &&
+		      strstr(st2.reason, steps_want), "%s", st2.reason);
+	bnd_step_free(&st2);
+
+	/* another job on the same cores gets nothing */
+	struct bnd_step_in io = base(32, 0, 1, "0-1", "linear:1");
+	ck_assert_int_eq(bnd_step_prepare(&other, &io), BND_OK);
+	ck_assert_msg(!other.placed && strstr(other.reason, "held by other jobs"), "%s", other.reason);
+	bnd_step_free(&other);
+
+	/* the batch task itself is bound to all of the job's cores */
+	struct bnd_task_result r;
+	ck_assert_int_eq(bnd_step_task(&bat, 0, 0, 0, NULL, NULL, NULL, NULL, &r), BND_OK);
+	char want[64];
+	bnd_cpuset_format_list(&bat.pl.all_cpus, want, sizeof(want));
+	ck_assert_str_eq(status_cpus(), want);
+	bnd_taskenv_free(&r.env);
+
+	bnd_step_finish(&st);
+	bnd_step_free(&st);
+	bnd_step_finish(&bat);
+	bnd_step_free(&bat);
+	ck_assert_int_eq(records(), 0);
+}
+END_TEST
+
+START_TEST(env_and_pe_bind_nothing_pe_writes_a_rankfile)
+{
+	if (!need_cores(2))
+		return;
+	struct bnd_step s;
+	struct bnd_task_result r;
+	int gids[2] = { 4, 5 };
+	const char *before = strdup(status_cpus());
+
+	struct bnd_step_in in = base(41, 3, 2, "0-1", "env:linear:1");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(s.placed);
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_str_eq(status_cpus(), before);
+	ck_assert_str_eq(env(&r, "SLURM_BINDING_INSTANCE"), "env");
+	ck_assert_str_eq(env(&r, "SLURM_BINDING"), cpus_of_core(0));
+	ck_assert_str_eq(env(&r, "OMP_PLACES"), "(unset)");
+	bnd_taskenv_free(&r.env);
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+
+	in = base(42, 3, 2, "0-1", "pe:linear:1");
+	in.global_ids = gids;
+	in.step_nodelist = "a,n[7-9]";
+	in.job_nodelist = "a,n[7-9],z";
+	in.nodeid = 2;
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(s.placed);
+	char path[256], want[128];
+	snprintf(path, sizeof(path), "%s/rankfile.42.3.2", state);
+	ck_assert_str_eq(s.rankfile, path);
+	snprintf(want, sizeof(want), "rank 4=n8 slot=%d:%d\nrank 5=n8 slot=%d:%d\n",
+		 here->cores[0].socket, here->cores[0].core, here->cores[1].socket,
+		 here->cores[1].core);
+	ck_assert_str_eq(slurp(path), want);
+	ck_assert_int_eq(bnd_step_task(&s, 1, 5, 0, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_str_eq(status_cpus(), before);
+	ck_assert_str_eq(env(&r, "SLURM_BINDING_RANKFILE"), path);
+	snprintf(want, sizeof(want), "%d,%d", here->cores[1].socket, here->cores[1].core);
+	ck_assert_str_eq(env(&r, "SLURM_BINDING_PE"), want);
+	bnd_taskenv_free(&r.env);
+	bnd_step_finish(&s);
+	ck_assert_int_eq(access(path, F_OK), -1);
+	bnd_step_free(&s);
+	free((void *)before);
+}
+END_TEST
+
+static const char *host_of(uint32_t step, const char *step_list, const char *job_list,
+			   uint32_t nodeid)
+{
+	static char out[256];
+	struct bnd_step s;
+	struct bnd_step_in in = base(45, step, 1, "0", NULL);
+	in.step_nodelist = step_list;
+	in.job_nodelist = job_list;
+	in.nodeid = nodeid;
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	snprintf(out, sizeof(out), "%s", s.host);
+	bnd_step_free(&s);
+	return out;
+}
+
+/* The node's name comes from the step's (batch: the job's) node list at
+ * this node's index, else gethostname(); never a name that could add
+ * lines to the root-written rankfile. */
+START_TEST(node_name_from_the_lists_never_injected)
+{
+	char me[256] = "";
+	ck_assert_int_eq(gethostname(me, sizeof(me) - 1), 0);
+	ck_assert_str_eq(host_of(0, "a,n[7-9]", "z", 2), "n8");
+	ck_assert_str_eq(host_of(0, NULL, "j[0-3]", 1), "j1");
+	ck_assert_str_eq(host_of(0, "n1\nrank 9=evil slot=0", "j[0-3]", 1), "j1");
+	ck_assert_str_eq(host_of(0, "bad name", NULL, 0), me);
+	ck_assert_str_eq(host_of(0, "a,b", NULL, 5), me);
+	/* the batch step: the job's list, whatever SLURM_STEP_NODELIST the
+	 * submitting shell carried */
+	ck_assert_str_eq(host_of(BND_STEP_BATCH, "stale", "b[1-2]", 0), "b1");
+
+	if (!need_cores(1))
+		return;
+	struct bnd_step s;
+	struct bnd_step_in in = base(46, 0, 1, "0", "pe:linear:1");
+	in.step_nodelist = "x\nrank 99=evil slot=0:0";
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(s.placed, "%s", s.reason);
+	char want[512];
+	snprintf(want, sizeof(want), "rank 0=%s slot=%d:%d\n", me, here->cores[0].socket,
+		 here->cores[0].core);
+	ck_assert_str_eq(slurp(s.rankfile), want);
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+}
+END_TEST
+
+START_TEST(cpuset_check_refuses_cpus_outside)
+{
+	if (!need_cores(2))
+		return;
+	/* a fake cgroup tree whose cpuset is core 1 only, step placed on core 0 */
+	char root[128], self[160], cmd[512];
+	snprintf(root, sizeof(root), "%s/cg", dir);
+	snprintf(self, sizeof(self), "%s/self", dir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/cpuset/job && echo %s > %s/cpuset/job/cpuset.cpus && "
+		 "echo /job > %s", root, cpus_of_core(1), root, self);
+	ck_assert_int_eq(system(cmd), 0);
+	struct bnd_step s;
+	struct bnd_task_result r;
+	struct bnd_step_in in = base(51, 0, 1, "0", "linear:1");
+	const char *before = strdup(status_cpus());
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(s.placed);
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, root, self, &r), BND_OK);
+	ck_assert_msg(strstr(r.message, "outside the task's cpuset"), "%s", r.message);
+	ck_assert_str_eq(status_cpus(), before);
+	bnd_taskenv_free(&r.env);
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+	free((void *)before);
+}
+END_TEST
+
+START_TEST(nothing_asked_costs_nothing)
+{
+	struct bnd_step s;
+	struct bnd_task_result r;
+	struct bnd_step_in in = base(61, 0, 1, "0", NULL);
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(!s.active && !s.topo);
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 1, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_int_eq(r.env.n, 0);
+	ck_assert_str_eq(r.verbose, "");
+	bnd_step_free(&s);
+	/* the admin's default applies to jobs without --binding */
+	snprintf(cfg.default_spec, sizeof(cfg.default_spec), "linear:1");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_str_eq(s.req.text, "linear:1");
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+	/* disabled: nothing, even with a request; the extern step never */
+	cfg.enabled = 0;
+	in.binding = "linear:1";
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(!s.active);
+	cfg.enabled = 1;
+	in.step = BND_STEP_EXTERN;
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(!s.active);
+	/* an explicit none clears what a batch script exported */
+	in.step = 0;
+	in.binding = "none";
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(s.active && !s.placed);
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_str_eq(r.message, "");
+	ck_assert_str_eq(env(&r, "SLURM_BINDING_STATUS"), "unbound: no binding requested");
+	ck_assert_str_eq(env(&r, "SLURM_BINDING"), "");
+	bnd_taskenv_free(&r.env);
+	bnd_step_free(&s);
+	ck_assert_int_eq(records(), 0);
+}
+END_TEST
+
+START_TEST(mbind_strict_and_nlocal)
+{
+	struct bnd_step s;
+	struct bnd_task_result r;
+	struct bnd_step_in in = base(71, 0, 1, "0", "linear:1");
+	in.mbind = "cores:strict";
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 1, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_str_eq(r.message, "");
+	ck_assert_msg(strstr(r.verbose, "mempolicy=bind:0"), "%s", r.verbose);
+	ck_assert_str_eq(env(&r, "SLURM_MBIND"), "cores:strict");
+	bnd_taskenv_free(&r.env);
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+}
+END_TEST
+
+START_TEST(mbind_nlocal_is_only_a_warning)
+{
+	struct bnd_step s;
+	struct bnd_task_result r;
+	struct bnd_step_in in = base(72, 0, 1, "0", "linear:1");
+	in.mbind = "nlocal";
+	cfg.on_failure = BND_ONFAIL_FAIL;
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 1, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_int_eq(r.failed, 0);
+	ck_assert_msg(strstr(r.message, "nlocal") && strstr(r.message, "not supported yet"), "%s",
+		      r.message);
+	ck_assert_msg(strstr(r.verbose, "mempolicy=default"), "%s", r.verbose);
+	bnd_taskenv_free(&r.env);
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+}
+END_TEST
+
+START_TEST(options_checked_where_typed)
+{
+	char err[BND_ERRLEN];
+	ck_assert_int_eq(bnd_option_check(BND_OPT_BINDING, "linear:1", err, sizeof(err)), BND_OK);
+	ck_assert_str_eq(err, "");
+	ck_assert_int_eq(bnd_option_check(BND_OPT_BINDING, "linear:0", err, sizeof(err)), BND_EINVAL);
+	ck_assert_msg(strstr(err, "linear:0"), "%s", err);
+	ck_assert_int_eq(bnd_option_check(BND_OPT_BINDING, "bogus", err, sizeof(err)), BND_EINVAL);
+	ck_assert_msg(strstr(err, "bogus"), "%s", err);
+	ck_assert_int_eq(bnd_option_check(BND_OPT_MBIND, "nowhere", err, sizeof(err)), BND_EINVAL);
+	ck_assert_msg(strstr(err, "nowhere"), "%s", err);
+	ck_assert_int_eq(bnd_option_check(BND_OPT_MBIND, "nlocal", err, sizeof(err)), BND_OK);
+	ck_assert_msg(strstr(err, "not supported yet"), "%s", err);
+	ck_assert_int_eq(bnd_option_check(BND_OPT_MBIND, "", err, sizeof(err)), BND_EINVAL);
+	ck_assert(strstr(bnd_option_help(BND_OPT_BINDING), "linear:<amount>"));
+	ck_assert(strstr(bnd_option_help(BND_OPT_MBIND), "round_robin"));
+}
+END_TEST
+
+/* The node as a synthetic topology: the cache in the state dir is what a
+ * step reads, so writing one there stands in for other hardware. Tasks
+ * are not bound on it (its cpus need not exist here): the tests read the
+ * placement. */
+static struct bnd_topology *fake_node(const char *source)
+{
+	char err[BND_ERRLEN], path[160];
+	struct bnd_topology *t = NULL;
+	ck_assert_msg(bnd_node_warmup(&cfg, err, sizeof(err)) == BND_OK, "%s", err);
+	ck_assert_msg(bnd_topology_load(&t, source, err, sizeof(err)) == BND_OK, "%s", err);
+	snprintf(path, sizeof(path), "%s/" BND_TOPOCACHE_FILE, state);
+	ck_assert_msg(bnd_topocache_write(t, path, NULL, err, sizeof(err)) == BND_OK, "%s", err);
+	return t;
+}
+
+/* An explicit list that does not fit says why: more cpus would not help,
+ * so the reason must not say "too small ... ask for more cpus". */
+START_TEST(explicit_list_reasons)
+{
+	struct bnd_topology *t = fake_node("pack:1 core:4");
+	struct bnd_step s;
+	struct bnd_step_in in = base(13, 0, 2, "0-3", "explicit:0,0:0,1:0,2");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(!s.placed);
+	ck_assert_str_eq(s.reason, "--binding=explicit:0,0:0,1:0,2 lists 3 cores, which cannot be "
+			 "shared out evenly among this step's 2 tasks on this node (list a multiple "
+			 "of 2 cores)");
+	bnd_step_free(&s);
+	/* the batch script stands for the job's tasks */
+	in = base(14, BND_STEP_BATCH, 1, "0-3", "explicit:0,0:0,1:0,2");
+	in.tasks_per_node = "2";
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(!s.placed && strstr(s.reason, "among the job's 2 tasks on this node"), "%s",
+		      s.reason);
+	bnd_step_free(&s);
+	/* a core outside the step's allocation */
+	in = base(15, 0, 1, "0-1", "explicit:0,3");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(!s.placed);
+	ck_assert_str_eq(s.reason, "--binding=explicit:0,3 names cores this step was not given: "
+			 "Slurm gave it 2 cores (cpus 0-1) for 1 task; explicit: core 0,3 is not free");
+	bnd_step_free(&s);
+	ck_assert_int_eq(records(), 0);
+	bnd_topology_free(t);
+}
+END_TEST
+
+/* filter=first_core: core 0,0 is never handed out, whatever the request;
+ * the rest of the allocation still is. */
+START_TEST(first_core_is_never_used)
+{
+	if (!need_cores(2))
+		return;
+	struct bnd_step s;
+	struct bnd_task_result r;
+	cfg.filter_first_core = 1;
+	struct bnd_step_in in = base(81, 0, 1, "0-1", "linear:1");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_str_eq(list_of(&s.pl.all_cpus), cpus_of_core(1));
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_str_eq(status_cpus(), cpus_of_core(1));
+	ck_assert_str_eq(env(&r, "SLURM_BINDING_STATUS"), "bound");
+	bnd_taskenv_free(&r.env);
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+
+	/* two cores asked, one left: the reason names the filter */
+	in = base(82, 0, 1, "0-1", "linear:2");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(!s.placed);
+	char want[160];
+	snprintf(want, sizeof(want), "of which the site's filter=first_core keeps cpus %s from every job",
+		 cpus_of_core(0));
+	ck_assert_msg(strstr(s.reason, "allocation on this node is too small") &&
+		      strstr(s.reason, want), "%s", s.reason);
+	bnd_step_free(&s);
+
+	/* additive with the request's own filter=: it forbids core 1, the
+	 * site core 0, nothing is left */
+	bnd_cpuset_t c1;
+	char filt[256], text[320];
+	bnd_topology_core_cpus(here, 1, &c1);
+	ck_assert_int_eq(bnd_topostring_format(here, BND_TOPO_OCS, &c1, filt, sizeof(filt)), BND_OK);
+	snprintf(text, sizeof(text), "packed:1:filter=%s", filt);
+	in = base(83, 0, 1, "0-1", text);
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(!s.placed && strstr(s.reason, "packed: 1 free C unit of power cores needed, 0 found"),
+		      "%s", s.reason);
+	bnd_step_free(&s);
+	/* without the site filter the same request gets core 0 */
+	cfg.filter_first_core = 0;
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_str_eq(list_of(&s.pl.all_cpus), cpus_of_core(0));
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+	ck_assert_int_eq(records(), 0);
+}
+END_TEST
+
+/* Every strategy and the batch script: 2 sockets x 2 cores x 2 threads,
+ * core k = cpus 2k,2k+1; core 0,0 is cpus 0-1. */
+START_TEST(first_core_on_every_strategy)
+{
+	struct bnd_topology *t = fake_node("pack:2 core:2 pu:2");
+	struct bnd_step s;
+	cfg.filter_first_core = 1;
+	const struct { const char *req; int ntasks; const char *cpus; } v[] = {
+		{ "linear:1", 1, "4-5" },       /* free sockets first: socket 1 */
+		{ "explicit:0,1", 1, "2-3" },
+		{ "striding:1:2", 1, "2-3" },   /* 0,0 would be its first pick */
+		{ "packed:2", 1, "2-5" },
+		{ "packed:1:unit=T", 1, "2" },
+		{ "packed:1:unit=S", 1, "4-7" }, /* socket 0 is no longer whole */
+		{ "balance:2", 1, "2-5" },
+		{ "pack:2", 1, "4-7" },         /* one socket that holds both */
+		{ "any:1", 1, "2-3" },
+		{ "cpus:2-3", 1, "2-3" },
+		{ "linear:1", 3, "2-7" },
+	};
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct bnd_step_in in = base(90 + (uint32_t)i, 0, v[i].ntasks, "0-3", v[i].req);
+		ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+		ck_assert_msg(s.placed, "%s: %s", v[i].req, s.reason);
+		ck_assert_msg(!strcmp(list_of(&s.pl.all_cpus), v[i].cpus), "%s: got %s, want %s",
+			      v[i].req, list_of(&s.pl.all_cpus), v[i].cpus);
+		bnd_step_finish(&s);
+		bnd_step_free(&s);
+	}
+	/* four tasks cannot fit on three cores; 0,0 named is refused, in a
+	 * cpu list too (LSF binds all the listed usable cpus or none) */
+	const char *none[] = { "linear:1", "explicit:0,0", "cpus:0-2" };
+	for (int i = 0; i < 3; i++) {
+		struct bnd_step_in in = base(120, 0, i ? 1 : 4, "0-3", none[i]);
+		ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+		ck_assert_msg(!s.placed && strstr(s.reason, "filter=first_core keeps cpus 0-1"),
+			      "%s: %s", none[i], s.reason);
+		bnd_step_free(&s);
+	}
+	/* the batch script of a 2-task job: cores 0,1 and 1,0 */
+	struct bnd_step_in ib = base(121, BND_STEP_BATCH, 1, "0-3", "packed:1");
+	ib.tasks_per_node = "2";
+	ck_assert_int_eq(bnd_step_prepare(&s, &ib), BND_OK);
+	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_str_eq(list_of(&s.pl.all_cpus), "2-5");
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+	ck_assert_int_eq(records(), 0);
+	bnd_topology_free(t);
+}
+END_TEST
+
+/* implicit=yes: a step without --binding gets packed units for its cpus
+ * per task, on a node with 2 threads per core (core k = cpus 2k,2k+1). */
+START_TEST(implicit_binding_from_cpus_per_task)
+{
+	struct bnd_topology *t = fake_node("pack:1 core:4 pu:2");
+	struct bnd_step s;
+	struct bnd_task_result r;
+	cfg.implicit = 1;
+
+	/* -c4, unit C: 2 cores */
+	struct bnd_step_in in = base(131, 0, 1, "0-3", NULL);
+	in.cpus_per_task = 4;
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert(s.implicit);
+	ck_assert_str_eq(s.req.text, "packed:2:unit=C");
+	ck_assert_str_eq(list_of(&s.pl.all_cpus), "0-3");
+	/* what the task is told (env instance: nothing to bind here) */
+	s.req.instance = BND_I_ENV;
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_str_eq(env(&r, "SLURM_BINDING_REQUEST"), "packed:2:unit=C");
+	ck_assert_str_eq(env(&r, "SLURM_BINDING"), "0 1 2 3");
+	ck_assert_str_eq(env(&r, "SLURM_BINDING_TOPOLOGY_OCS"), "NScttcttCTTCTT");
+	bnd_taskenv_free(&r.env);
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+
+	/* unit T, -c3: 3 threads; two tasks of -c2 with unit C: a core each */
+	snprintf(cfg.default_unit, sizeof(cfg.default_unit), "T");
+	in = base(132, 0, 1, "0-3", NULL);
+	in.cpus_per_task = 3;
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_str_eq(s.req.text, "packed:3:unit=T");
+	ck_assert_str_eq(list_of(&s.pl.all_cpus), "0-2");
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+	snprintf(cfg.default_unit, sizeof(cfg.default_unit), "C");
+	in = base(133, 0, 2, "0-3", NULL);
+	in.cpus_per_task = 2;
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_str_eq(s.req.text, "packed:1:unit=C");
+	ck_assert_str_eq(list_of(&s.pl.tasks[0].cpus), "0-1");
+	ck_assert_str_eq(list_of(&s.pl.tasks[1].cpus), "2-3");
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+
+	/* cpus per task unknown: 1, one core; the batch script: per job task */
+	in = base(134, 0, 1, "0-3", NULL);
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_str_eq(s.req.text, "packed:1:unit=C");
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+	/* sbatch -n2: Slurm's cpus per task for the batch step is the
+	 * script's whole share (2 cpus here), not the job's -c (none): one
+	 * core per job task, not two, or the script of a plain sbatch -n2
+	 * would ask for twice its allocation and run unbound */
+	struct bnd_step_in ib = base(135, BND_STEP_BATCH, 1, "0-1", NULL);
+	ib.tasks_per_node = "2";
+	ib.cpus_per_task = 2;
+	ck_assert_int_eq(bnd_step_prepare(&s, &ib), BND_OK);
+	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_str_eq(s.req.text, "packed:1:unit=C");
+	ck_assert_str_eq(list_of(&s.pl.all_cpus), "0-3");
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+	/* sbatch -n2 -c4: the job's SLURM_CPUS_PER_TASK, 2 cores per task */
+	ib = base(135, BND_STEP_BATCH, 1, "0-3", NULL);
+	ib.tasks_per_node = "2";
+	ib.cpus_per_task = 8;
+	ib.cpus_per_task_env = "4";
+	ck_assert_int_eq(bnd_step_prepare(&s, &ib), BND_OK);
+	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_str_eq(s.req.text, "packed:2:unit=C");
+	ck_assert_str_eq(list_of(&s.pl.all_cpus), "0-7");
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+
+	/* too small an allocation: the reason says the binding was implicit */
+	in = base(136, 0, 1, "0", NULL);
+	in.cpus_per_task = 4;
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(!s.placed && strstr(s.reason, "--binding=packed:2:unit=C (the site's implicit "
+					   "binding)"), "%s", s.reason);
+	bnd_step_free(&s);
+
+	/* --binding=none opts out; an explicit --binding is used as given */
+	in = base(137, 0, 1, "0-3", "none");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(!s.placed && !s.implicit);
+	bnd_step_free(&s);
+	in = base(138, 0, 1, "0-3", "linear:1");
+	in.cpus_per_task = 4;
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_str_eq(s.req.text, "linear:1");
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+
+	/* default= wins when both are set (the config parser also says so) */
+	snprintf(cfg.default_spec, sizeof(cfg.default_spec), "linear:1");
+	in = base(139, 0, 1, "0-3", NULL);
+	in.cpus_per_task = 4;
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_str_eq(s.req.text, "linear:1");
+	ck_assert(!s.implicit);
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+	cfg.default_spec[0] = '\0';
+
+	/* a unit this node lacks: unbound, the reason says which */
+	snprintf(cfg.default_unit, sizeof(cfg.default_unit), "E");
+	in = base(140, 0, 1, "0-3", NULL);
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(s.active && !s.placed && strstr(s.reason, "default_unit=E"), "%s", s.reason);
+	bnd_step_free(&s);
+	ck_assert_int_eq(records(), 0);
+	bnd_topology_free(t);
+}
+END_TEST
+
+/* implicit=yes on this machine, really bound: -c1 gets one core. */
+START_TEST(implicit_binding_binds_here)
+{
+	struct bnd_step s;
+	struct bnd_task_result r;
+	cfg.implicit = 1;
+	struct bnd_step_in in = base(141, 0, 1, "0", NULL);
+	in.cpus_per_task = 1;
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_str_eq(status_cpus(), cpus_of_core(0));
+	ck_assert_str_eq(env(&r, "SLURM_BINDING_REQUEST"), "packed:1:unit=C");
+	ck_assert_str_eq(env(&r, "SLURM_BINDING_STATUS"), "bound");
+	bnd_taskenv_free(&r.env);
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+}
+END_TEST
+
+/* A request longer than the 255 characters req.text keeps is used whole:
+ * slurmstepd once cut the option at 255 characters and bound the tasks
+ * differently from what srun had validated. */
+START_TEST(long_request_used_whole)
+{
+	struct bnd_topology *t = fake_node("pack:4 core:16");
+	struct bnd_step s;
+	struct bnd_task_result r;
+	char text[1024];
+	int n = snprintf(text, sizeof(text), "cpus:");
+	for (int i = 0; i < 40; i++)
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "%d,", 900000 + i);
+	snprintf(text + n, sizeof(text) - (size_t)n, "5");
+	ck_assert_int_gt(strlen(text), 256);
+	/* cut at 255: only ids this node lacks, so no binding at all */
+	struct bnd_step_in in = base(150, 0, 1, "0-63", text);
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_str_eq(list_of(&s.pl.all_cpus), "5");
+	s.req.instance = BND_I_ENV; /* cpu 5 need not exist here */
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_str_eq(env(&r, "SLURM_BINDING_REQUEST"), text);
+	ck_assert_str_eq(env(&r, "SLURM_BINDING"), "5");
+	bnd_taskenv_free(&r.env);
+	/* the state record keeps a shortened copy, for display only */
+	ck_assert_int_eq(records(), 1);
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+
+	/* every core of the node named: cut at 255 the list would end inside
+	 * "3,1x" and name fewer (or other) cores */
+	n = snprintf(text, sizeof(text), "explicit");
+	for (int k = 0; k < 64; k++)
+		n += snprintf(text + n, sizeof(text) - (size_t)n, ":%d,%d", k / 16, k % 16);
+	ck_assert_int_gt(strlen(text), 256);
+	in = base(151, 0, 1, "0-63", text);
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_str_eq(list_of(&s.pl.all_cpus), "0-63");
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+	ck_assert_int_eq(records(), 0);
+	bnd_topology_free(t);
+}
+END_TEST
+
+/* A state dir refused as untrusted (group-writable here) gets no topology
+ * cache written into it: the step reads the topology from hwloc and runs
+ * unbound with the state dir's reason. */
+START_TEST(refused_state_dir_gets_no_cache)
+{
+	char cmd[256], path[160];
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && chmod 0777 '%s'", state, state);
+	ck_assert_int_eq(system(cmd), 0);
+	struct bnd_step s;
+	struct bnd_step_in in = base(160, 0, 1, "0", "linear:1");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(s.topo && !s.placed);
+	ck_assert_msg(strstr(s.reason, "state (") && strstr(s.reason, "writable"), "%s", s.reason);
+	snprintf(path, sizeof(path), "%s/" BND_TOPOCACHE_FILE, state);
+	ck_assert_int_eq(access(path, F_OK), -1);
+	ck_assert_int_eq(records(), 0);
+	bnd_step_free(&s);
+}
+END_TEST
+
+START_TEST(node_warmup_builds_the_cache)
+{
+	char err[BND_ERRLEN], path[160];
+	ck_assert_msg(bnd_node_warmup(&cfg, err, sizeof(err)) == BND_OK, "%s", err);
+	snprintf(path, sizeof(path), "%s/" BND_TOPOCACHE_FILE, state);
+	ck_assert_int_eq(access(path, R_OK), 0);
+	struct bnd_topology *t = NULL;
+	ck_assert_int_eq(bnd_topocache_read(&t, path, NULL, err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(t->ncores, here->ncores);
+	ck_assert_int_eq(t->npus, here->npus);
+	bnd_topology_free(t);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("step");
+	TCase *tc = tcase_create("step");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, two_tasks_bound_and_released);
+	tcase_add_test(tc, allocation_too_small_names_both_numbers);
+	tcase_add_test(tc, explicit_list_reasons);
+	tcase_add_test(tc, other_jobs_cores_are_never_taken);
+	tcase_add_test(tc, batch_script_holds_the_jobs_cores_and_steps_reuse_them);
+	tcase_add_test(tc, env_and_pe_bind_nothing_pe_writes_a_rankfile);
+	tcase_add_test(tc, node_name_from_the_lists_never_injected);
+	tcase_add_test(tc, cpuset_check_refuses_cpus_outside);
+	tcase_add_test(tc, nothing_asked_costs_nothing);
+	tcase_add_test(tc, mbind_strict_and_nlocal);
+	tcase_add_test(tc, mbind_nlocal_is_only_a_warning);
+	tcase_add_test(tc, options_checked_where_typed);
+	tcase_add_test(tc, node_warmup_builds_the_cache);
+	tcase_add_test(tc, refused_state_dir_gets_no_cache);
+	tcase_add_test(tc, first_core_is_never_used);
+	tcase_add_test(tc, first_core_on_every_strategy);
+	tcase_add_test(tc, implicit_binding_from_cpus_per_task);
+	tcase_add_test(tc, implicit_binding_binds_here);
+	tcase_add_test(tc, long_request_used_whole);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}

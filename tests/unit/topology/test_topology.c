@@ -1,0 +1,553 @@
+/* Topology loading and flattening: synthetic descriptions with exact
+ * layouts, this machine against /sys, and every real XML against the
+ * object counts written in the file itself. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "binding/util/error.h"
+#include "binding/topology/topology.h"
+#include "binding/topology/topostring.h"
+#include "testutil.h"
+
+static char *ocs(const struct bnd_topology *t)
+{
+	size_t n = bnd_topostring_length(t, BND_TOPO_OCS) + 1;
+	char *s = malloc(n);
+	ck_assert_int_eq(bnd_topostring_format(t, BND_TOPO_OCS, NULL, s, n), BND_OK);
+	return s;
+}
+
+static int count_units(const struct bnd_topology *t, int type)
+{
+	int n = 0;
+	for (int i = 0; i < t->nunits; i++)
+		n += t->units[i].type == type;
+	return n;
+}
+
+START_TEST(synthetic_numa_in_packages)
+{
+	struct bnd_topology *t = tu_topo("pack:2 numa:2 core:4 pu:2");
+	ck_assert_int_eq(t->nsockets, 2);
+	ck_assert_int_eq(t->nnuma, 4);
+	ck_assert_int_eq(t->ncores, 16);
+	ck_assert_int_eq(t->npus, 32);
+	ck_assert_int_eq(t->nl3, 0);
+	ck_assert_int_eq(t->nl2, 0);
+	ck_assert_int_eq(t->has_kinds, 0);
+	/* hwloc puts each node on a group inside the package: S then N. */
+	char *s = ocs(t);
+	ck_assert_str_eq(s, "SNCTTCTTCTTCTTNCTTCTTCTTCTTSNCTTCTTCTTCTTNCTTCTTCTTCTT");
+	free(s);
+	for (int c = 0; c < 16; c++) {
+		ck_assert_int_eq(t->cores[c].socket, c / 8);
+		ck_assert_int_eq(t->cores[c].core, c % 8);
+		ck_assert_int_eq(t->cores[c].numa, c / 4);
+		ck_assert_int_eq(t->cores[c].npus, 2);
+		ck_assert_int_eq(t->cores[c].pu_first, 2 * c);
+		ck_assert_int_eq(t->cores[c].kind, BND_KIND_POWER);
+	}
+	for (int n = 0; n < 4; n++) {
+		ck_assert_int_eq(t->numa_os[n], n);
+		ck_assert_int_eq(bnd_cpuset_count(&t->numa_cpus[n]), 8);
+		ck_assert(bnd_cpuset_isset(&t->numa_cpus[n], 8 * n));
+		ck_assert(bnd_cpuset_isset(&t->numa_cpus[n], 8 * n + 7));
+	}
+	ck_assert_int_eq(t->socket_first_core[1], 8);
+	ck_assert_int_eq(t->socket_ncores[1], 8);
+	ck_assert_int_eq(bnd_cpuset_count(&t->all_cpus), 32);
+	bnd_topology_free(t);
+}
+END_TEST
+
+START_TEST(synthetic_lookups)
+{
+	struct bnd_topology *t = tu_topo("pack:2 numa:2 core:4 pu:2");
+	ck_assert_int_eq(bnd_topology_core_at(t, 0, 0), 0);
+	ck_assert_int_eq(bnd_topology_core_at(t, 1, 3), 11);
+	ck_assert_int_eq(bnd_topology_core_at(t, 1, 7), 15);
+	ck_assert_int_eq(bnd_topology_core_at(t, 1, 8), -1);
+	ck_assert_int_eq(bnd_topology_core_at(t, 2, 0), -1);
+	ck_assert_int_eq(bnd_topology_core_at(t, -1, 0), -1);
+	ck_assert_int_eq(bnd_topology_core_at(t, 0, -1), -1);
+
+	bnd_cpuset_t cpus, nodes;
+	bnd_topology_core_cpus(t, 5, &cpus);
+	ck_assert_int_eq(bnd_cpuset_count(&cpus), 2);
+	ck_assert(bnd_cpuset_isset(&cpus, 10) && bnd_cpuset_isset(&cpus, 11));
+	bnd_topology_core_cpus(t, 16, &cpus);
+	ck_assert(bnd_cpuset_empty(&cpus));
+
+	ck_assert_int_eq(bnd_topology_core_of_cpu(t, 13), 6);
+	ck_assert_int_eq(bnd_topology_core_of_cpu(t, 31), 15);
+	ck_assert_int_eq(bnd_topology_core_of_cpu(t, 32), -1);
+	ck_assert_int_eq(bnd_topology_core_of_cpu(t, -1), -1);
+
+	bnd_cpuset_zero(&cpus);
+	bnd_cpuset_set(&cpus, 0);
+	bnd_cpuset_set(&cpus, 9);
+	bnd_cpuset_set(&cpus, 31);
+	bnd_topology_numa_of_cpus(t, &cpus, &nodes);
+	ck_assert_int_eq(bnd_cpuset_count(&nodes), 3);
+	ck_assert(bnd_cpuset_isset(&nodes, 0) && bnd_cpuset_isset(&nodes, 1) &&
+		  bnd_cpuset_isset(&nodes, 3));
+
+	/* Unit 1 is socket 0: cpus 0-15. */
+	ck_assert_int_eq(t->units[1].type, BND_U_SOCKET);
+	bnd_topology_unit_cpus(t, 1, &cpus);
+	ck_assert_int_eq(bnd_cpuset_count(&cpus), 16);
+	ck_assert(bnd_cpuset_isset(&cpus, 15) && !bnd_cpuset_isset(&cpus, 16));
+	bnd_topology_free(t);
+}
+END_TEST
+
+START_TEST(synthetic_shapes)
+{
+	struct bnd_topology *t = tu_topo("pack:2 core:2");
+	ck_assert_int_eq(t->nsockets, 2);
+	ck_assert_int_eq(t->ncores, 4);
+	ck_assert_int_eq(t->npus, 4);
+	ck_assert_int_eq(t->nnuma, 1);
+	ck_assert_int_eq(t->cores[3].socket, 1);
+	ck_assert_int_eq(t->cores[3].core, 1);
+	bnd_topology_free(t);
+
+	/* No package level: one synthetic socket holds every core. */
+	t = tu_topo("core:4 pu:2");
+	ck_assert_int_eq(t->nsockets, 1);
+	ck_assert_int_eq(t->socket_ncores[0], 4);
+	char *s = ocs(t);
+	ck_assert_str_eq(s, "NSCTTCTTCTTCTT");
+	free(s);
+	bnd_topology_free(t);
+
+	/* No core level: each PU becomes a one-PU core. */
+	t = tu_topo("pack:2 pu:3");
+	ck_assert_int_eq(t->ncores, 6);
+	ck_assert_int_eq(t->npus, 6);
+	ck_assert_int_eq(t->cores[4].socket, 1);
+	ck_assert_int_eq(t->cores[4].core, 1);
+	ck_assert_int_eq(t->cores[4].npus, 1);
+	s = ocs(t);
+	ck_assert_str_eq(s, "NSCCCSCCC");
+	free(s);
+	bnd_topology_free(t);
+
+	/* Caches: L3 and L2 units, L1 ignored. */
+	t = tu_topo("pack:1 l3:2 l2:2 l1:1 core:1 pu:2");
+	ck_assert_int_eq(t->nl3, 2);
+	ck_assert_int_eq(t->nl2, 4);
+	s = ocs(t);
+	ck_assert_str_eq(s, "NSXYCTTYCTTXYCTTYCTT");
+	free(s);
+	ck_assert_int_eq(t->cores[3].l3, 1);
+	ck_assert_int_eq(t->cores[3].l2, 3);
+	ck_assert_int_eq(t->cores[0].numa, 0);
+	bnd_topology_free(t);
+
+	/* hwloc attaches these nodes to the L3s (N wraps X); groups are transparent. */
+	t = tu_topo("pack:2 group:1 l3:2 numa:1 core:2 pu:1");
+	s = ocs(t);
+	ck_assert_str_eq(s, "SNXCCNXCCSNXCCNXCC");
+	free(s);
+	ck_assert_int_eq(t->cores[6].numa, 3);
+	ck_assert_int_eq(t->cores[6].l3, 3);
+	bnd_topology_free(t);
+
+	/* Found by fuzz_topology: caches inside a core made L2/L3 units
+	 * between the core and its PUs, and the flattening's self-check
+	 * refused the topology. They are transparent there, like L1. */
+	t = tu_topo("pack:1 core:2 l2:2 pu:1");
+	ck_assert_int_eq(t->nl2, 0);
+	ck_assert_int_eq(t->ncores, 2);
+	ck_assert_int_eq(t->cores[1].npus, 2);
+	ck_assert_int_eq(t->cores[1].l2, -1);
+	s = ocs(t);
+	ck_assert_str_eq(s, "NSCTTCTT");
+	free(s);
+	bnd_topology_free(t);
+	t = tu_topo("pack:2 l3:1 core:1 l2:2 pu:1");
+	ck_assert_int_eq(t->nl3, 2);
+	ck_assert_int_eq(t->nl2, 0);
+	s = ocs(t);
+	ck_assert_str_eq(s, "NSXCTTSXCTT");
+	free(s);
+	bnd_topology_free(t);
+}
+END_TEST
+
+START_TEST(bad_sources)
+{
+	const char *bad[] = { "bogus", "/nonexistent/dir/topo.xml", "pack:x core:2",
+			      "pack:2 core:0", NULL };
+	for (int i = 0; bad[i]; i++) {
+		struct bnd_topology *t = (struct bnd_topology *)1;
+		char err[BND_ERRLEN] = "";
+		int rc = bnd_topology_load(&t, bad[i], err, sizeof(err));
+		ck_assert_msg(rc == BND_EINVAL, "%s: rc %d", bad[i], rc);
+		ck_assert_ptr_null(t);
+		ck_assert_msg(strstr(err, bad[i]) != NULL, "message does not name %s: %s",
+			      bad[i], err);
+	}
+	/* A file that is not an XML topology. */
+	char path[] = "/tmp/bnd-topo-XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "<html></html>\n", 14), 14);
+	close(fd);
+	struct bnd_topology *t = NULL;
+	char err[BND_ERRLEN] = "";
+	ck_assert_int_ne(bnd_topology_load(&t, path, err, sizeof(err)), BND_OK);
+	ck_assert_ptr_null(t);
+	ck_assert_msg(strstr(err, path) != NULL, "%s", err);
+	unlink(path);
+}
+END_TEST
+
+static int read_int_file(const char *path, char *buf, size_t len)
+{
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return -1;
+	int ok = fgets(buf, (int)len, fp) != NULL;
+	fclose(fp);
+	buf[strcspn(buf, "\n")] = '\0';
+	return ok ? 0 : -1;
+}
+
+START_TEST(this_machine)
+{
+	struct bnd_topology *t = tu_topo(NULL);
+	char err[BND_ERRLEN] = "";
+	ck_assert_msg(bnd_topology_validate(t, err, sizeof(err)) == BND_OK, "%s", err);
+	ck_assert_str_eq(t->source, "this machine");
+	/* The whole node: every online CPU, whatever our affinity. */
+	char line[4096];
+	ck_assert_int_eq(read_int_file("/sys/devices/system/cpu/online", line, sizeof(line)), 0);
+	bnd_cpuset_t online;
+	ck_assert_int_eq(bnd_cpuset_parse_list(&online, line, err, sizeof(err)), BND_OK);
+	ck_assert_msg(bnd_cpuset_equal(&online, &t->all_cpus), "online %s", line);
+	ck_assert_int_eq(t->npus, bnd_cpuset_count(&online));
+	ck_assert_int_eq(t->npus, (int)sysconf(_SC_NPROCESSORS_ONLN));
+	ck_assert_int_ge(t->nnuma, 1);
+	/* Each PU's core agrees with the kernel's core siblings. */
+	for (int p = 0; p < t->npus; p++) {
+		char path[128];
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", t->pu_os[p]);
+		if (read_int_file(path, line, sizeof(line)) < 0)
+			continue;
+		bnd_cpuset_t sib, core;
+		ck_assert_int_eq(bnd_cpuset_parse_list(&sib, line, err, sizeof(err)), BND_OK);
+		bnd_topology_core_cpus(t, t->pu_core[p], &core);
+		ck_assert_msg(bnd_cpuset_equal(&sib, &core), "cpu %d siblings %s", t->pu_os[p], line);
+	}
+	bnd_topology_free(t);
+}
+END_TEST
+
+/* Independent of bnd_topology_validate: recompute what each unit's
+ * subtree holds by walking the child lists. */
+static void subtree(const struct bnd_topology *t, int u, int *pus, int *cores, int *pu_min)
+{
+	const struct bnd_unit *x = &t->units[u];
+	if (x->type == BND_U_PU) {
+		(*pus)++;
+		if (x->index < *pu_min)
+			*pu_min = x->index;
+	}
+	if (x->type == BND_U_CORE)
+		(*cores)++;
+	for (int c = x->first_child; c != -1; c = t->units[c].next_sibling) {
+		ck_assert_int_eq(t->units[c].parent, u);
+		subtree(t, c, pus, cores, pu_min);
+	}
+}
+
+static int count_in_file(const char *path, const char *needle)
+{
+	FILE *fp = fopen(path, "r");
+	ck_assert_ptr_nonnull(fp);
+	int n = 0;
+	char line[8192];
+	while (fgets(line, sizeof(line), fp))
+		for (char *p = line; (p = strstr(p, needle)); p += strlen(needle))
+			n++;
+	fclose(fp);
+	return n;
+}
+
+static void check_xml(const char *path)
+{
+	struct bnd_topology *t = tu_topo(path);
+	char err[BND_ERRLEN] = "";
+	ck_assert_msg(bnd_topology_validate(t, err, sizeof(err)) == BND_OK, "%s: %s", path, err);
+
+	/* Counts against the file's own objects (no XML here has
+	 * disallowed-but-present PUs; offline ones are not objects). */
+	int pkgs = count_in_file(path, "<object type=\"Package\"");
+	ck_assert_int_eq(t->npus, count_in_file(path, "<object type=\"PU\""));
+	ck_assert_int_eq(t->nsockets, pkgs ? pkgs : 1);
+	ck_assert_int_eq(t->nnuma, count_in_file(path, "<object type=\"NUMANode\""));
+	ck_assert_int_eq(count_units(t, BND_U_SOCKET), t->nsockets);
+	ck_assert_int_eq(count_units(t, BND_U_CORE), t->ncores);
+	ck_assert_int_eq(count_units(t, BND_U_PU), t->npus);
+
+	/* Every PU in exactly one core; OS ids distinct. */
+	int *owner = calloc((size_t)t->npus, sizeof(int));
+	bnd_cpuset_t seen;
+	bnd_cpuset_zero(&seen);
+	for (int c = 0; c < t->ncores; c++)
+		for (int p = t->cores[c].pu_first; p < t->cores[c].pu_first + t->cores[c].npus; p++) {
+			ck_assert_int_lt(p, t->npus);
+			owner[p]++;
+			ck_assert_int_eq(t->pu_core[p], c);
+		}
+	for (int p = 0; p < t->npus; p++) {
+		ck_assert_msg(owner[p] == 1, "%s: PU %d in %d cores", path, p, owner[p]);
+		ck_assert(!bnd_cpuset_isset(&seen, t->pu_os[p]));
+		bnd_cpuset_set(&seen, t->pu_os[p]);
+	}
+	free(owner);
+	ck_assert(bnd_cpuset_equal(&seen, &t->all_cpus));
+
+	/* Cores contiguous per socket, numbered 0.. without holes. */
+	int next = 0;
+	for (int s = 0; s < t->nsockets; s++) {
+		ck_assert_int_eq(t->socket_first_core[s], next);
+		for (int k = 0; k < t->socket_ncores[s]; k++) {
+			int c = bnd_topology_core_at(t, s, k);
+			ck_assert_int_eq(c, next + k);
+			ck_assert_int_eq(t->cores[c].socket, s);
+			ck_assert_int_eq(t->cores[c].core, k);
+		}
+		next += t->socket_ncores[s];
+	}
+	ck_assert_int_eq(next, t->ncores);
+
+	/* Unit ranges match their subtree; a core's NUMA node encloses it. */
+	for (int u = 0; u < t->nunits; u++) {
+		int pus = 0, cores = 0, pu_min = t->npus;
+		subtree(t, u, &pus, &cores, &pu_min);
+		ck_assert_int_eq(t->units[u].pu_count, pus);
+		if (t->units[u].type != BND_U_PU)
+			ck_assert_int_eq(t->units[u].core_count, cores);
+		ck_assert_int_eq(t->units[u].pu_first, pu_min);
+	}
+	for (int c = 0; c < t->ncores; c++) {
+		int n = -1;
+		for (int u = t->units[t->cores[c].unit].parent; u >= 0 && n < 0; u = t->units[u].parent)
+			if (t->units[u].type == BND_U_NUMA)
+				n = t->units[u].index;
+		ck_assert_int_eq(t->cores[c].numa, n);
+		ck_assert_int_ge(n, 0);
+		bnd_cpuset_t cpus;
+		bnd_topology_core_cpus(t, c, &cpus);
+		ck_assert(bnd_cpuset_subset(&cpus, &t->numa_cpus[n]));
+		ck_assert_int_eq(bnd_topology_core_of_cpu(t, bnd_cpuset_next(&cpus, -1)), c);
+	}
+	bnd_topology_free(t);
+}
+
+START_TEST(every_xml)
+{
+	char **xmls = tu_topology_xmls();
+	if (!xmls)
+		return;
+	int n = 0;
+	for (char **p = xmls; *p; p++, n++)
+		check_xml(*p);
+	ck_assert_int_ge(n, 1);
+	tu_free_list(xmls);
+}
+END_TEST
+
+static void kinds(const char *name, int power, int eff)
+{
+	char *p = tu_topology_xml(name);
+	if (!p)
+		return;
+	struct bnd_topology *t = tu_topo(p);
+	int np = 0, ne = 0;
+	for (int c = 0; c < t->ncores; c++) {
+		if (t->cores[c].kind == BND_KIND_POWER)
+			np++;
+		else
+			ne++;
+		const struct bnd_unit *cu = &t->units[t->cores[c].unit];
+		ck_assert_int_eq(cu->kind, t->cores[c].kind);
+		for (int q = cu->first_child; q != -1; q = t->units[q].next_sibling)
+			ck_assert_int_eq(t->units[q].kind, t->cores[c].kind);
+	}
+	ck_assert_msg(np == power && ne == eff, "%s: %d power %d efficiency", name, np, ne);
+	ck_assert_int_eq(t->has_kinds, 1);
+	bnd_topology_free(t);
+	free(p);
+}
+
+START_TEST(hybrid_kinds)
+{
+	kinds("Intel-Core-RaptorLake-1pa6co2t+2ca4co1t-hybrid.xml", 6, 8);
+	kinds("Intel-Core-LunarLake-1pa4co+1ca4co-hybrid.xml", 4, 4);
+	kinds("Intel-Core-MeteorLake-1pa2co2pu+2ca4co+1ca2co-hybrid.xml", 2, 10);
+	kinds("Intel-LakeField-1pa5co-hybrid.xml", 1, 4);
+	kinds("Intel-i9-14900HX.xml", 8, 16);
+	kinds("ARM-Apple-M1-1pa2ca4co.xml", 4, 4);
+	kinds("NVIDIA-Spark.xml", 10, 10);
+
+	/* The P cores of the 14900HX have two threads, the E cores one. */
+	char *p = tu_topology_xml("Intel-i9-14900HX.xml");
+	if (p) {
+		struct bnd_topology *t = tu_topo(p);
+		for (int c = 0; c < t->ncores; c++)
+			ck_assert_int_eq(t->cores[c].npus, t->cores[c].kind == BND_KIND_POWER ? 2 : 1);
+		char *s = ocs(t);
+		ck_assert_str_eq(s, "NSXYCTTYCTTYCTTYCTTYCTTYCTTYCTTYCTTYEEEEYEEEEYEEEEYEEEE");
+		free(s);
+		bnd_topology_free(t);
+		free(p);
+	}
+	/* One kind: not hybrid. */
+	p = tu_topology_xml("AMD-Epyc-Zen4-2pa4nu3ca8co+1hsn.xml");
+	if (p) {
+		struct bnd_topology *t = tu_topo(p);
+		ck_assert_int_eq(t->has_kinds, 0);
+		bnd_topology_free(t);
+		free(p);
+	}
+}
+END_TEST
+
+START_TEST(epyc_several_l3_per_socket)
+{
+	char **xmls = tu_topology_xmls();
+	if (!xmls)
+		return;
+	int n = 0;
+	for (char **p = xmls; *p; p++) {
+		if (!strstr(*p, "/AMD-Epyc-"))
+			continue;
+		struct bnd_topology *t = tu_topo(*p);
+		for (int u = 0; u < t->nunits; u++) {
+			if (t->units[u].type != BND_U_SOCKET)
+				continue;
+			int x = 0;
+			for (int v = u + 1; v < t->nunits && t->units[v].depth > t->units[u].depth; v++)
+				x += t->units[v].type == BND_U_L3;
+			ck_assert_msg(x >= 2, "%s: socket %d has %d L3", *p, t->units[u].index, x);
+		}
+		ck_assert_int_ge(t->nl3, 2 * t->nsockets);
+		bnd_topology_free(t);
+		n++;
+	}
+	tu_free_list(xmls);
+	ck_assert_int_ge(n, 1);
+}
+END_TEST
+
+START_TEST(numa_special_memory)
+{
+	/* Sapphire Rapids SNC4 + HBM: each DRAM node (0-7) is the nearest node
+	 * of its cores; the HBM node (8-15) wraps it. */
+	char *p = tu_topology_xml("Intel-Xeon-SapphireRapids-2pa4no10co2t+8hbm.xml");
+	if (p) {
+		struct bnd_topology *t = tu_topo(p);
+		ck_assert_int_eq(t->nnuma, 16);
+		char *s = ocs(t);
+		ck_assert(strncmp(s, "SXNNYCTT", 8) == 0);
+		free(s);
+		for (int c = 0; c < t->ncores; c++) {
+			int os = t->numa_os[t->cores[c].numa];
+			ck_assert_int_eq(os, c / 10);
+		}
+		bnd_cpuset_t cpus, nodes;
+		bnd_topology_core_cpus(t, 0, &cpus);
+		bnd_topology_numa_of_cpus(t, &cpus, &nodes);
+		ck_assert_int_eq(bnd_cpuset_count(&nodes), 1);
+		ck_assert(bnd_cpuset_isset(&nodes, 0));
+		bnd_topology_free(t);
+		free(p);
+	}
+	/* KNL flat: DDR (0) and MCDRAM (1, no CPUs of its own) on the machine. */
+	p = tu_topology_xml("Intel-XeonPhi-KnightsLanding-Alltoall-Flat-1pa32ca2co4t.xml");
+	if (p) {
+		struct bnd_topology *t = tu_topo(p);
+		char *s = ocs(t);
+		ck_assert(strncmp(s, "NNSYCTTTTCTTTT", 14) == 0);
+		free(s);
+		ck_assert_int_eq(t->numa_os[0], 1);
+		ck_assert_int_eq(t->numa_os[1], 0);
+		for (int c = 0; c < t->ncores; c++)
+			ck_assert_int_eq(t->cores[c].numa, 1);
+		bnd_topology_free(t);
+		free(p);
+	}
+	/* CRLF file and offline hyperthreads. */
+	p = tu_topology_xml("AMD-Epyc-Zen2-2pa8ca4co+ib.xml");
+	if (p) {
+		struct bnd_topology *t = tu_topo(p);
+		ck_assert_int_eq(t->ncores, 64);
+		ck_assert_int_eq(t->nl3, 16);
+		bnd_topology_free(t);
+		free(p);
+	}
+	p = tu_topology_xml("Intel-Xeon-Westmere-2pa6co+ib.xml");
+	if (p) {
+		struct bnd_topology *t = tu_topo(p);
+		ck_assert_int_eq(t->npus, 12);
+		ck_assert_int_eq(t->ncores, 12);
+		ck_assert_int_eq(t->pu_os[11], 11);
+		bnd_topology_free(t);
+		free(p);
+	}
+}
+END_TEST
+
+START_TEST(clone_is_deep)
+{
+	struct bnd_topology *t = tu_topo("pack:2 numa:2 core:2 pu:2");
+	struct bnd_topology *c = bnd_topology_clone(t);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_ptr_ne(c->units, t->units);
+	ck_assert_int_eq(c->nunits, t->nunits);
+	ck_assert_int_eq(memcmp(c->pu_os, t->pu_os, sizeof(int) * (size_t)t->npus), 0);
+	ck_assert(bnd_cpuset_equal(&c->numa_cpus[3], &t->numa_cpus[3]));
+	char *a = ocs(t);
+	bnd_topology_free(t);
+	char *b = ocs(c);
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
+	char err[BND_ERRLEN];
+	ck_assert_int_eq(bnd_topology_validate(c, err, sizeof(err)), BND_OK);
+	/* Break it: validation names the problem. */
+	c->cores[2].socket = 5;
+	ck_assert_int_eq(bnd_topology_validate(c, err, sizeof(err)), BND_EINVAL);
+	ck_assert_msg(strstr(err, "core 2") != NULL, "%s", err);
+	c->cores[2].socket = 0;
+	c->units[3].next_sibling = 1;
+	ck_assert_int_eq(bnd_topology_validate(c, err, sizeof(err)), BND_EINVAL);
+	bnd_topology_free(c);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("topology");
+	TCase *tc = tcase_create("topology");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, synthetic_numa_in_packages);
+	tcase_add_test(tc, synthetic_lookups);
+	tcase_add_test(tc, synthetic_shapes);
+	tcase_add_test(tc, bad_sources);
+	tcase_add_test(tc, this_machine);
+	tcase_add_test(tc, every_xml);
+	tcase_add_test(tc, hybrid_kinds);
+	tcase_add_test(tc, epyc_several_l3_per_socket);
+	tcase_add_test(tc, numa_special_memory);
+	tcase_add_test(tc, clone_is_deep);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}
