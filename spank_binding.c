@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "binding/request/config.h"
+#include "binding/request/option.h"
 #include "binding/util/error.h"
 #include "binding/request/request.h"
 #include "binding/step/step.h"

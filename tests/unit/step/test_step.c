@@ -461,25 +461,6 @@ START_TEST(mbind_nlocal_is_only_a_warning)
 }
 END_TEST
 
-START_TEST(options_checked_where_typed)
-{
-	char err[BND_ERRLEN];
-	ck_assert_int_eq(bnd_option_check(BND_OPT_BINDING, "linear:1", err, sizeof(err)), BND_OK);
-	ck_assert_str_eq(err, "");
-	ck_assert_int_eq(bnd_option_check(BND_OPT_BINDING, "linear:0", err, sizeof(err)), BND_EINVAL);
-	ck_assert_msg(strstr(err, "linear:0"), "%s", err);
-	ck_assert_int_eq(bnd_option_check(BND_OPT_BINDING, "bogus", err, sizeof(err)), BND_EINVAL);
-	ck_assert_msg(strstr(err, "bogus"), "%s", err);
-	ck_assert_int_eq(bnd_option_check(BND_OPT_MBIND, "nowhere", err, sizeof(err)), BND_EINVAL);
-	ck_assert_msg(strstr(err, "nowhere"), "%s", err);
-	ck_assert_int_eq(bnd_option_check(BND_OPT_MBIND, "nlocal", err, sizeof(err)), BND_OK);
-	ck_assert_msg(strstr(err, "not supported yet"), "%s", err);
-	ck_assert_int_eq(bnd_option_check(BND_OPT_MBIND, "", err, sizeof(err)), BND_EINVAL);
-	ck_assert(strstr(bnd_option_help(BND_OPT_BINDING), "linear:<amount>"));
-	ck_assert(strstr(bnd_option_help(BND_OPT_MBIND), "round_robin"));
-}
-END_TEST
-
 /* The node as a synthetic topology: the cache in the state dir is what a
  * step reads, so writing one there stands in for other hardware. Tasks
  * are not bound on it (its cpus need not exist here): the tests read the
@@ -868,7 +849,6 @@ int main(void)
 	tcase_add_test(tc, nothing_asked_costs_nothing);
 	tcase_add_test(tc, mbind_strict_and_nlocal);
 	tcase_add_test(tc, mbind_nlocal_is_only_a_warning);
-	tcase_add_test(tc, options_checked_where_typed);
 	tcase_add_test(tc, node_warmup_builds_the_cache);
 	tcase_add_test(tc, refused_state_dir_gets_no_cache);
 	tcase_add_test(tc, first_core_is_never_used);
