@@ -17,6 +17,7 @@
 #include "binding/request/request.h"
 #include "binding/step/step.h"
 #include "binding/task/taskenv.h"
+#include "binding/topology/topocache.h"
 
 SPANK_PLUGIN(binding, 1);
 
@@ -103,7 +104,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 
 	spank_context_t ctx = spank_context();
 	if (ctx == S_CTX_SLURMD) {
-		if (bnd_node_warmup(&cfg, err, sizeof(err)) != BND_OK)
+		if (cfg.enabled && bnd_topocache_warmup(cfg.state_dir, err, sizeof(err)) != BND_OK)
 			slurm_error(TAG ": warming the topology cache: %s", err);
 		return 0;
 	}

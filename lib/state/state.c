@@ -9,6 +9,8 @@
 
 #include "binding/util/error.h"
 #include "binding/state/statetxn.h"
+#include "binding/util/defaults.h"
+#include "binding/util/safefile.h"
 
 void bnd_state_held(const struct bnd_state_file *f, uint32_t except_job, bnd_cpuset_t *out)
 {
@@ -214,10 +216,10 @@ int bnd_state_set_status(const struct bnd_state_opts *o, uint32_t job, uint32_t 
 int bnd_state_list(const struct bnd_state_opts *o, struct bnd_state_file *out,
 		   char *err, size_t errlen)
 {
-	const char *dir = o && o->dir && *o->dir ? o->dir : BND_STATE_DEFAULT_DIR;
+	const char *dir = o && o->dir && *o->dir ? o->dir : BND_DEFAULT_STATE_DIR;
 	int dirfd;
 	bnd_statefile_init(out);
-	int rc = bnd_statedir_open(dir, 0, &dirfd, err, errlen);
+	int rc = bnd_safedir_open(dir, 0, &dirfd, err, errlen);
 	if (rc || dirfd < 0)
 		return rc;
 	char why[256];

@@ -12,6 +12,7 @@
 
 #include "binding/task/apply.h"
 #include "binding/util/error.h"
+#include "binding/util/safefile.h"
 #include "binding/request/implicit.h"
 #include "binding/step/stepinfo.h"
 #include "binding/topology/topocache.h"
@@ -286,7 +287,7 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 	 * untrusted gets no cache written into it, nor read from it: hwloc
 	 * then, read-only (the state transaction will fail with the reason). */
 	int dfd = -1, dir_ok = 0;
-	if (bnd_statedir_open(s->cfg.state_dir, 1, &dfd, err, sizeof(err)) == BND_OK && dfd >= 0) {
+	if (bnd_safedir_open(s->cfg.state_dir, 1, &dfd, err, sizeof(err)) == BND_OK && dfd >= 0) {
 		close(dfd);
 		dir_ok = 1;
 	} else if (*err) {
@@ -505,20 +506,4 @@ void bnd_step_free(struct bnd_step *s)
 	free(s->req_text);
 	s->req_text = NULL;
 	s->active = 0;
-}
-
-int bnd_node_warmup(const struct bnd_config *c, char *err, size_t errlen)
-{
-	struct bnd_topology *t = NULL;
-	int dfd = -1;
-	if (!c->enabled)
-		return BND_OK;
-	int rc = bnd_statedir_open(c->state_dir, 1, &dfd, err, errlen);
-	if (rc != BND_OK)
-		return rc;
-	if (dfd >= 0)
-		close(dfd);
-	rc = bnd_topocache_load(&t, c->state_dir, err, errlen);
-	bnd_topology_free(t);
-	return rc;
 }

@@ -36,8 +36,8 @@
 #define BND_STATE_TEST_DELAY_ENV "BINDING_STATE_TEST_DELAY_US"
 
 struct bnd_state_opts {
-	const char *dir;       /* NULL or "": BND_STATE_DEFAULT_DIR */
-	int lock_timeout_ms;   /* <= 0: BND_STATE_LOCK_TIMEOUT_MS (10 s) */
+	const char *dir;       /* NULL or "": BND_DEFAULT_STATE_DIR */
+	int lock_timeout_ms;   /* <= 0: BND_DEFAULT_LOCK_TIMEOUT_MS (10 s) */
 	/* Repairs (reclaimed stale records, recovered corruption, records of
 	 * another boot): one line each, no newline. May be NULL. */
 	void (*log)(void *ctx, const char *msg);

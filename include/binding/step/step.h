@@ -123,8 +123,4 @@ int bnd_step_finish(struct bnd_step *s);
 
 void bnd_step_free(struct bnd_step *s);
 
-/* slurmd start: creates the state dir and builds the topology cache, so no
- * step ever pays for discovery. Failures are only worth a log line. */
-int bnd_node_warmup(const struct bnd_config *c, char *err, size_t errlen);
-
 #endif

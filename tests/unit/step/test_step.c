@@ -469,7 +469,7 @@ static struct bnd_topology *fake_node(const char *source)
 {
 	char err[BND_ERRLEN], path[160];
 	struct bnd_topology *t = NULL;
-	ck_assert_msg(bnd_node_warmup(&cfg, err, sizeof(err)) == BND_OK, "%s", err);
+	ck_assert_msg(bnd_topocache_warmup(cfg.state_dir, err, sizeof(err)) == BND_OK, "%s", err);
 	ck_assert_msg(bnd_topology_load(&t, source, err, sizeof(err)) == BND_OK, "%s", err);
 	snprintf(path, sizeof(path), "%s/" BND_TOPOCACHE_FILE, state);
 	ck_assert_msg(bnd_topocache_write(t, path, NULL, err, sizeof(err)) == BND_OK, "%s", err);
@@ -822,7 +822,7 @@ END_TEST
 START_TEST(node_warmup_builds_the_cache)
 {
 	char err[BND_ERRLEN], path[160];
-	ck_assert_msg(bnd_node_warmup(&cfg, err, sizeof(err)) == BND_OK, "%s", err);
+	ck_assert_msg(bnd_topocache_warmup(cfg.state_dir, err, sizeof(err)) == BND_OK, "%s", err);
 	snprintf(path, sizeof(path), "%s/" BND_TOPOCACHE_FILE, state);
 	ck_assert_int_eq(access(path, R_OK), 0);
 	struct bnd_topology *t = NULL;
