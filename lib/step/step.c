@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "binding/task/apply.h"
+#include "binding/task/rankfile.h"
 #include "binding/util/error.h"
 #include "binding/util/safefile.h"
 #include "binding/request/implicit.h"
@@ -143,8 +144,8 @@ static void explain_nofit(struct bnd_step *s, const char *alloc_err)
 		 *hl ? " and by other jobs" : "", dl, sl, *hl ? hl : "none", alloc_err);
 }
 
-/* Root writes it in the root-owned state dir, so no user can plant a
- * symlink there; O_NOFOLLOW all the same. Tasks only read it. */
+/* The rankfile's text from the placement, written through the state
+ * dir's safe-file layer (task/rankfile.h). */
 static int write_rankfile(struct bnd_step *s, const struct bnd_step_in *in,
 			  char *err, size_t errlen)
 {
@@ -160,23 +161,10 @@ static int write_rankfile(struct bnd_step *s, const struct bnd_step_in *in,
 		cpus[i] = s->pl.tasks[i].cpus;
 	}
 	rc = bnd_rankfile_format(s->topo, s->host, s->ntasks, ids, cpus, &text, err, errlen);
-	if (rc != BND_OK)
-		goto out;
-	put_text(s->rankfile, sizeof(s->rankfile), "%s/" BND_RANKFILE_PREFIX "%u.%s.%u",
-		 s->cfg.state_dir, s->job, bnd_step_name(s->step, sid, sizeof(sid)), s->nodeid);
-	int fd = open(s->rankfile, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	size_t len = strlen(text);
-	if (fd < 0 || fchmod(fd, 0644) || write(fd, text, len) != (ssize_t)len) {
-		rc = bnd_fail(err, errlen, BND_ESYS, "rankfile %s: %s", s->rankfile, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(s->rankfile);
-		}
-		s->rankfile[0] = '\0';
-		goto out;
-	}
-	close(fd);
-	rc = BND_OK;
+	if (rc == BND_OK)
+		rc = bnd_rankfile_write(s->cfg.state_dir, s->job,
+					bnd_step_name(s->step, sid, sizeof(sid)), s->nodeid, text,
+					s->rankfile, sizeof(s->rankfile), err, errlen);
 out:
 	free(text);
 	free(ids);
@@ -489,10 +477,8 @@ int bnd_step_finish(struct bnd_step *s)
 			step_log(s, "job %u: release: %s (reclaimed as stale later)", s->job, err);
 		s->recorded = 0;
 	}
-	if (s->rankfile[0]) {
-		unlink(s->rankfile);
-		s->rankfile[0] = '\0';
-	}
+	bnd_rankfile_remove(s->rankfile);
+	s->rankfile[0] = '\0';
 	return rc;
 }
 

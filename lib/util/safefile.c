@@ -104,3 +104,41 @@ int bnd_safedir_open(const char *dir, int create, int *dirfd, char *err, size_t 
 	*dirfd = fd;
 	return BND_OK;
 }
+
+int bnd_safefile_replace(int dirfd, const char *name, const char *text, size_t len,
+			 char *err, size_t errlen)
+{
+	char tmp[BND_SAFEFILE_NAME_MAX + 8];
+	if (snprintf(tmp, sizeof(tmp), "%s.new", name) >= (int)sizeof(tmp))
+		return bnd_fail(err, errlen, BND_EINVAL, "%s: name too long", name);
+	/* A temp file left by a writer that died goes first; O_EXCL then never
+	 * follows anything planted under its name. */
+	if (unlinkat(dirfd, tmp, 0) && errno != ENOENT)
+		return bnd_fail(err, errlen, BND_ESYS, "removing %s: %s", tmp, strerror(errno));
+	int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,
+			0644);
+	if (fd < 0)
+		return bnd_fail(err, errlen, errno == EACCES ? BND_ESTATE : BND_ESYS,
+				"creating %s: %s", tmp, strerror(errno));
+	size_t done = 0;
+	int rc = fchmod(fd, 0644) ? errno : 0;
+	while (!rc && done < len) {
+		ssize_t n = write(fd, text + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			rc = errno;
+		else
+			done += (size_t)n;
+	}
+	if (close(fd) && !rc)
+		rc = errno;
+	/* rename replaces a link at name itself, never its target. */
+	if (!rc && renameat(dirfd, tmp, dirfd, name))
+		rc = errno;
+	if (rc) {
+		unlinkat(dirfd, tmp, 0);
+		return bnd_fail(err, errlen, BND_ESYS, "writing %s: %s", name, strerror(rc));
+	}
+	return BND_OK;
+}

@@ -28,9 +28,8 @@
 #include "binding/request/request.h"
 #include "binding/state/statefile.h"
 #include "binding/task/taskenv.h"
+#include "binding/util/safefile.h"
 #include "binding/topology/topology.h"
-
-#define BND_RANKFILE_PREFIX "rankfile."
 
 typedef void (*bnd_log_fn)(void *ctx, const char *msg);
 
@@ -86,7 +85,7 @@ struct bnd_step {
 	int placed;           /* pl valid */
 	int recorded;         /* a state record to release */
 	char reason[2048];    /* why not bound ("" when bound or none asked) */
-	char rankfile[1280];  /* pe: path written, "" when none */
+	char rankfile[BND_CONFIG_PATH_MAX + BND_SAFEFILE_NAME_MAX + 2]; /* pe: path written, "" when none */
 	bnd_log_fn log;
 	void *log_ctx;
 };

@@ -19,4 +19,14 @@ int bnd_safe_untrusted(const struct stat *st, int want_dir, char *why, size_t wh
  * *dirfd = -1. BND_ESTATE when the dir is a symlink or untrusted. */
 int bnd_safedir_open(const char *dir, int create, int *dirfd, char *err, size_t errlen);
 
+/* Longest file name in the dir that bnd_safefile_replace takes. */
+#define BND_SAFEFILE_NAME_MAX 255
+
+/* Puts text in place of dir/name atomically (temporary file "<name>.new"
+ * created O_EXCL, mode 0644, renamed over name): readers see the old file
+ * or the new one whole, and a link planted at name is replaced, never
+ * followed. No fsync: the dir holds files of this boot only. */
+int bnd_safefile_replace(int dirfd, const char *name, const char *text, size_t len,
+			 char *err, size_t errlen);
+
 #endif
