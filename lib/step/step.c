@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -337,18 +336,6 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 	return BND_OK;
 }
 
-static void affinity_now(bnd_cpuset_t *out)
-{
-	cpu_set_t set;
-	bnd_cpuset_zero(out);
-	CPU_ZERO(&set);
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return;
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &set))
-			bnd_cpuset_set(out, c);
-}
-
 static void verbose_line(const struct bnd_step *s, int global_id, const bnd_cpuset_t *cpus,
 			 int bound, struct bnd_task_result *out)
 {
@@ -363,8 +350,8 @@ static void verbose_line(const struct bnd_step *s, int global_id, const bnd_cpus
 		snprintf(pairs, sizeof(pairs), "-");
 	}
 	/* What the task really has now, not what was planned. */
-	affinity_now(&now);
-	if (bnd_cpuset_format_list(&now, list, sizeof(list)) != BND_OK)
+	if (bnd_affinity_get(0, &now, perr, sizeof(perr)) != BND_OK ||
+	    bnd_cpuset_format_list(&now, list, sizeof(list)) != BND_OK)
 		snprintf(list, sizeof(list), "...");
 	bnd_mempolicy_describe(pol, sizeof(pol), perr, sizeof(perr));
 	put_text(out->verbose, sizeof(out->verbose),
