@@ -360,8 +360,7 @@ static void verbose_line(const struct bnd_step *s, int global_id, const bnd_cpus
 }
 
 int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
-		  bnd_getenv_fn getenv_fn, void *getenv_ctx,
-		  const char *cgroup_root, const char *cpuset_file,
+		  const struct bnd_task_vars *vars, const char *cgroup_root, const char *cpuset_file,
 		  struct bnd_task_result *out)
 {
 	char why_buf[BND_ERRLEN + 512] = "", merr[BND_ERRLEN] = "", mdesc[64] = "";
@@ -436,11 +435,11 @@ int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
 		.reason = why,
 		.rankfile = s->rankfile[0] ? s->rankfile : NULL,
 	};
-	if (getenv_fn) {
-		ein.omp_places = getenv_fn(getenv_ctx, "OMP_PLACES");
-		ein.omp_proc_bind = getenv_fn(getenv_ctx, "OMP_PROC_BIND");
-		ein.our_omp_places = getenv_fn(getenv_ctx, "SLURM_BINDING_OMP_PLACES");
-		ein.our_omp_proc_bind = getenv_fn(getenv_ctx, "SLURM_BINDING_OMP_PROC_BIND");
+	if (vars) {
+		ein.omp_places = vars->omp_places;
+		ein.omp_proc_bind = vars->omp_proc_bind;
+		ein.our_omp_places = vars->our_omp_places;
+		ein.our_omp_proc_bind = vars->our_omp_proc_bind;
 	}
 	int rc = bnd_taskenv_build(&out->env, &ein, merr, sizeof(merr));
 	if (rc != BND_OK && !out->message[0])

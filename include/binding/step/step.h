@@ -94,12 +94,14 @@ struct bnd_step {
  * BND_EINVAL on NULL arguments. */
 int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in);
 
-/* Reads the task's environment; NULL when unset. A variable that is set
- * but cannot be read whole must not come back as NULL (OMP_PLACES would
- * count as unset and be replaced): return a text that no other variable
- * reads as. The returned text must stay valid until bnd_step_task
- * returns, however many variables it reads. */
-typedef const char *(*bnd_getenv_fn)(void *ctx, const char *name);
+/* The task's current values of the variables the environment rules need
+ * (taskenv.h), NULL when unset. A variable that is set but could not be
+ * read whole must not be NULL (OMP_PLACES would count as unset and be
+ * replaced): give a text that no other variable reads as. */
+struct bnd_task_vars {
+	const char *omp_places, *omp_proc_bind;
+	const char *our_omp_places, *our_omp_proc_bind; /* SLURM_BINDING_OMP_* */
+};
 
 struct bnd_task_result {
 	int failed;            /* on_failure=fail and the task could not be bound */
@@ -109,12 +111,12 @@ struct bnd_task_result {
 };
 
 /* In the task (after fork, before exec). local_id: S_TASK_ID. verbose:
- * the plugin's verbose argument or srun -v. cgroup_root and cpuset_file
+ * the plugin's verbose argument or srun -v. vars may be NULL (all unset).
+ * cgroup_root and cpuset_file
  * locate the task's cpuset for the outside-the-allocation check
  * ("/sys/fs/cgroup", "/proc/self/cpuset"). */
 int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
-		  bnd_getenv_fn getenv_fn, void *getenv_ctx,
-		  const char *cgroup_root, const char *cpuset_file,
+		  const struct bnd_task_vars *vars, const char *cgroup_root, const char *cpuset_file,
 		  struct bnd_task_result *out);
 
 /* In slurmstepd at the end: releases the record, removes the rankfile. */
