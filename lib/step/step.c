@@ -1,8 +1,8 @@
 #include "binding/step/step.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +14,7 @@
 #include "binding/util/error.h"
 #include "binding/util/safefile.h"
 #include "binding/request/implicit.h"
+#include "binding/step/nofit.h"
 #include "binding/step/stepinfo.h"
 #include "binding/topology/topocache.h"
 #include "binding/state/state.h"
@@ -39,108 +40,6 @@ static void state_opts(const struct bnd_step *s, struct bnd_state_opts *o)
 	o->lock_timeout_ms = s->cfg.lock_timeout_ms;
 	o->log = s->log;
 	o->log_ctx = s->log_ctx;
-}
-
-/* snprintf that may cut long messages short (gcc cannot see the limit
- * through vsnprintf, and cutting a long reason is what we want). */
-static void put_text(char *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void put_text(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-}
-
-static const char *plural(int n)
-{
-	return n == 1 ? "" : "s";
-}
-
-/* Why a request that Slurm's allocation cannot hold, or that other jobs'
- * cores block, got no binding: users need to know which of the two. */
-static void explain_nofit(struct bnd_step *s, const char *alloc_err)
-{
-	struct bnd_domain d = { &s->domain, &s->reserved };
-	struct bnd_placement tmp;
-	char perr[BND_ERRLEN] = "", dl[512] = "", hl[512] = "", rl[512] = "", kept[640] = "";
-	int ncores = bnd_whole_cores_in(s->topo, &s->domain);
-
-	if (bnd_cpuset_format_list(&s->domain, dl, sizeof(dl)) != BND_OK)
-		snprintf(dl, sizeof(dl), "...");
-	bnd_cpuset_t res = s->reserved;
-	bnd_cpuset_and(&res, &s->domain);
-	if (!bnd_cpuset_empty(&res)) {
-		if (bnd_cpuset_format_list(&res, rl, sizeof(rl)) != BND_OK)
-			snprintf(rl, sizeof(rl), "...");
-		put_text(kept, sizeof(kept), ", of which the site's filter=first_core keeps cpus %s "
-			 "from every job,", rl);
-	}
-	int rc = bnd_place(s->topo, &d, &s->req, s->ntasks, &tmp, perr, sizeof(perr));
-	if (rc == BND_OK)
-		bnd_placement_free(&tmp);
-	/* An explicit list names its cores: more cpus would not help. */
-	if (rc == BND_ENOFIT && s->req.strategy == BND_S_EXPLICIT) {
-		int n = s->req.nexplicit;
-		if (n % s->ntasks)
-			put_text(s->reason, sizeof(s->reason),
-				 "--binding=%s lists %d core%s, which cannot be shared out evenly "
-				 "among %s %d tasks on this node (list a multiple of %d cores)",
-				 s->req.text, n, plural(n), s->is_batch ? "the job's" : "this step's",
-				 s->ntasks, s->ntasks);
-		else
-			put_text(s->reason, sizeof(s->reason),
-				 "--binding=%s names cores this step was not given: Slurm gave it "
-				 "%d core%s (cpus %s)%s for %d task%s; %s",
-				 s->req.text, ncores, plural(ncores), dl, kept, s->ntasks,
-				 plural(s->ntasks), perr);
-		return;
-	}
-	if (rc == BND_ENOFIT) {
-		put_text(s->reason, sizeof(s->reason),
-			 "the allocation on this node is too small for --binding=%s%s: Slurm gave "
-			 "this step %d core%s (cpus %s)%s for %d task%s; %s (ask for more cpus "
-			 "with -n/-c)",
-			 s->req.text, s->implicit ? " (the site's implicit binding)" : "",
-			 ncores, plural(ncores), dl, kept, s->ntasks, plural(s->ntasks), perr);
-		return;
-	}
-	struct bnd_state_opts o;
-	struct bnd_state_file f;
-	char lerr[BND_ERRLEN], sl[512] = "";
-	bnd_cpuset_t held, steps;
-	bnd_cpuset_zero(&held);
-	bnd_cpuset_zero(&steps);
-	state_opts(s, &o);
-	o.log = NULL;
-	if (bnd_state_list(&o, &f, lerr, sizeof(lerr)) == BND_OK) {
-		bnd_state_held(&f, s->job, &held);
-		/* the job's other steps never share cores either (state.h) */
-		for (int i = 0; i < f.nrec; i++) {
-			const struct bnd_state_record *r = &f.rec[i];
-			if (r->job == s->job && r->step != s->step && r->step != BND_STEP_BATCH &&
-			    r->status == BND_ST_ACTIVE)
-				bnd_cpuset_or(&steps, &r->cpus);
-		}
-		bnd_statefile_free(&f);
-	}
-	bnd_cpuset_and(&held, &s->domain);
-	bnd_cpuset_and(&steps, &s->domain);
-	if (bnd_cpuset_format_list(&held, hl, sizeof(hl)) != BND_OK)
-		snprintf(hl, sizeof(hl), "...");
-	if (bnd_cpuset_empty(&steps)) {
-		put_text(s->reason, sizeof(s->reason),
-			 "cores held by other jobs: Slurm gave this step cpus %s, of which other "
-			 "jobs hold cpus %s; %s", dl, *hl ? hl : "none", alloc_err);
-		return;
-	}
-	if (bnd_cpuset_format_list(&steps, sl, sizeof(sl)) != BND_OK)
-		snprintf(sl, sizeof(sl), "...");
-	put_text(s->reason, sizeof(s->reason),
-		 "cores held by this job's other steps%s: Slurm gave this step cpus %s, of which "
-		 "the job's other running steps hold cpus %s and other jobs cpus %s; %s",
-		 *hl ? " and by other jobs" : "", dl, sl, *hl ? hl : "none", alloc_err);
 }
 
 /* The rankfile's text from the placement, written through the state
@@ -192,7 +91,7 @@ static int implicit_request(struct bnd_step *s, int cpus_per_task)
 	if (rc == BND_OK)
 		rc = bnd_request_parse(&s->req, text, err, sizeof(err));
 	if (rc != BND_OK) {
-		put_text(s->reason, sizeof(s->reason), "%s", err);
+		bnd_fail(s->reason, sizeof(s->reason), BND_OK, "%s", err);
 		step_log(s, "job %u: %s", s->job, err);
 	}
 	return rc;
@@ -256,15 +155,15 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 	s->active = 1;
 
 	if (in->mbind && bnd_mbind_parse(&s->mbind, in->mbind, err, sizeof(err)) != BND_OK) {
-		put_text(s->reason, sizeof(s->reason), "%s", err);
+		bnd_fail(s->reason, sizeof(s->reason), BND_OK, "%s", err);
 		return BND_OK;
 	}
 	if (text && bnd_request_parse(&s->req, text, err, sizeof(err)) != BND_OK) {
-		put_text(s->reason, sizeof(s->reason), "%s", err);
+		bnd_fail(s->reason, sizeof(s->reason), BND_OK, "%s", err);
 		return BND_OK;
 	}
 	if (text && !(s->req_text = strdup(text))) {
-		put_text(s->reason, sizeof(s->reason), "out of memory");
+		bnd_fail(s->reason, sizeof(s->reason), BND_OK, "out of memory");
 		return BND_OK;
 	}
 	s->have_request = s->implicit || (text && s->req.strategy != BND_S_NONE);
@@ -283,7 +182,7 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 	err[0] = '\0';
 	if (bnd_topocache_load(&s->topo, dir_ok ? s->cfg.state_dir : NULL, err,
 			       sizeof(err)) != BND_OK) {
-		put_text(s->reason, sizeof(s->reason), "topology: %s", err);
+		bnd_fail(s->reason, sizeof(s->reason), BND_OK, "topology: %s", err);
 		s->topo = NULL;
 		return BND_OK;
 	}
@@ -298,7 +197,7 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 
 	const char *cores = in->step_cores && *in->step_cores ? in->step_cores : in->job_cores;
 	if (bnd_slurm_cores_to_cpus(s->topo, cores, &s->domain, err, sizeof(err)) != BND_OK) {
-		put_text(s->reason, sizeof(s->reason), "%s", err);
+		bnd_fail(s->reason, sizeof(s->reason), BND_OK, "%s", err);
 		return BND_OK;
 	}
 	s->ntasks = s->is_batch ? bnd_batch_tasks(in->tasks_per_node, in->ntasks_env)
@@ -312,20 +211,22 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 	bnd_cpuset_andnot(&usable, &s->reserved);
 
 	struct bnd_state_opts o;
+	struct bnd_nofit nofit;
 	state_opts(s, &o);
 	struct bnd_alloc_args a = {
 		.job = s->job, .step = s->step, .ntasks = s->ntasks,
 		.owner_pid = in->owner, .uid = in->uid, .allowed = &usable,
 		/* steps of a batch job go inside the cores the script holds */
 		.inherit_job = !s->is_batch,
+		.nofit = &nofit,
 	};
 	rc = bnd_state_allocate(&o, s->topo, &s->req, &a, &s->pl, err, sizeof(err));
 	if (rc == BND_ENOFIT) {
-		explain_nofit(s, err);
+		bnd_nofit_explain(s, &nofit, err);
 		return BND_OK;
 	}
 	if (rc != BND_OK) {
-		put_text(s->reason, sizeof(s->reason), "state (%s): %s", s->cfg.state_dir, err);
+		bnd_fail(s->reason, sizeof(s->reason), BND_OK, "state (%s): %s", s->cfg.state_dir, err);
 		step_log(s, "job %u: %s", s->job, s->reason);
 		return BND_OK;
 	}
@@ -354,7 +255,7 @@ static void verbose_line(const struct bnd_step *s, int global_id, const bnd_cpus
 	    bnd_cpuset_format_list(&now, list, sizeof(list)) != BND_OK)
 		snprintf(list, sizeof(list), "...");
 	bnd_mempolicy_describe(pol, sizeof(pol), perr, sizeof(perr));
-	put_text(out->verbose, sizeof(out->verbose),
+	bnd_fail(out->verbose, sizeof(out->verbose), BND_OK,
 		 "spank-binding: host=%s task=%d cores=%s cpus=%s mempolicy=%s%s",
 		 s->host, global_id, pairs, list, pol, bound ? "" : " (unbound)");
 }
@@ -378,7 +279,7 @@ int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
 		else if (local_id >= 0 && local_id < s->pl.ntasks)
 			cpus = s->pl.tasks[local_id].cpus;
 		if (bnd_cpuset_empty(&cpus)) {
-			put_text(why_buf, sizeof(why_buf), "no cpus were placed for local task %d",
+			bnd_fail(why_buf, sizeof(why_buf), BND_OK, "no cpus were placed for local task %d",
 				 local_id);
 			why = why_buf;
 		}
@@ -392,7 +293,7 @@ int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
 		    !bnd_cpuset_subset(&cpus, &cg)) {
 			bnd_cpuset_format_list(&cpus, pl, sizeof(pl));
 			bnd_cpuset_format_list(&cg, cl, sizeof(cl));
-			put_text(why_buf, sizeof(why_buf),
+			bnd_fail(why_buf, sizeof(why_buf), BND_OK,
 				 "placed cpus %s are outside the task's cpuset %s", pl, cl);
 			why = why_buf;
 		}
@@ -409,7 +310,7 @@ int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
 						    sizeof(mdesc), merr, sizeof(merr)) != BND_OK;
 		else if (s->have_request || !why) {
 			mfail = 1;
-			put_text(merr, sizeof(merr), "--mbind=%s not applied: %s",
+			bnd_fail(merr, sizeof(merr), BND_OK, "--mbind=%s not applied: %s",
 				 bnd_mbind_name(s->mbind),
 				 s->have_request ? "the task is not bound" : "it needs a --binding");
 		}
@@ -419,7 +320,7 @@ int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
 		/* nlocal is a known gap, not the user's failure. */
 		int fail = s->cfg.on_failure == BND_ONFAIL_FAIL &&
 			   (why || s->mbind != BND_M_NLOCAL);
-		put_text(out->message, sizeof(out->message), "spank-binding: %s task %d: %s%s%s%s%s",
+		bnd_fail(out->message, sizeof(out->message), BND_OK, "spank-binding: %s task %d: %s%s%s%s%s",
 			 s->host, global_id, fail ? "binding failed (on_failure=fail): " : "",
 			 why ? (fail ? "" : "not bound: ") : "", why ? why : "",
 			 why && mfail ? "; " : "", mfail ? merr : "");
@@ -443,7 +344,7 @@ int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
 	}
 	int rc = bnd_taskenv_build(&out->env, &ein, merr, sizeof(merr));
 	if (rc != BND_OK && !out->message[0])
-		put_text(out->message, sizeof(out->message), "spank-binding: %s task %d: %s",
+		bnd_fail(out->message, sizeof(out->message), BND_OK, "spank-binding: %s task %d: %s",
 			 s->host, global_id, merr);
 	if (verbose)
 		verbose_line(s, global_id, &cpus, bound, out);

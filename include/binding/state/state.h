@@ -28,6 +28,7 @@
 #include "binding/request/request.h"
 #include "binding/state/statedir.h"
 #include "binding/state/statefile.h"
+#include "binding/util/error.h"
 #include "binding/topology/topology.h"
 
 /* Sleeps this many microseconds at two points inside every transaction
@@ -50,6 +51,19 @@ struct bnd_state_opts {
 	void *journal_ctx;
 };
 
+/* Why a request did not fit, as the allocator saw it under the lock (one
+ * rule: these are the very sets it placed against). */
+struct bnd_nofit {
+	/* The request against the step's allowed cpus alone, nothing held:
+	 * BND_ENOFIT means the allocation itself is too small (or an explicit
+	 * list names cores outside it), and err says why. */
+	int alone_rc;
+	char alone_err[BND_ERRLEN];
+	bnd_cpuset_t others;   /* held by other jobs */
+	bnd_cpuset_t script;   /* held by the job's batch script */
+	bnd_cpuset_t siblings; /* held by the job's other steps */
+};
+
 struct bnd_alloc_args {
 	uint32_t job;
 	uint32_t step;              /* BND_STEP_BATCH for the batch step */
@@ -65,6 +79,8 @@ struct bnd_alloc_args {
 	 * but two steps never share. When false, the batch step's cpus are
 	 * taken as well. A step never gets cpus of another job. */
 	int inherit_job;
+	/* NULL, or filled when the result is BND_ENOFIT. */
+	struct bnd_nofit *nofit;
 };
 
 /* Places request r for the step inside the transaction, against the

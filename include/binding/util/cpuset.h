@@ -12,6 +12,8 @@
 #include <stdint.h>
 
 #define BND_MAX_CPUS 4096
+/* Room for a cpu list in a message; a longer list shows as "...". */
+#define BND_CPULIST_TEXT 512
 
 typedef struct {
 	uint64_t w[BND_MAX_CPUS / 64];
