@@ -28,28 +28,9 @@
 #include "binding/request/request.h"
 #include "binding/state/statedir.h"
 #include "binding/state/statefile.h"
+#include "binding/state/statetxn.h"
 #include "binding/util/error.h"
 #include "binding/topology/topology.h"
-
-/* Sleeps this many microseconds at two points inside every transaction
- * (after reading, and between writing the new state and renaming it), so
- * crash tests can kill a process inside the critical section. Tests only. */
-#define BND_STATE_TEST_DELAY_ENV "BINDING_STATE_TEST_DELAY_US"
-
-struct bnd_state_opts {
-	const char *dir;       /* NULL or "": BND_DEFAULT_STATE_DIR */
-	int lock_timeout_ms;   /* <= 0: BND_DEFAULT_LOCK_TIMEOUT_MS (10 s) */
-	/* Repairs (reclaimed stale records, recovered corruption, records of
-	 * another boot): one line each, no newline. May be NULL. */
-	void (*log)(void *ctx, const char *msg);
-	void *log_ctx;
-	/* Every committed change, one line each, called while the lock is still
-	 * held, in commit order: "<verb> <record as in the file>" with verb
-	 * grant, release, reclaim, discard or status. For audit trails and for
-	 * tests that replay the history. May be NULL. */
-	void (*journal)(void *ctx, const char *line);
-	void *journal_ctx;
-};
 
 /* Why a request did not fit, as the allocator saw it under the lock (one
  * rule: these are the very sets it placed against). */
@@ -122,8 +103,5 @@ int bnd_state_list(const struct bnd_state_opts *o, struct bnd_state_file *out,
 /* Union of the cpus held (active records) in f, leaving out records of
  * except_job (0: leave none out). */
 void bnd_state_held(const struct bnd_state_file *f, uint32_t except_job, bnd_cpuset_t *out);
-
-/* Is the record's owner still the process that made it? */
-int bnd_state_owner_alive(const struct bnd_state_record *r);
 
 #endif
