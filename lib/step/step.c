@@ -211,7 +211,7 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 	bnd_cpuset_andnot(&usable, &s->reserved);
 
 	struct bnd_state_opts o;
-	struct bnd_nofit nofit;
+	struct bnd_nofit nofit = { .alone_rc = BND_OK };
 	state_opts(s, &o);
 	struct bnd_alloc_args a = {
 		.job = s->job, .step = s->step, .ntasks = s->ntasks,
@@ -240,7 +240,8 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 static void verbose_line(const struct bnd_step *s, int global_id, const bnd_cpuset_t *cpus,
 			 int bound, struct bnd_task_result *out)
 {
-	char pairs[512] = "-", list[512] = "", pol[64] = "?", perr[BND_ERRLEN];
+	char pairs[BND_CPULIST_TEXT] = "-", list[BND_CPULIST_TEXT] = "", pol[BND_MEMPOLICY_TEXT] = "?";
+	char perr[BND_ERRLEN];
 	bnd_cpuset_t now;
 
 	if (bound && s->topo && bnd_pe_pairs(s->topo, cpus, pairs, sizeof(pairs)) == BND_OK) {
@@ -264,7 +265,7 @@ int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
 		  const struct bnd_task_vars *vars, const char *cgroup_root, const char *cpuset_file,
 		  struct bnd_task_result *out)
 {
-	char why_buf[BND_ERRLEN + 512] = "", merr[BND_ERRLEN] = "", mdesc[64] = "";
+	char why_buf[BND_REASON_MAX] = "", merr[BND_ERRLEN] = "", mdesc[BND_MEMPOLICY_TEXT] = "";
 	const char *why = s->reason[0] ? s->reason : NULL;
 	bnd_cpuset_t cpus;
 
@@ -288,7 +289,7 @@ int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
 	 * the last word, whatever the core list said. */
 	if (!why && s->placed && cgroup_root && cpuset_file) {
 		bnd_cpuset_t cg;
-		char cl[512] = "", pl[512] = "";
+		char cl[BND_CPULIST_TEXT] = "", pl[BND_CPULIST_TEXT] = "";
 		if (bnd_cgroup_cpuset(cgroup_root, cpuset_file, &cg, NULL, 0) == BND_OK &&
 		    !bnd_cpuset_subset(&cpus, &cg)) {
 			bnd_cpuset_format_list(&cpus, pl, sizeof(pl));

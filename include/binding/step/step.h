@@ -27,9 +27,19 @@
 #include "binding/placement/place.h"
 #include "binding/request/request.h"
 #include "binding/state/statefile.h"
+#include "binding/task/apply.h"
 #include "binding/task/taskenv.h"
 #include "binding/util/safefile.h"
 #include "binding/topology/topology.h"
+
+/* Text sizes of a step and its tasks: a host name with its NUL (as
+ * gethostname); why a step or task is not bound; the task's stderr line
+ * (host, task, prefix, the reason and a memory policy error); the -v line
+ * (host, task, the pe pairs, the cpu list and the policy). */
+#define BND_HOST_NAME_MAX 256
+#define BND_REASON_MAX 2048
+#define BND_TASK_MESSAGE_MAX (BND_REASON_MAX + BND_ERRLEN + BND_HOST_NAME_MAX + 256)
+#define BND_TASK_VERBOSE_MAX (BND_HOST_NAME_MAX + 2 * BND_CPULIST_TEXT + BND_MEMPOLICY_TEXT + 128)
 
 typedef void (*bnd_log_fn)(void *ctx, const char *msg);
 
@@ -68,7 +78,7 @@ struct bnd_step {
 	int is_batch;
 	struct bnd_config cfg;
 	uint32_t job, step, nodeid;
-	char host[256];
+	char host[BND_HOST_NAME_MAX];
 	struct bnd_request req;
 	/* The request text whole, as exported in SLURM_BINDING_REQUEST;
 	 * req.text (and the state record's copy) are cut short, for display
@@ -84,7 +94,7 @@ struct bnd_step {
 	struct bnd_placement pl;
 	int placed;           /* pl valid */
 	int recorded;         /* a state record to release */
-	char reason[2048];    /* why not bound ("" when bound or none asked) */
+	char reason[BND_REASON_MAX]; /* why not bound ("" when bound or none asked) */
 	char rankfile[BND_CONFIG_PATH_MAX + BND_SAFEFILE_NAME_MAX + 2]; /* pe: path written, "" when none */
 	bnd_log_fn log;
 	void *log_ctx;
@@ -105,8 +115,8 @@ struct bnd_task_vars {
 
 struct bnd_task_result {
 	int failed;            /* on_failure=fail and the task could not be bound */
-	char message[3072];    /* for stderr: why unbound / failed, "" if fine */
-	char verbose[2048];    /* the -v line, "" unless asked */
+	char message[BND_TASK_MESSAGE_MAX]; /* for stderr: why unbound / failed, "" if fine */
+	char verbose[BND_TASK_VERBOSE_MAX]; /* the -v line, "" unless asked */
 	struct bnd_taskenv env; /* to export (free with bnd_taskenv_free) */
 };
 

@@ -12,6 +12,9 @@
 #include "binding/request/request.h"
 #include "binding/topology/topology.h"
 
+/* Room for a memory policy description ("interleave:0-3"). */
+#define BND_MEMPOLICY_TEXT 64
+
 /* sched_setaffinity(pid (0 = self), cpus). BND_EINVAL for an empty set. */
 int bnd_apply_affinity(pid_t pid, const bnd_cpuset_t *cpus, char *err, size_t errlen);
 

@@ -21,7 +21,6 @@ typedef struct {
 
 void bnd_cpuset_zero(bnd_cpuset_t *s);
 void bnd_cpuset_set(bnd_cpuset_t *s, int cpu);   /* ignores cpu out of range */
-void bnd_cpuset_clr(bnd_cpuset_t *s, int cpu);
 bool bnd_cpuset_isset(const bnd_cpuset_t *s, int cpu);
 int bnd_cpuset_count(const bnd_cpuset_t *s);
 bool bnd_cpuset_empty(const bnd_cpuset_t *s);

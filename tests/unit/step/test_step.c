@@ -93,7 +93,7 @@ static const char *cpus_of_core(int k)
 
 static const char *env(const struct bnd_task_result *r, const char *name)
 {
-	const char *v = bnd_taskenv_get(&r->env, name);
+	const char *v = tu_taskenv_get(&r->env, name);
 	return v ? v : "(unset)";
 }
 
