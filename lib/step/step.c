@@ -323,12 +323,17 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 		step_log(s, "state dir: %s", err);
 	}
 	err[0] = '\0';
-	if (bnd_topocache_load(&s->topo, dir_ok ? s->cfg.state_dir : NULL, err,
-			       sizeof(err)) != BND_OK) {
+	char note[2 * BND_ERRLEN] = "";
+	if (bnd_topocache_load_note(&s->topo, dir_ok ? s->cfg.state_dir : NULL, note,
+				    sizeof(note), err, sizeof(err)) != BND_OK) {
 		put_text(s->reason, sizeof(s->reason), "topology: %s", err);
 		s->topo = NULL;
 		return BND_OK;
 	}
+	/* A miss rewrites the cache, so this is logged about once a boot; a
+	 * planted or damaged cache is named here. */
+	if (dir_ok && strncmp(note, "cache hit", 9))
+		step_log(s, "topology %s", note);
 	if (!s->have_request)
 		return BND_OK;
 	/* For the batch step Slurm's cpus per task is the script's whole
