@@ -22,7 +22,6 @@
 # Random choices come from a seeded RNG (SOAK_SEED, printed). How many kills
 # land in which phase depends on the machine's speed: reported, never
 # asserted. SOAK_STEPS (default 200) sets the size.
-# e2e-timeout: 900
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/binding_helpers.sh"
 need_plugin
