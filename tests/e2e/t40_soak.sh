@@ -191,7 +191,7 @@ while [ $planned -lt "$steps_wanted" ]; do
 	# timeout is the hang guard). The next wave does not wait for jobs whose
 	# slurmstepd was killed: Slurm takes a while to give up on those.
 	for p in $pids; do wait "$p" 2>/dev/null; done
-	for j in $batch_jobs; do _e2e_wait_until 600 batch_over "$j"; done
+	for j in $batch_jobs; do wait_until 600 batch_over "$j"; done
 	# A record's owner is alive (a slurmstepd of ours, still winding down) or
 	# it is a slurmstepd the killer killed; records of dead owners seen at
 	# the last wave's end are gone: this wave's transactions reclaimed them.
@@ -226,7 +226,7 @@ touch "$sd/stop.killer"
 wait "$killer_pid" 2>/dev/null
 # Hang guards only: Slurm gives up on a killed slurmstepd's job in its own time.
 wait_squeue_empty 120 || e2e_fail "jobs left 120 s after the last wave: $(squeue -h -o '%i %T')"
-_e2e_wait_until 60 no_stepd || e2e_fail "slurmstepds left 60 s after the queue emptied"
+wait_until 60 no_stepd || e2e_fail "slurmstepds left 60 s after the queue emptied"
 touch "$sd/stop"
 wait "$sampler_pid"; src=$?
 "$E2E_BUILD/sbind" gc --state "$E2E_STATE" >/dev/null 2>&1

@@ -30,13 +30,13 @@ node_up() {
 	return 1
 }
 
-bg_srun t41_a -n1 --binding=linear:1 sleep 120
+bg_srun t41_a -n1 --binding=linear:1 sleep 600
 a=$(job_named t41_a) || { e2e_fail "srun job did not start"; e2e_done; }
 pa=$(step_pids "$a.0" 1) || e2e_fail "srun job's task not found"
 script=$(user_file t41_b.sh <<'EOF2'
 #!/bin/sh
 echo $$ > t41_b.$SLURM_JOB_ID.pid
-exec sleep 120
+exec sleep 600
 EOF2
 )
 b=$(sbatch_as_user -n1 --binding=linear:1 -o /dev/null "$script") || { e2e_fail "sbatch refused"; e2e_done; }
@@ -53,7 +53,7 @@ _e2e_kill_recorded slurmd
 pass_if "slurmd $old_slurmd stopped" eval "! _e2e_alive $old_slurmd slurmd"
 assert_eq "$ca $cb" "$(cpus_allowed_of "$pa") $(cpus_allowed_of "$pb")" "without slurmd the tasks run on, same cpus"
 _e2e_spawn slurmd "$E2E_DIR/log/slurmd.out" slurmd -D -f "$E2E_DIR/slurm.conf" -N "$E2E_NODE"
-pass_if "slurmd started again with the jobs running" _e2e_wait_until 60 node_up
+pass_if "slurmd started again with the jobs running" wait_until 60 node_up
 assert_eq "$ca $cb" "$(cpus_allowed_of "$pa") $(cpus_allowed_of "$pb")" "after the restart both tasks keep their cpus"
 assert_eq "$before" "$(state_records)" "the state holds the same records"
 assert_eq "" "$(ls "$E2E_STATE" | grep '^state\.corrupt\.')" "no state.corrupt.* file"
@@ -63,11 +63,11 @@ assert_eq "RUNNING RUNNING" "$(job_state "$a") $(job_state "$b")" "both jobs sti
 scancel "$a"
 wait_job_done "$a" 60 >/dev/null
 pass_if "job $a's record released by its slurmstepd, which outlived the old slurmd" \
-	_e2e_wait_until 30 eval '! state_records | grep -q "job=$a "'
-out=$(run_as_user timeout 60 srun -c2 --binding=linear:1 sh -c \
+	wait_until 30 eval '! state_records | grep -q "job=$a "'
+out=$(run_as_user timeout 300 srun -c2 --binding=linear:1 sh -c \
 	'echo "$SLURM_BINDING_STATUS|$(awk "/^Cpus_allowed_list/ { print \$2 }" /proc/self/status)"' 2>&1)
 assert_eq "bound|$ca" "$(echo "$out" | tail -1)" "a new job is bound to the core job $a freed"
-out=$(run_as_user timeout 60 srun --jobid="$b" --overlap -n1 --binding=linear:1 sh -c \
+out=$(run_as_user timeout 300 srun --jobid="$b" --overlap -n1 --binding=linear:1 sh -c \
 	'echo "$SLURM_BINDING_STATUS|$(awk "/^Cpus_allowed_list/ { print \$2 }" /proc/self/status)"' 2>&1)
 assert_eq "bound|$cb" "$(echo "$out" | tail -1)" "a new step of job $b is bound inside its script's core"
 assert_eq 0 "$(grep -c . <(tail -n +"$cluster_logs_from" "$log" | grep -E 'spank-binding: (state .* (damaged|refused)|warming)'))" \
@@ -80,7 +80,7 @@ assert_ok "the state dir now looks written in boot $old" "$reboot" "$E2E_STATE" 
 assert_match "$(head -2 "$E2E_STATE/state")" "^boot $old$" "the state says boot $old"
 assert_match "$(state_records)" "job=$b " "job $b's record is in it"
 n0=$(wc -l <"$log")
-out=$(run_as_user timeout 60 srun -c2 --binding=linear:2 sh -c \
+out=$(run_as_user timeout 300 srun -c2 --binding=linear:2 sh -c \
 	'echo "$SLURM_BINDING_STATUS|$(awk "/^Cpus_allowed_list/ { print \$2 }" /proc/self/status)"' 2>&1)
 assert_eq "bound|$E2E_CPUS" "$(echo "$out" | tail -1)" "after the reboot a step gets both cores (the old boot's record of job $b held one)"
 assert_match "$(tail -n +"$n0" "$log")" "state .* is from another boot \\($old\\): 1 record\\(s\\) discarded" "slurmd's log says the old boot's record was discarded"
@@ -90,7 +90,7 @@ pass_if "the topology cache was rebuilt for this boot" grep -qa -- "$me" "$E2E_S
 assert_eq "" "$(ls "$E2E_STATE" | grep '^state\.corrupt\.')" "still no state.corrupt.* file"
 scancel "$b"
 assert_ne "" "$(wait_job_done "$b" 60)" "job $b ends"
-_e2e_wait_until 30 eval "! [ -e /proc/$pb ]"
+wait_until 30 eval "! [ -e /proc/$pb ]"
 "$E2E_BUILD/sbind" gc --state "$E2E_STATE" >/dev/null 2>&1
 assert_eq "" "$(state_records)" "its release of a record already discarded leaves the state empty"
 assert_match "$(head -1 "$E2E_STATE/state")" "^spank-binding-state 1$" "and whole"

@@ -27,14 +27,14 @@ echo precious >"$decoy"; chmod 644 "$decoy"
 
 # srun as the user; prints "STATUS|SLURM_BINDING|Cpus_allowed_list" of task 0.
 probe() {
-	run_as_user timeout 60 srun "$@" sh -c \
+	run_as_user timeout 300 srun "$@" sh -c \
 		'echo "$SLURM_BINDING_STATUS|$SLURM_BINDING|$(awk "/^Cpus_allowed_list/ { print \$2 }" /proc/self/status)"' \
 		2>&1 | tail -1
 }
 sums() { (cd "$S" && md5sum state lock topology.cache rankfile.* 2>/dev/null); }
 
 # --- 1. the user against the state dir of a running pe step
-bg_srun t42_a -n1 --binding=pe:linear:1 sleep 60
+bg_srun t42_a -n1 --binding=pe:linear:1 sleep 600
 a=$(job_named t42_a) || { e2e_fail "pe job did not start"; e2e_done; }
 step_pids "$a.0" 1 >/dev/null || e2e_fail "pe job's task not found"
 rf=$S/rankfile.$a.0.0
@@ -56,7 +56,7 @@ assert_ok "the user can read the bindings (sbind status)" run_as_user "$E2E_BUIL
 assert_match "$E2E_OUT" "^$a +0 " "and sees job $a"
 assert_eq "$before" "$(sums)" "state, lock, topology cache and rankfile unchanged"
 scancel "$a"; wait_job_done "$a" 30 >/dev/null; wait_bg
-_e2e_wait_until 20 eval "! state_records | grep -q 'job=$a '"
+wait_until 20 eval "! state_records | grep -q 'job=$a '"
 
 # --- 2. planted files
 # plant NAME HOW: replaces $S/NAME (kept aside) by a planted one, runs a
@@ -151,13 +151,13 @@ hostile=(env SLURM_BINDING="0 1" SLURM_BINDING_STATUS=bound SLURM_BINDING_REQUES
 	SLURMD_NODENAME=$'evil\nrank 9=evil slot=0:0')
 for r in linear:1 explicit:0,1 none; do
 	clean=$(probe -c2 --binding=$r)
-	dirty=$(run_as_user "${hostile[@]}" timeout 60 srun -c2 --binding=$r sh -c \
+	dirty=$(run_as_user "${hostile[@]}" timeout 300 srun -c2 --binding=$r sh -c \
 		'echo "$SLURM_BINDING_STATUS|$SLURM_BINDING|$(awk "/^Cpus_allowed_list/ { print \$2 }" /proc/self/status)"' 2>&1 | tail -1)
 	e2e_note "--binding=$r: clean '$clean', hostile env '$dirty'"
 	assert_eq "$clean" "$dirty" "--binding=$r: the user's SLURM_BINDING*/OMP_*/SLURMD_NODENAME change nothing"
 done
 assert_match "$(probe -c2 --binding=none)" "\\|\\|$E2E_CPUS$" "--binding=none: not bound, SLURM_BINDING empty"
-rk=$(run_as_user "${hostile[@]}" timeout 60 srun -n1 --binding=pe:linear:1 sh -c 'echo "$SLURM_BINDING_RANKFILE"; cat "$SLURM_BINDING_RANKFILE"' 2>&1)
+rk=$(run_as_user "${hostile[@]}" timeout 300 srun -n1 --binding=pe:linear:1 sh -c 'echo "$SLURM_BINDING_RANKFILE"; cat "$SLURM_BINDING_RANKFILE"' 2>&1)
 assert_match "$rk" "^$S/rankfile\\.[0-9]+\\.0\\.0$" "pe: the rankfile is the plugin's, in the state dir"
 assert_not_contains "$rk" "evil" "pe: SLURMD_NODENAME did not reach the rankfile"
 
@@ -196,7 +196,7 @@ EOF2
 )
 jobs0=$(jobs_known)
 t0=$(date +%s)
-out=$(run_as_user timeout 120 sbatch "$script" 2>&1); rc=$?
+out=$(run_as_user timeout 300 sbatch "$script" 2>&1); rc=$?
 e2e_note "1 MB #SBATCH --binding: rc $rc in $(( $(date +%s) - t0 )) s: $(echo "$out" | head -c 300)"
 assert_ne 124 "$rc" "a 1 MB request does not hang sbatch"
 assert_ne 0 "$rc" "a 1 MB request is refused"
@@ -211,11 +211,11 @@ script=$(user_file t42_items.sh <<EOF2
 true
 EOF2
 )
-out=$(run_as_user timeout 120 sbatch "$script" 2>&1); rc=$?
+out=$(run_as_user timeout 300 sbatch "$script" 2>&1); rc=$?
 assert_eq "1" "$([ $rc -ne 0 ] && [ $rc -ne 124 ] && echo 1)" "100000 explicit pairs refused at once (rc $rc)"
 assert_contains "$out" "more than 1024 <socket>,<core> pairs" "with the limit in the message"
 out=$(run_as_user env SLURM_SPANK__SLURM_SPANK_OPTION_binding_binding="cpus:$(seq 0 20000 | tr '\n' ',' | sed 's/,$//')" \
-	timeout 60 srun -n1 true 2>&1); rc=$?
+	timeout 300 srun -n1 true 2>&1); rc=$?
 assert_eq "1" "$([ $rc -ne 0 ] && [ $rc -ne 124 ] && echo 1)" "srun with a 20001-item cpus: list in its environment refused at once (rc $rc)"
 assert_contains "$out" "more than 64 ranges of cpu ids above 4095" "with the limit in the message"
 assert_eq "$jobs0" "$(jobs_known)" "none of them queued a job"
