@@ -106,17 +106,16 @@ static char *read_state(const char *path, size_t *len)
 		return NULL;
 	size_t cap = 65536, got = 0;
 	char *buf = malloc(cap);
-	while (buf) {
-		if (got == cap) {
+	for (;;) {
+		if (buf && got == cap) {
 			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
+			if (!nb)
 				free(buf);
-				buf = NULL;
-				break;
-			}
 			buf = nb;
 			cap *= 2;
 		}
+		if (!buf)
+			break;
 		ssize_t k = read(fd, buf + got, cap - got);
 		if (k < 0 && errno == EINTR)
 			continue;
