@@ -79,10 +79,12 @@ static void explain_nofit(struct bnd_step *s, const char *alloc_err)
 	int rc = bnd_place(s->topo, &d, &s->req, s->ntasks, &tmp, perr, sizeof(perr));
 	if (rc == BND_OK)
 		bnd_placement_free(&tmp);
-	/* An explicit list names its cores: more cpus would not help. */
-	if (rc == BND_ENOFIT && s->req.strategy == BND_S_EXPLICIT) {
+	/* An explicit or LSF cpus: list names its cores or cpus: more cpus
+	 * would not help. */
+	int named = s->req.strategy == BND_S_EXPLICIT || s->req.strategy == BND_S_LSF_CPUS;
+	if (rc == BND_ENOFIT && named) {
 		int n = s->req.nexplicit;
-		if (n % s->ntasks)
+		if (s->req.strategy == BND_S_EXPLICIT && n % s->ntasks)
 			put_text(s->reason, sizeof(s->reason),
 				 "--binding=%s lists %d core%s, which cannot be shared out evenly "
 				 "among %s %d tasks on this node (list a multiple of %d cores)",
@@ -90,9 +92,9 @@ static void explain_nofit(struct bnd_step *s, const char *alloc_err)
 				 s->ntasks, s->ntasks);
 		else
 			put_text(s->reason, sizeof(s->reason),
-				 "--binding=%s names cores this step was not given: Slurm gave it "
+				 "--binding=%s names %s this step was not given: Slurm gave it "
 				 "%d core%s (cpus %s)%s for %d task%s; %s",
-				 s->req.text, ncores, plural(ncores), dl, kept, s->ntasks,
+				 s->req.text, s->req.strategy == BND_S_EXPLICIT ? "cores" : "cpus", ncores, plural(ncores), dl, kept, s->ntasks,
 				 plural(s->ntasks), perr);
 		return;
 	}

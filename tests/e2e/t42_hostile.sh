@@ -181,7 +181,7 @@ EOF2
 	al=$(echo "$res" | sed -n 's/^alloc //p')
 	ot=$((1 - ${al:-0}))
 	assert_match "$res" "^explicit:0,$ot\\|unbound: .*names cores this step was not given.*\\|\\|$al$" "explicit naming core $ot outside the allocation ($al): unbound, reason, on $al only"
-	assert_match "$res" "^cpus:$ot\\|unbound: .*outside the step's cpus.*\\|\\|$al$" "cpus:$ot outside the allocation: unbound, reason, on $al only"
+	assert_match "$res" "^cpus:$ot\\|unbound: --binding=cpus:$ot names cpus this step was not given: .*outside the step's cpus\\|\\|$al$" "cpus:$ot outside the allocation: unbound, reason, on $al only"
 else
 	e2e_skip "cpus outside the allocation: needs cgroup v1 and 2 cores of 1 thread (here $E2E_MODE, topology $topo)"
 fi

@@ -577,6 +577,17 @@ START_TEST(explicit_list_reasons)
 	ck_assert_str_eq(s.reason, "--binding=explicit:0,3 names cores this step was not given: "
 			 "Slurm gave it 2 cores (cpus 0-1) for 1 task; explicit: core 0,3 is not free");
 	bnd_step_free(&s);
+	/* Regression (issue 8): an LSF cpus: list naming a cpu outside the
+	 * allocation was "the allocation is too small ... ask for more cpus",
+	 * but it names its cpus, like explicit. */
+	in = base(16, 0, 1, "0-1", "cpus:3");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(!s.placed);
+	const char *cw = "--binding=cpus:3 names cpus this step was not given: Slurm gave it "
+			 "2 cores (cpus 0-1) for 1 task; cpus: ";
+	ck_assert_msg(!strncmp(s.reason, cw, strlen(cw)) && !strstr(s.reason, "ask for more"),
+		      "%s", s.reason);
+	bnd_step_free(&s);
 	ck_assert_int_eq(records(), 0);
 	bnd_topology_free(t);
 }
