@@ -1,6 +1,6 @@
 #!/bin/bash
 # t40_soak.sh: the state file under abuse on the real cluster. About 200
-# steps (srun jobs, and sbatch jobs whose script runs twice two srun steps
+# steps (srun jobs, and sbatch jobs whose script runs three times two srun steps
 # at once) in waves of 10-20 concurrent submissions with random --binding
 # requests, while a killer sends SIGKILL to the slurmstepd, the srun or a
 # task of random running steps, and a sampler (state_sampler.c) reads the
@@ -68,10 +68,10 @@ EOF2
 )
 batch=$(user_file soak_batch.sh <<EOF2
 #!/bin/sh
-# The batch step, then twice two steps at once inside it (they inherit
+# The batch step, then three times two steps at once inside it (they inherit
 # --binding): steps are cheaper than jobs, so most of the soak's steps are these.
 $task 0.1
-for round in 1 2; do
+for round in 1 2 3; do
 	srun -n1 $task 0.2 &
 	srun -n1 $task 0.2 &
 	wait
@@ -174,7 +174,7 @@ while [ $planned -lt "$steps_wanted" ]; do
 			echo "$name batch 2 $r" >>"$sd/plan"
 			bj=$(sbatch_as_user -J "$name" -n2 -o /dev/null --binding="$r" "$batch") &&
 				batch_jobs="$batch_jobs $bj"
-			planned=$((planned + 5))
+			planned=$((planned + 7))
 			continue
 		else
 			if [ $((RANDOM % 3)) = 0 ]; then r=${RE[RANDOM % ${#RE[@]}]}; nt=1
@@ -255,7 +255,7 @@ while read -r name kind nt r; do
 	[ -n "$job" ] || job=$(squeue -h -t all -n "$name" -o %i | head -1)
 	case "$killed" in *" $job "*) continue ;; esac
 	lines=$(grep -c " name=$name " "$sd/tasks")
-	want=$nt; [ "$kind" = batch ] && want=5
+	want=$nt; [ "$kind" = batch ] && want=7
 	if [ "$lines" != "$want" ]; then
 		missing=$((missing + 1))
 		e2e_fail "job $job ($name, $kind -n$nt --binding=$r), not killed: $lines task lines, expected $want (state $(job_state "$job"))"
