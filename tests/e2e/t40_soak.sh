@@ -123,8 +123,9 @@ killer() {
 		ours "$pid" || [ $kind = task ] || continue
 		phase=no-record
 		grep -q "^rec job=$job step=" "$E2E_STATE/state" 2>/dev/null && phase=records-held
-		kill -KILL "$pid" 2>/dev/null || continue
+		# logged first: whoever sees the process gone finds its line
 		echo "$kind $job $step $pid $phase" >>"$sd/kills"
+		kill -KILL "$pid" 2>/dev/null
 		[ $kind = task ] || scancel "$job" 2>/dev/null
 	done
 }
