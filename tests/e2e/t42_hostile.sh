@@ -15,7 +15,9 @@
 #   4. explicit:/cpus: naming a cpu outside the step's allocation: unbound,
 #      with the reason, never bound there.
 #   5. A 1 MB request (#SBATCH) and requests of 100000 list items are
-#      refused at once with the parser's message, not a hang.
+#      refused at once with the parser's message, not a hang. (execve takes
+#      at most 128 KiB per argument or variable: a script's #SBATCH line is
+#      how a request that long reaches the plugin.)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/binding_helpers.sh"
 need_plugin
