@@ -11,7 +11,8 @@
 #      unopened; a state dir owned by the user or reached by a symlink is
 #      refused and nothing is written into it.
 #   3. SLURM_BINDING*, SGE_BINDING, OMP_* and SLURMD_NODENAME set before
-#      srun change nothing about what is bound, nor the rankfile.
+#      srun, or a --binding exported as the option's own variable, change
+#      nothing about what is bound, nor the rankfile.
 #   4. explicit:/cpus: naming a cpu outside the step's allocation: unbound,
 #      with the reason, never bound there.
 #   5. A 1 MB request (#SBATCH) and requests of 100000 list items are
@@ -159,6 +160,14 @@ for r in linear:1 explicit:0,1 none; do
 	assert_eq "$clean" "$dirty" "--binding=$r: the user's SLURM_BINDING*/OMP_*/SLURMD_NODENAME change nothing"
 done
 assert_match "$(probe -c2 --binding=none)" "\\|\\|$E2E_CPUS$" "--binding=none: not bound, SLURM_BINDING empty"
+# The option's own variable, which slurmstepd reads after the launch
+# message's value: the value srun checked wins.
+want=$(probe -c2 --binding=linear:1)
+got=$(run_as_user timeout 300 srun -c2 --binding=linear:1 \
+	--export=ALL,_SLURM_SPANK_OPTION_binding_binding=explicit:0,1 sh -c \
+	'echo "$SLURM_BINDING_STATUS|$SLURM_BINDING|$(awk "/^Cpus_allowed_list/ { print \$2 }" /proc/self/status)"' 2>&1 | tail -1)
+e2e_note "--binding=linear:1 with _SLURM_SPANK_OPTION_binding_binding=explicit:0,1 exported: '$got' (alone: '$want')"
+assert_eq "$want" "$got" "a --binding smuggled in the step's environment does not replace the one srun checked"
 rk=$(run_as_user "${hostile[@]}" timeout 300 srun -n1 --binding=pe:linear:1 sh -c 'echo "$SLURM_BINDING_RANKFILE"; cat "$SLURM_BINDING_RANKFILE"' 2>&1)
 assert_match "$rk" "^$S/rankfile\\.[0-9]+\\.0\\.0$" "pe: the rankfile is the plugin's, in the state dir"
 assert_not_contains "$rk" "evil" "pe: SLURMD_NODENAME did not reach the rankfile"
