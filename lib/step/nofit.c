@@ -30,10 +30,12 @@ void bnd_nofit_explain(struct bnd_step *s, const struct bnd_nofit *n, const char
 		bnd_fail(kept, sizeof(kept), BND_OK, ", of which the site's filter=first_core keeps cpus %s "
 			 "from every job,", rl);
 	}
-	/* An explicit list names its cores: more cpus would not help. */
-	if (rc == BND_ENOFIT && s->req.strategy == BND_S_EXPLICIT) {
+	/* An explicit or LSF cpus: list names its cores or cpus: more cpus
+	 * would not help. */
+	int named = s->req.strategy == BND_S_EXPLICIT || s->req.strategy == BND_S_LSF_CPUS;
+	if (rc == BND_ENOFIT && named) {
 		int listed = s->req.nexplicit;
-		if (listed % s->ntasks)
+		if (s->req.strategy == BND_S_EXPLICIT && listed % s->ntasks)
 			bnd_fail(s->reason, sizeof(s->reason), BND_OK,
 				 "--binding=%s lists %d core%s, which cannot be shared out evenly "
 				 "among %s %d tasks on this node (list a multiple of %d cores)",
@@ -41,10 +43,10 @@ void bnd_nofit_explain(struct bnd_step *s, const struct bnd_nofit *n, const char
 				 s->ntasks, s->ntasks);
 		else
 			bnd_fail(s->reason, sizeof(s->reason), BND_OK,
-				 "--binding=%s names cores this step was not given: Slurm gave it "
+				 "--binding=%s names %s this step was not given: Slurm gave it "
 				 "%d core%s (cpus %s)%s for %d task%s; %s",
-				 s->req.text, ncores, plural(ncores), dl, kept, s->ntasks,
-				 plural(s->ntasks), perr);
+				 s->req.text, s->req.strategy == BND_S_EXPLICIT ? "cores" : "cpus",
+				 ncores, plural(ncores), dl, kept, s->ntasks, plural(s->ntasks), perr);
 		return;
 	}
 	if (rc == BND_ENOFIT) {

@@ -47,7 +47,7 @@ static void state_opts(const struct bnd_step *s, struct bnd_state_opts *o)
 static int write_rankfile(struct bnd_step *s, const struct bnd_step_in *in,
 			  char *err, size_t errlen)
 {
-	char sid[16], *text = NULL;
+	char sid[16], note[BND_ERRLEN + BND_CONFIG_PATH_MAX] = "", *text = NULL;
 	int *ids = calloc((size_t)s->ntasks, sizeof(*ids));
 	bnd_cpuset_t *cpus = calloc((size_t)s->ntasks, sizeof(*cpus));
 	int rc = BND_ENOMEM;
@@ -62,7 +62,10 @@ static int write_rankfile(struct bnd_step *s, const struct bnd_step_in *in,
 	if (rc == BND_OK)
 		rc = bnd_rankfile_write(s->cfg.state_dir, s->job,
 					bnd_step_name(s->step, sid, sizeof(sid)), s->nodeid, text,
-					s->rankfile, sizeof(s->rankfile), err, errlen);
+					s->rankfile, sizeof(s->rankfile), note, sizeof(note), err,
+					errlen);
+	if (note[0])
+		step_log(s, "job %u: %s", s->job, note);
 out:
 	free(text);
 	free(ids);
@@ -180,12 +183,17 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 		step_log(s, "state dir: %s", err);
 	}
 	err[0] = '\0';
-	if (bnd_topocache_load(&s->topo, dir_ok ? s->cfg.state_dir : NULL, err,
-			       sizeof(err)) != BND_OK) {
+	char note[2 * BND_ERRLEN] = "";
+	if (bnd_topocache_load_note(&s->topo, dir_ok ? s->cfg.state_dir : NULL, note,
+				    sizeof(note), err, sizeof(err)) != BND_OK) {
 		bnd_fail(s->reason, sizeof(s->reason), BND_OK, "topology: %s", err);
 		s->topo = NULL;
 		return BND_OK;
 	}
+	/* A miss rewrites the cache, so this is logged about once a boot; a
+	 * planted or damaged cache is named here. */
+	if (dir_ok && strncmp(note, "cache hit", 9))
+		step_log(s, "topology %s", note);
 	if (!s->have_request)
 		return BND_OK;
 	/* For the batch step Slurm's cpus per task is the script's whole

@@ -12,10 +12,6 @@
 #include "binding/state/statefile.h"
 #include "binding/state/statelock.h"
 
-/* Sleeps this many microseconds at two points inside every transaction
- * (after reading, and between writing the new state and renaming it), so
- * crash tests can kill a process inside the critical section. Tests only. */
-#define BND_STATE_TEST_DELAY_ENV "BINDING_STATE_TEST_DELAY_US"
 
 struct bnd_state_opts {
 	const char *dir;       /* NULL or "": BND_DEFAULT_STATE_DIR */

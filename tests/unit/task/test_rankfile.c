@@ -42,7 +42,7 @@ static const char *slurp(const char *path)
 
 START_TEST(written_replaced_and_removed)
 {
-	char err[BND_ERRLEN], path[256], want[160], victim[160], link[160];
+	char err[BND_ERRLEN], note[BND_ERRLEN], path[256], want[160], victim[160], link[160];
 	snprintf(want, sizeof(want), "%s/rankfile.7.0.2", dir);
 	snprintf(victim, sizeof(victim), "%s/victim", dir);
 	snprintf(link, sizeof(link), "%s/rankfile.7.0.2", dir);
@@ -53,7 +53,9 @@ START_TEST(written_replaced_and_removed)
 	ck_assert_int_eq(symlink(victim, link), 0);
 
 	ck_assert_msg(bnd_rankfile_write(dir, 7, "0", 2, "rank 0=n1 slot=0:0\n", path,
-					 sizeof(path), err, sizeof(err)) == BND_OK, "%s", err);
+					 sizeof(path), note, sizeof(note), err, sizeof(err)) == BND_OK,
+		      "%s", err);
+	ck_assert_msg(strstr(note, "was already there (a symlink"), "%s", note);
 	ck_assert_str_eq(path, want);
 	struct stat st;
 	ck_assert_int_eq(lstat(path, &st), 0);
@@ -71,8 +73,8 @@ START_TEST(missing_dir_leaves_no_path)
 {
 	char err[BND_ERRLEN], path[256] = "x", gone[96];
 	snprintf(gone, sizeof(gone), "%s/gone", dir);
-	ck_assert_int_ne(bnd_rankfile_write(gone, 7, "0", 0, "x\n", path, sizeof(path), err,
-					    sizeof(err)), BND_OK);
+	ck_assert_int_ne(bnd_rankfile_write(gone, 7, "0", 0, "x\n", path, sizeof(path), NULL, 0,
+					    err, sizeof(err)), BND_OK);
 	ck_assert_str_eq(path, "");
 	ck_assert_msg(strstr(err, gone), "%s", err);
 }
