@@ -1,0 +1,173 @@
+/* Per-NUMA-node memory accounting (memacct.h). */
+#include "binding/memory/memacct.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "binding/util/error.h"
+
+#define SIZE_FORM "expected <number>[K|M|G|T], a plain number is MiB, e.g. 900M or 2G"
+
+int bnd_mem_parse_size(const char *text, uint64_t *mib, char *err, size_t errlen)
+{
+	if (!text || !isdigit((unsigned char)*text))
+		return bnd_fail(err, errlen, BND_EINVAL, "memory size \"%s\": %s",
+				text ? text : "", SIZE_FORM);
+	errno = 0;
+	char *end;
+	unsigned long long v = strtoull(text, &end, 10);
+	int shift = 20, unit = 1; /* bytes per unit, as a power of two */
+	switch (toupper((unsigned char)*end)) {
+	case 'K': shift = 10; break;
+	case 'M': shift = 20; break;
+	case 'G': shift = 30; break;
+	case 'T': shift = 40; break;
+	default: unit = 0; break;
+	}
+	if (unit) {
+		end++;
+		if ((*end == 'i' || *end == 'I') && (end[1] == 'b' || end[1] == 'B'))
+			end += 2;
+		else if (*end == 'b' || *end == 'B')
+			end++;
+	}
+	if (*end || errno == ERANGE || v > (1ull << 40))
+		return bnd_fail(err, errlen, BND_EINVAL, "memory size \"%s\": %s", text,
+				SIZE_FORM);
+	/* Kilobytes round up to whole MiB: a reservation never falls short. */
+	*mib = shift >= 20 ? (uint64_t)v << (shift - 20) : ((uint64_t)v + 1023) >> 10;
+	return BND_OK;
+}
+
+int bnd_mem_parse_reserve(const char *text, struct bnd_mem_reserve *r, char *err,
+			  size_t errlen)
+{
+	memset(r, 0, sizeof(*r));
+	size_t n = text ? strlen(text) : 0;
+	if (n >= 2 && text[n - 1] == '%') {
+		char *end;
+		long p = strtol(text, &end, 10);
+		if (end != text + n - 1 || p < 0 || p > 99 || !isdigit((unsigned char)*text))
+			return bnd_fail(err, errlen, BND_EINVAL,
+					"mem_reserve=%s: a percentage must be 0%%..99%% "
+					"(expected e.g. mem_reserve=5%% or mem_reserve=2G)", text);
+		r->percent = (int)p;
+		return BND_OK;
+	}
+	char why[BND_ERRLEN];
+	if (bnd_mem_parse_size(text, &r->mib, why, sizeof(why)) != BND_OK)
+		return bnd_fail(err, errlen, BND_EINVAL,
+				"mem_reserve=%s: expected a size per NUMA node (2G, 512M, a plain "
+				"number is MiB) or a percentage (5%%)", text ? text : "");
+	return BND_OK;
+}
+
+void bnd_mem_capacity(const struct bnd_topology *t, const struct bnd_mem_reserve *r,
+		      uint64_t *cap)
+{
+	for (int i = 0; i < t->nnuma; i++) {
+		uint64_t total = t->numa_mem[i] >> 20;
+		uint64_t keep = !r ? 0 : r->percent > 0 ? total * (uint64_t)r->percent / 100 : r->mib;
+		cap[i] = total > keep ? total - keep : 0;
+	}
+}
+
+void bnd_mem_add(const struct bnd_topology *t, const struct bnd_mem_share *s, int n,
+		 uint64_t *used)
+{
+	for (int i = 0; i < n; i++) {
+		int k = bnd_topology_numa_index(t, s[i].node);
+		if (k >= 0)
+			used[k] += s[i].mib;
+	}
+}
+
+void bnd_mem_free(const struct bnd_topology *t, const uint64_t *cap, const uint64_t *used,
+		  uint64_t *avail)
+{
+	for (int i = 0; i < t->nnuma; i++)
+		avail[i] = cap[i] > used[i] ? cap[i] - used[i] : 0;
+}
+
+uint64_t bnd_mem_task_share(uint64_t step_mib, int ntasks)
+{
+	if (ntasks < 1)
+		ntasks = 1;
+	return (step_mib + (uint64_t)ntasks - 1) / (uint64_t)ntasks;
+}
+
+/* Spreads mib evenly over the set nodes (NUMA indices); the remainder goes
+ * to the first ones so nothing is lost. */
+static void spread(const struct bnd_topology *t, const bnd_cpuset_t *nodes, uint64_t mib,
+		   uint64_t *demand)
+{
+	int k = 0;
+	for (int i = 0; i < t->nnuma; i++)
+		k += bnd_cpuset_isset(nodes, i);
+	if (!k)
+		return;
+	uint64_t each = mib / (uint64_t)k, rest = mib % (uint64_t)k;
+	for (int i = 0; i < t->nnuma; i++)
+		if (bnd_cpuset_isset(nodes, i)) {
+			demand[i] += each + (rest ? 1 : 0);
+			if (rest)
+				rest--;
+		}
+}
+
+/* NUMA indices local to the cpus (each cpu's nearest node). */
+static void local_nodes(const struct bnd_topology *t, const bnd_cpuset_t *cpus, bnd_cpuset_t *out)
+{
+	bnd_cpuset_zero(out);
+	for (int p = 0; p < t->npus; p++)
+		if (bnd_cpuset_isset(cpus, t->pu_os[p]) && t->cores[t->pu_core[p]].numa >= 0)
+			bnd_cpuset_set(out, t->cores[t->pu_core[p]].numa);
+}
+
+void bnd_mem_demand(const struct bnd_topology *t, const struct bnd_placement *p,
+		    enum bnd_mbind m, const bnd_cpuset_t *nodes, uint64_t step_mib,
+		    uint64_t *demand)
+{
+	memset(demand, 0, (size_t)t->nnuma * sizeof(*demand));
+	if (!step_mib || !p || p->ntasks < 1)
+		return;
+	uint64_t share = bnd_mem_task_share(step_mib, p->ntasks);
+	bnd_cpuset_t where;
+	if (m == BND_M_NLOCAL && nodes) {
+		spread(t, nodes, share * (uint64_t)p->ntasks, demand);
+		return;
+	}
+	if (m == BND_M_ROUND_ROBIN) {
+		local_nodes(t, bnd_cpuset_empty(&p->all_cpus) ? &t->all_cpus : &p->all_cpus, &where);
+		spread(t, &where, share * (uint64_t)p->ntasks, demand);
+		return;
+	}
+	for (int i = 0; i < p->ntasks; i++) {
+		/* An unbound task: its memory lands anywhere; count it on every
+		 * node with cpus so no node looks emptier than it is. */
+		local_nodes(t, bnd_cpuset_empty(&p->tasks[i].cpus) ? &t->all_cpus : &p->tasks[i].cpus,
+			    &where);
+		spread(t, &where, share, demand);
+	}
+}
+
+int bnd_mem_shares(const struct bnd_topology *t, const uint64_t *demand,
+		   struct bnd_mem_share *out, int max)
+{
+	int n = 0;
+	/* Ascending OS node id: one canonical text for the state file. */
+	for (int os = 0, left = t->nnuma; left > 0 && os < BND_MAX_CPUS; os++) {
+		int k = bnd_topology_numa_index(t, os);
+		if (k < 0)
+			continue;
+		left--;
+		if (demand[k] && n < max) {
+			out[n].node = os;
+			out[n].mib = demand[k];
+			n++;
+		}
+	}
+	return n;
+}
