@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "binding/placement/place.h"
+#include "binding/util/memsize.h"
 #include "binding/request/request.h"
 #include "binding/topology/topology.h"
 
@@ -32,21 +33,6 @@ struct bnd_mem_share {
 	int node;      /* OS NUMA node id */
 	uint64_t mib;
 };
-
-/* mem_reserve=: either an absolute MiB per node or a percentage. */
-struct bnd_mem_reserve {
-	uint64_t mib;
-	int percent;   /* 0..99; used when > 0 */
-};
-
-/* Slurm's size syntax: a plain number is MiB; suffixes K, M, G, T (binary,
- * case-insensitive, an optional trailing B or iB). Fractions are not
- * accepted (Slurm takes none either). BND_EINVAL names the token and the
- * accepted form. */
-int bnd_mem_parse_size(const char *text, uint64_t *mib, char *err, size_t errlen);
-/* "2G", "512" (MiB), "5%"; BND_EINVAL otherwise. */
-int bnd_mem_parse_reserve(const char *text, struct bnd_mem_reserve *r, char *err,
-			  size_t errlen);
 
 /* cap[nnuma]: each node's capacity in MiB after the reserve. */
 void bnd_mem_capacity(const struct bnd_topology *t, const struct bnd_mem_reserve *r,

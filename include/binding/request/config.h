@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "binding/request/request.h"
+#include "binding/util/memsize.h"
 
 #define BND_DEFAULT_STATE_DIR "/run/slurm-binding"
 #define BND_DEFAULT_LOCK_TIMEOUT_MS 10000
@@ -37,6 +38,9 @@ struct bnd_config {
 	 * packed:<its cpus per task in default_unit units>:unit=<default_unit>. */
 	int implicit;
 	char default_unit[3];   /* a packed unit= value; "C" */
+	/* mem_reserve=2G|5%: memory per NUMA node left to the OS, not
+	 * handed to jobs' reservations (memory/memacct.h); default none. */
+	struct bnd_mem_reserve mem_reserve;
 };
 
 void bnd_config_defaults(struct bnd_config *c);
@@ -46,6 +50,7 @@ void bnd_config_defaults(struct bnd_config *c);
  *   on_failure=unbound|fail   lock_timeout=SECONDS (e.g. 10, 2.5)
  *   verbose  (or verbose=yes|no)   filter=first_core|none
  *   implicit=yes|no   default_unit=T|CT|ET|C|E|S|CS|ES|X|CX|EX|Y|CY|EY|N|CN|EN
+ *   mem_reserve=SIZE|PERCENT% (per NUMA node, e.g. 2G or 5%)
  * Returns BND_OK, or BND_EINVAL when at least one argument was unknown or
  * malformed: err then lists every bad one ("; "-separated) and each of them
  * kept its default; the good ones are applied.
