@@ -50,11 +50,26 @@ assert_match "$out" '^membind: 0 *$' "numactl --show in the task: membind 0"
 out=$(run_as_user timeout 30 srun -n1 --binding=linear:1 --mbind=round_robin numactl --show 2>&1)
 assert_match "$out" '^policy: interleave$' "numactl --show in the task: policy interleave"
 
-# srun -v names the policy; nlocal is accepted but says it is not supported yet.
+# srun -v names the policy.
 out=$(run_as_user timeout 30 srun -v -n1 --binding=linear:1 --mbind=cores:strict true 2>&1)
 assert_match "$out" "^spank-binding: host=$E2E_NODE task=0 cores=[0-9]+,[0-9]+ cpus=[0-9]+ mempolicy=bind:0$" "srun -v: the task's line shows mempolicy=bind:0"
-out=$(run_as_user timeout 30 srun -n1 --binding=linear:1 --mbind=nlocal true 2>&1); rc=$?
+
+# nlocal brings its own binding (one core per task on one NUMA node) and
+# binds the memory there; the task hears which node.
+out=$(run_as_user timeout 30 srun -n1 --mbind=nlocal sh -c 'numactl --show; echo "nodes=$SLURM_MBIND_NODES status=$SLURM_BINDING_STATUS numa=$SLURM_BINDING_TOPOLOGY_NUMA"' 2>&1); rc=$?
 assert_eq 0 "$rc" "--mbind=nlocal runs"
-assert_contains "$out" "nlocal: not supported yet" "--mbind=nlocal says it is not supported yet"
+assert_match "$out" '^policy: bind$' "--mbind=nlocal without --binding: policy bind"
+assert_match "$out" '^nodes=0 status=bound numa=\[S?c' "--mbind=nlocal: SLURM_MBIND_NODES=0, bound, NUMA string marks the core"
+
+# srun --mem records the step's memory on the NUMA node of its core in the
+# state (mem=<node>:<MiB>); the record and its memory are gone after the step.
+bg_srun t16_mem -n1 --mem=100 --binding=linear:1 --mbind=cores:strict sleep 60
+j=$(job_named t16_mem) || e2e_fail "--mem job did not start"
+p=$(step_pids "$j.0" 1) || e2e_fail "--mem task not found"
+assert_match "$(state_records | grep " job=$j step=0 ")" " mem=0:100 " "srun --mem=100: the record reserves 100 MiB on node 0"
+assert_match "$(sbind_status)" "0:100" "sbind status shows the step's MiB per node"
+scancel "$j"; wait_job_done "$j" 30 >/dev/null
+for _ in $(seq 1 100); do state_records | grep -q " job=$j " || break; sleep 0.2; done
+assert_eq "" "$(state_records | grep " job=$j ")" "after the step its record and memory are gone"
 wait_bg
 e2e_done
