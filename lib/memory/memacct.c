@@ -68,6 +68,23 @@ static void local_nodes(const struct bnd_topology *t, const bnd_cpuset_t *cpus, 
 			bnd_cpuset_set(out, t->cores[t->pu_core[p]].numa);
 }
 
+/* The same from the task's cores (placement knows them): no scan of every
+ * PU, which matters on 1000-PU nodes where placement runs in microseconds. */
+static void task_nodes(const struct bnd_topology *t, const struct bnd_task_place *tp,
+		       bnd_cpuset_t *out)
+{
+	if (!tp->ncores) {
+		/* An unbound task: its memory lands anywhere; count it on every
+		 * node with cpus so no node looks emptier than it is. */
+		local_nodes(t, &t->all_cpus, out);
+		return;
+	}
+	bnd_cpuset_zero(out);
+	for (int c = 0; c < tp->ncores; c++)
+		if (t->cores[tp->cores[c]].numa >= 0)
+			bnd_cpuset_set(out, t->cores[tp->cores[c]].numa);
+}
+
 void bnd_mem_demand(const struct bnd_topology *t, const struct bnd_placement *p,
 		    enum bnd_mbind m, const bnd_cpuset_t *nodes, uint64_t step_mib,
 		    uint64_t *demand)
@@ -76,21 +93,22 @@ void bnd_mem_demand(const struct bnd_topology *t, const struct bnd_placement *p,
 	if (!step_mib || !p || p->ntasks < 1)
 		return;
 	uint64_t share = bnd_mem_task_share(step_mib, p->ntasks);
-	bnd_cpuset_t where;
+	bnd_cpuset_t where, one;
 	if (m == BND_M_NLOCAL && nodes) {
 		spread(t, nodes, share * (uint64_t)p->ntasks, demand);
 		return;
 	}
 	if (m == BND_M_ROUND_ROBIN) {
-		local_nodes(t, bnd_cpuset_empty(&p->all_cpus) ? &t->all_cpus : &p->all_cpus, &where);
+		bnd_cpuset_zero(&where);
+		for (int i = 0; i < p->ntasks; i++) {
+			task_nodes(t, &p->tasks[i], &one);
+			bnd_cpuset_or(&where, &one);
+		}
 		spread(t, &where, share * (uint64_t)p->ntasks, demand);
 		return;
 	}
 	for (int i = 0; i < p->ntasks; i++) {
-		/* An unbound task: its memory lands anywhere; count it on every
-		 * node with cpus so no node looks emptier than it is. */
-		local_nodes(t, bnd_cpuset_empty(&p->tasks[i].cpus) ? &t->all_cpus : &p->tasks[i].cpus,
-			    &where);
+		task_nodes(t, &p->tasks[i], &where);
 		spread(t, &where, share, demand);
 	}
 }
