@@ -22,7 +22,7 @@ node_of_cpu() {
 
 check_policy() {	# NAME MBIND bind|interleave|prefer
 	local name=$1 mbind=$2 kind=$3 j p cpu want
-	bg_srun "$name" -n1 --binding=linear:1 --mbind="$mbind" sleep 60
+	bg_srun "$name" -n1 --binding=linear:1 --mbind="$mbind" sleep 600
 	j=$(job_named "$name") || { e2e_fail "--mbind=$mbind job did not start"; return 1; }
 	p=$(step_pids "$j.0" 1) || e2e_fail "--mbind=$mbind task not found"
 	cpu=$(single_cpu "$(cpus_allowed_of "$p")")
@@ -44,19 +44,19 @@ check_policy t16_rr round_robin interleave
 check_policy t16_pref cores prefer
 
 # Inside the task, through get_mempolicy (numactl --show).
-out=$(run_as_user timeout 30 srun -n1 --binding=linear:1 --mbind=cores:strict numactl --show 2>&1)
+out=$(run_as_user timeout 300 srun -n1 --binding=linear:1 --mbind=cores:strict numactl --show 2>&1)
 assert_match "$out" '^policy: bind$' "numactl --show in the task: policy bind"
 assert_match "$out" '^membind: 0 *$' "numactl --show in the task: membind 0"
-out=$(run_as_user timeout 30 srun -n1 --binding=linear:1 --mbind=round_robin numactl --show 2>&1)
+out=$(run_as_user timeout 300 srun -n1 --binding=linear:1 --mbind=round_robin numactl --show 2>&1)
 assert_match "$out" '^policy: interleave$' "numactl --show in the task: policy interleave"
 
 # srun -v names the policy.
-out=$(run_as_user timeout 30 srun -v -n1 --binding=linear:1 --mbind=cores:strict true 2>&1)
+out=$(run_as_user timeout 300 srun -v -n1 --binding=linear:1 --mbind=cores:strict true 2>&1)
 assert_match "$out" "^spank-binding: host=$E2E_NODE task=0 cores=[0-9]+,[0-9]+ cpus=[0-9]+ mempolicy=bind:0$" "srun -v: the task's line shows mempolicy=bind:0"
 
 # nlocal brings its own binding (one core per task on one NUMA node) and
 # binds the memory there; the task hears which node.
-out=$(run_as_user timeout 30 srun -n1 --mbind=nlocal sh -c 'numactl --show; echo "nodes=$SLURM_MBIND_NODES status=$SLURM_BINDING_STATUS numa=$SLURM_BINDING_TOPOLOGY_NUMA"' 2>&1); rc=$?
+out=$(run_as_user timeout 300 srun -n1 --mbind=nlocal sh -c 'numactl --show; echo "nodes=$SLURM_MBIND_NODES status=$SLURM_BINDING_STATUS numa=$SLURM_BINDING_TOPOLOGY_NUMA"' 2>&1); rc=$?
 assert_eq 0 "$rc" "--mbind=nlocal runs"
 assert_match "$out" '^policy: bind$' "--mbind=nlocal without --binding: policy bind"
 assert_match "$out" '^nodes=0 status=bound numa=\[S?c' "--mbind=nlocal: SLURM_MBIND_NODES=0, bound, NUMA string marks the core"
@@ -69,7 +69,8 @@ p=$(step_pids "$j.0" 1) || e2e_fail "--mem task not found"
 assert_match "$(state_records | grep " job=$j step=0 ")" " mem=0:100 " "srun --mem=100: the record reserves 100 MiB on node 0"
 assert_match "$(sbind_status)" "0:100" "sbind status shows the step's MiB per node"
 scancel "$j"; wait_job_done "$j" 30 >/dev/null
-for _ in $(seq 1 100); do state_records | grep -q " job=$j " || break; sleep 0.2; done
+no_record() { ! state_records | grep -q " job=$j "; }
+wait_until 30 no_record
 assert_eq "" "$(state_records | grep " job=$j ")" "after the step its record and memory are gone"
 wait_bg
 e2e_done
