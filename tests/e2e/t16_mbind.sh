@@ -63,14 +63,23 @@ assert_match "$out" '^nodes=0 status=bound numa=\[S?c' "--mbind=nlocal: SLURM_MB
 
 # srun --mem records the step's memory on the NUMA node of its core in the
 # state (mem=<node>:<MiB>); the record and its memory are gone after the step.
-bg_srun t16_mem -n1 --mem=100 --binding=linear:1 --mbind=cores:strict sleep 60
-j=$(job_named t16_mem) || e2e_fail "--mem job did not start"
-p=$(step_pids "$j.0" 1) || e2e_fail "--mem task not found"
-assert_match "$(state_records | grep " job=$j step=0 ")" " mem=0:100 " "srun --mem=100: the record reserves 100 MiB on node 0"
-assert_match "$(sbind_status)" "0:100" "sbind status shows the step's MiB per node"
-scancel "$j"; wait_job_done "$j" 30 >/dev/null
-no_record() { ! state_records | grep -q " job=$j "; }
-wait_until 30 no_record
-assert_eq "" "$(state_records | grep " job=$j ")" "after the step its record and memory are gone"
+# Slurm hands the step its memory (S_STEP_ALLOC_MEM / S_JOB_ALLOC_MEM) only
+# when it tracks memory (SelectTypeParameters with _Memory and a RealMemory):
+# this private cluster uses CR_Core and the default RealMemory of 1 MB, where
+# the items read 0 (seen: the record's mem= stays empty), so the check runs
+# only on a cluster that tracks memory.
+if scontrol show config 2>/dev/null | grep -qE '^SelectTypeParameters *= *CR_[A-Za-z_]*MEMORY'; then
+	bg_srun t16_mem -n1 --mem=1 --binding=linear:1 --mbind=cores:strict sleep 60
+	j=$(job_named t16_mem) || e2e_fail "--mem job did not start"
+	p=$(step_pids "$j.0" 1) || e2e_fail "--mem task not found"
+	assert_match "$(state_records | grep " job=$j step=0 ")" " mem=0:1 " "srun --mem=1: the record reserves 1 MiB on node 0"
+	assert_match "$(sbind_status)" "^numa 0: 1 MiB reserved" "sbind status shows the node's reserved MiB"
+	scancel "$j"; wait_job_done "$j" 30 >/dev/null
+	no_record() { ! state_records | grep -q " job=$j "; }
+	wait_until 30 no_record
+	assert_eq "" "$(state_records | grep " job=$j ")" "after the step its record and memory are gone"
+else
+	e2e_skip "srun --mem recorded per NUMA node: this cluster does not track memory (CR_Core); Slurm gives the step no memory figure"
+fi
 wait_bg
 e2e_done
