@@ -28,6 +28,7 @@
 #include "binding/request/request.h"
 #include "binding/state/statefile.h"
 #include "binding/task/apply.h"
+#include "binding/memory/memplace.h"
 #include "binding/task/taskenv.h"
 #include "binding/util/safefile.h"
 #include "binding/topology/topology.h"
@@ -57,6 +58,10 @@ struct bnd_step_in {
 	                                < 1: unknown, counted as 1; not used
 	                                for the batch step (see below) */
 	const char *mbind;           /* --mbind text, NULL when not given */
+	/* The step's memory on this node in MiB: S_STEP_ALLOC_MEM, else
+	 * S_JOB_ALLOC_MEM (Slurm's MB, from --mem / --mem-per-cpu); 0 when
+	 * Slurm gave none. Shared evenly among the node's tasks. */
+	uint64_t mem_mib;
 	/* batch step: tasks of the job on this node come from these, and
 	 * CPUs per task from SLURM_CPUS_PER_TASK (else 1) */
 	const char *tasks_per_node, *ntasks_env, *cpus_per_task_env;
@@ -92,6 +97,8 @@ struct bnd_step {
 	bnd_cpuset_t reserved; /* kept from every job by the admin (filter=) */
 	int implicit;         /* req is the admin's implicit packed request */
 	struct bnd_placement pl;
+	struct bnd_mem_result mem; /* reserved per node; nlocal's nodes */
+	uint64_t mem_mib;
 	int placed;           /* pl valid */
 	int recorded;         /* a state record to release */
 	char reason[BND_REASON_MAX]; /* why not bound ("" when bound or none asked) */
