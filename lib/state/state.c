@@ -243,3 +243,23 @@ int bnd_state_list(const struct bnd_state_opts *o, struct bnd_state_file *out,
 			      "the next transaction repairs it", dir, why, out->nrec);
 	return BND_OK;
 }
+
+/* For the suspend/resume transitions (transition.c): the same occupancy
+ * and placement rules as bnd_state_allocate, on a transaction's file. */
+void bnd_state_taken(const struct bnd_state_file *f, const struct bnd_alloc_args *a,
+		     bnd_cpuset_t *taken)
+{
+	bnd_cpuset_t others, script, siblings;
+	occupancy(f, a->job, a->step, &others, &script, &siblings);
+	*taken = others;
+	bnd_cpuset_or(taken, &siblings);
+	if (!a->inherit_job)
+		bnd_cpuset_or(taken, &script);
+}
+
+int bnd_state_place(const struct bnd_topology *t, const struct bnd_state_file *f,
+		    const struct bnd_request *r, const struct bnd_alloc_args *a,
+		    struct bnd_placement *out, char *err, size_t errlen)
+{
+	return place(t, f, r, a, out, err, errlen);
+}

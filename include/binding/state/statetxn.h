@@ -40,6 +40,15 @@ int bnd_state_txn_commit(struct bnd_state_txn *tx, char *err, size_t errlen);
 /* Unlocks and frees; safe after a failed commit. */
 void bnd_state_txn_end(struct bnd_state_txn *tx);
 
+/* state.c's occupancy rule for (a->job, a->step) on f: the cpus it must
+ * not take (other jobs', its sibling steps', and the script's unless
+ * a->inherit_job). And its placement rule, as bnd_state_allocate places. */
+void bnd_state_taken(const struct bnd_state_file *f, const struct bnd_alloc_args *a,
+		     bnd_cpuset_t *taken);
+int bnd_state_place(const struct bnd_topology *t, const struct bnd_state_file *f,
+		    const struct bnd_request *r, const struct bnd_alloc_args *a,
+		    struct bnd_placement *out, char *err, size_t errlen);
+
 /* printf into o->log, if any. */
 void bnd_state_log(const struct bnd_state_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

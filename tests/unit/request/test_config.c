@@ -26,7 +26,7 @@ START_TEST(defaults)
 	ck_assert_str_eq(c.state_dir, "/run/slurm-binding");
 	ck_assert_int_eq(c.enabled, 1);
 	ck_assert_str_eq(c.default_spec, "");
-	ck_assert_int_eq(c.on_failure, BND_ONFAIL_UNBOUND);
+	ck_assert_int_eq(c.on_failure, BND_ONFAIL_DEFER);
 	ck_assert_int_eq(c.lock_timeout_ms, 10000);
 	ck_assert_int_eq(c.verbose, 0);
 	ck_assert_int_eq(c.filter_first_core, 0);
@@ -226,7 +226,7 @@ START_TEST(example_file_parses_and_documents_everything)
 	fclose(f);
 	ck_assert_int_ge(plugin_lines, 2);
 	const char *keys[] = { "state_dir=", "enabled=yes|no", "default=SPEC",
-			       "on_failure=unbound|fail", "lock_timeout=SECONDS", "verbose",
+			       "on_failure=defer|unbound|fail", "lock_timeout=SECONDS", "verbose",
 			       "filter=first_core", "implicit=yes|no", "default_unit=" };
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		ck_assert_msg(strstr(all, keys[i]), "%s is not documented", keys[i]);

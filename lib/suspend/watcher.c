@@ -1,0 +1,216 @@
+#include "binding/suspend/watcher.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "binding/state/statedir.h"
+#include "binding/state/transition.h"
+#include "binding/util/error.h"
+
+struct bnd_watch {
+	struct bnd_watch_cfg cfg;
+	pid_t *pids;
+	char *proc_root, *freezer, *state_dir;
+	int stopfd, infd, evfd, wd;
+	pthread_t thread;
+	atomic_long wakeups, job_reads;
+};
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* What is seen without asking slurmctld. */
+struct sample {
+	int stopped;
+	enum bnd_freeze freezer;
+};
+
+static void take_sample(struct bnd_watch *w, struct sample *s)
+{
+	s->stopped = 0;
+	for (int i = 0; i < w->cfg.npids; i++)
+		s->stopped += bnd_task_stopped(w->proc_root, w->pids[i]);
+	s->freezer = bnd_freezer_read(w->freezer);
+}
+
+static void want_state(struct bnd_watch *w, int on)
+{
+	if (w->infd < 0 || on == (w->wd >= 0))
+		return;
+	if (on) {
+		w->wd = inotify_add_watch(w->infd, w->state_dir, IN_MOVED_TO);
+	} else {
+		inotify_rm_watch(w->infd, w->wd);
+		w->wd = -1;
+	}
+}
+
+static void drain(int fd)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+}
+
+static void *run(void *arg)
+{
+	struct bnd_watch *w = arg;
+	struct sample last = { -1, BND_FREEZE_NONE };
+	int suspended = 0;
+	long long last_ask = 0;
+	const int sample_ms = w->cfg.sample_ms > 0 ? w->cfg.sample_ms : 50;
+	const int recheck_ms = w->cfg.recheck_ms > 0 ? w->cfg.recheck_ms : 2000;
+
+	if (w->cfg.start_deferred)
+		want_state(w, w->cfg.event(w->cfg.ctx, BND_WATCH_STATE, bnd_state_now_ms()));
+	for (;;) {
+		struct pollfd p[3] = {
+			{ w->stopfd, POLLIN, 0 },
+			{ w->infd, POLLIN, 0 },
+			{ w->evfd, POLLPRI, 0 },
+		};
+		/* With cgroup.events the kernel wakes us; sampling then only
+		 * guards against a missed event. */
+		int timeout = w->evfd >= 0 ? 10 * sample_ms : sample_ms;
+		int n = poll(p, 3, timeout);
+		atomic_fetch_add(&w->wakeups, 1);
+		if (n < 0 && errno != EINTR)
+			break;
+		if (p[0].revents)
+			break;
+		long long seen = bnd_state_now_ms();
+		int state_changed = 0;
+		if (p[1].revents & POLLIN) {
+			drain(w->infd);
+			state_changed = 1;
+		}
+		struct sample s;
+		take_sample(w, &s);
+		long long now = mono_ms();
+		int changed = s.stopped != last.stopped || s.freezer != last.freezer;
+		int unsettled = s.stopped || suspended ||
+				(s.freezer != BND_FREEZE_NONE && s.freezer != BND_FREEZE_THAWED);
+		if (changed || (unsettled && now - last_ask >= recheck_ms)) {
+			struct bnd_suspend_obs o = { s.freezer, BND_JOB_UNKNOWN, s.stopped };
+			/* Asking costs an RPC: only when something may have changed. */
+			if (w->cfg.job_state && (unsettled || suspended)) {
+				o.job = w->cfg.job_state(w->cfg.ctx);
+				atomic_fetch_add(&w->job_reads, 1);
+				last_ask = now;
+			}
+			int v = bnd_suspend_verdict(&o);
+			if (v != suspended) {
+				suspended = v;
+				want_state(w, w->cfg.event(w->cfg.ctx, v ? BND_WATCH_SUSPENDED
+									  : BND_WATCH_RESUMED, seen));
+				state_changed = 0;
+			}
+			last = s;
+		}
+		if (state_changed && !suspended)
+			want_state(w, w->cfg.event(w->cfg.ctx, BND_WATCH_STATE, seen));
+	}
+	return NULL;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s && *s ? strdup(s) : NULL;
+}
+
+static void destroy(struct bnd_watch *w)
+{
+	if (w->stopfd >= 0)
+		close(w->stopfd);
+	if (w->infd >= 0)
+		close(w->infd);
+	if (w->evfd >= 0)
+		close(w->evfd);
+	free(w->pids);
+	free(w->proc_root);
+	free(w->freezer);
+	free(w->state_dir);
+	free(w);
+}
+
+int bnd_watch_start(struct bnd_watch **out, const struct bnd_watch_cfg *cfg,
+		    char *err, size_t errlen)
+{
+	*out = NULL;
+	if (!cfg || !cfg->event || cfg->npids < 0 || (cfg->npids && !cfg->pids))
+		return bnd_fail(err, errlen, BND_EINVAL, "watcher: bad arguments");
+	struct bnd_watch *w = calloc(1, sizeof(*w));
+	if (!w)
+		return bnd_fail(err, errlen, BND_ENOMEM, "watcher: out of memory");
+	w->cfg = *cfg;
+	w->stopfd = w->infd = w->evfd = w->wd = -1;
+	w->pids = malloc((size_t)(cfg->npids ? cfg->npids : 1) * sizeof(*w->pids));
+	w->proc_root = strdup(cfg->proc_root ? cfg->proc_root : "/proc");
+	w->freezer = dup_or_null(cfg->freezer);
+	w->state_dir = dup_or_null(cfg->state_dir);
+	if (!w->pids || !w->proc_root || (cfg->freezer && *cfg->freezer && !w->freezer) ||
+	    (cfg->state_dir && *cfg->state_dir && !w->state_dir)) {
+		destroy(w);
+		return bnd_fail(err, errlen, BND_ENOMEM, "watcher: out of memory");
+	}
+	if (cfg->npids)
+		memcpy(w->pids, cfg->pids, (size_t)cfg->npids * sizeof(*w->pids));
+	w->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (w->stopfd < 0) {
+		int e = errno;
+		destroy(w);
+		return bnd_fail(err, errlen, BND_ESYS, "watcher: eventfd: %s", strerror(e));
+	}
+	if (w->state_dir) {
+		w->infd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+		if (w->infd < 0) {
+			int e = errno;
+			destroy(w);
+			return bnd_fail(err, errlen, BND_ESYS, "watcher: inotify: %s", strerror(e));
+		}
+	}
+	if (w->freezer && cfg->freezer_v2)
+		w->evfd = open(w->freezer, O_RDONLY | O_CLOEXEC); /* best effort */
+	int rc = pthread_create(&w->thread, NULL, run, w);
+	if (rc) {
+		destroy(w);
+		return bnd_fail(err, errlen, BND_ESYS, "watcher: thread: %s", strerror(rc));
+	}
+	*out = w;
+	return BND_OK;
+}
+
+void bnd_watch_stop(struct bnd_watch *w)
+{
+	if (!w)
+		return;
+	uint64_t one = 1;
+	if (write(w->stopfd, &one, sizeof(one)) < 0) {
+		/* an eventfd write fails only on overflow: it is readable anyway */
+	}
+	pthread_join(w->thread, NULL);
+	destroy(w);
+}
+
+void bnd_watch_counts(const struct bnd_watch *w, long *wakeups, long *job_reads)
+{
+	if (wakeups)
+		*wakeups = w ? atomic_load(&w->wakeups) : 0;
+	if (job_reads)
+		*job_reads = w ? atomic_load(&w->job_reads) : 0;
+}
