@@ -48,7 +48,7 @@ int bnd_freezer_find(const char *proc_root, const char *cgroup_root, pid_t pid,
 			continue;
 		*c2 = '\0';
 		const char *ctrls = c1 + 1, *cg = c2 + 1;
-		if (!strcmp(line, "0") && !*ctrls) {
+		if (c1 == line + 1 && line[0] == '0' && !*ctrls) {
 			snprintf(v2path, sizeof(v2path), "%s", cg);
 			have_v2 = 1;
 			continue;

@@ -60,6 +60,16 @@ static void want_state(struct bnd_watch *w, int on)
 	}
 }
 
+/* The watch goes in before the owner tries (a deferred step's cpus may
+ * free up between its failed try and a watch added after it: that wakeup
+ * would be lost), and stays only if the owner still wants it. */
+static void call(struct bnd_watch *w, enum bnd_watch_event ev, long long seen)
+{
+	if (ev != BND_WATCH_SUSPENDED)
+		want_state(w, 1);
+	want_state(w, w->cfg.event(w->cfg.ctx, ev, seen));
+}
+
 static void drain(int fd)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
@@ -77,7 +87,7 @@ static void *run(void *arg)
 	const int recheck_ms = w->cfg.recheck_ms > 0 ? w->cfg.recheck_ms : 2000;
 
 	if (w->cfg.start_deferred)
-		want_state(w, w->cfg.event(w->cfg.ctx, BND_WATCH_STATE, bnd_state_now_ms()));
+		call(w, BND_WATCH_STATE, bnd_state_now_ms());
 	for (;;) {
 		struct pollfd p[3] = {
 			{ w->stopfd, POLLIN, 0 },
@@ -116,14 +126,13 @@ static void *run(void *arg)
 			int v = bnd_suspend_verdict(&o);
 			if (v != suspended) {
 				suspended = v;
-				want_state(w, w->cfg.event(w->cfg.ctx, v ? BND_WATCH_SUSPENDED
-									  : BND_WATCH_RESUMED, seen));
+				call(w, v ? BND_WATCH_SUSPENDED : BND_WATCH_RESUMED, seen);
 				state_changed = 0;
 			}
 			last = s;
 		}
 		if (state_changed && !suspended)
-			want_state(w, w->cfg.event(w->cfg.ctx, BND_WATCH_STATE, seen));
+			call(w, BND_WATCH_STATE, seen);
 	}
 	return NULL;
 }
