@@ -152,8 +152,10 @@ static int one_arg(struct bnd_config *c, const char *arg, char *err, size_t errl
 		snprintf(c->default_spec, sizeof(c->default_spec), "%s",
 			 strcmp(v, "none") ? v : "");
 	} else if (KEY("on_failure")) {
-		if (!strcmp(v, "unbound")) {
+		if (!strcmp(v, "defer")) {
 			c->on_failure = BND_ONFAIL_DEFER;
+		} else if (!strcmp(v, "unbound")) {
+			c->on_failure = BND_ONFAIL_UNBOUND;
 		} else if (!strcmp(v, "fail")) {
 			c->on_failure = BND_ONFAIL_FAIL;
 		} else {

@@ -77,28 +77,40 @@ static int placement_copy(struct bnd_placement *dst, const struct bnd_placement 
 	return BND_OK;
 }
 
+/* Does record r count as a holder in this pass (0: other jobs, 1: the
+ * job's own other steps)? */
+static int holds(const struct bnd_state_record *r, int pass, const struct bnd_alloc_args *a,
+		 const bnd_cpuset_t *taken)
+{
+	return r->status == BND_ST_ACTIVE && (pass ? r->job == a->job : r->job != a->job) &&
+	       (!a->allowed || bnd_cpuset_intersects(&r->cpus, a->allowed)) &&
+	       bnd_cpuset_intersects(&r->cpus, taken);
+}
+
 /* "held-by-job:12,13" (other jobs hold cpus of the step's allocation) or
- * "held-by-step:3" (its own job's other steps), for why=. */
+ * "held-by-step:3" (its own job's other steps), for why=. A job's batch
+ * step and its srun steps hold the same cpus: each job is named once. */
 static void holders(const struct bnd_state_file *f, const struct bnd_alloc_args *a,
 		    const bnd_cpuset_t *taken, char *why, size_t len)
 {
-	const bnd_cpuset_t *allowed = a->allowed;
 	size_t n = 0;
-	int jobs = 0;
+	int named = 0;
 	why[0] = '\0';
-	for (int pass = 0; pass < 2 && !jobs; pass++) {
+	for (int pass = 0; pass < 2 && !named; pass++) {
 		n = (size_t)snprintf(why, len, pass ? "held-by-step:" : "held-by-job:");
 		for (int i = 0; i < f->nrec && n < len; i++) {
 			const struct bnd_state_record *r = &f->rec[i];
-			if (r->status != BND_ST_ACTIVE || (pass ? r->job != a->job : r->job == a->job) ||
-			    (allowed && !bnd_cpuset_intersects(&r->cpus, allowed)) ||
-			    !bnd_cpuset_intersects(&r->cpus, taken))
+			uint32_t id = pass ? r->step : r->job;
+			int dup = 0;
+			for (int j = 0; j < i && !dup; j++)
+				dup = holds(&f->rec[j], pass, a, taken) &&
+				      (pass ? f->rec[j].step : f->rec[j].job) == id;
+			if (!holds(r, pass, a, taken) || dup)
 				continue;
-			n += (size_t)snprintf(why + n, len - n, "%s%" PRIu32, jobs++ ? "," : "",
-					      pass ? r->step : r->job);
+			n += (size_t)snprintf(why + n, len - n, "%s%" PRIu32, named++ ? "," : "", id);
 		}
 	}
-	if (!jobs)
+	if (!named)
 		snprintf(why, len, "no-fitting-placement");
 }
 

@@ -168,6 +168,10 @@ int bnd_gang_event(struct bnd_gang *g, int ev, long long seen_ms)
 		return on_resume(g, seen_ms, 1);
 	case BND_WATCH_STATE:
 		return g->in.step->deferred ? on_resume(g, seen_ms, 0) : 0;
+	case BND_WATCH_USER_STOP:
+		if (g->in.verbose)
+			glog(g, "tasks stopped, not by a Slurm suspension (a user's stop): cpus kept");
+		return g->in.step->deferred;
 	default:
 		return 0;
 	}

@@ -124,6 +124,8 @@ static void *run(void *arg)
 				last_ask = now;
 			}
 			int v = bnd_suspend_verdict(&o);
+			if (!v && s.stopped && changed && s.stopped > last.stopped)
+				call(w, BND_WATCH_USER_STOP, seen);
 			if (v != suspended) {
 				suspended = v;
 				call(w, v ? BND_WATCH_SUSPENDED : BND_WATCH_RESUMED, seen);

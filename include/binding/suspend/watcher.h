@@ -28,6 +28,9 @@ enum bnd_watch_event {
 	BND_WATCH_SUSPENDED = 1, /* Slurm suspended the step */
 	BND_WATCH_RESUMED,       /* Slurm resumed it */
 	BND_WATCH_STATE,         /* the state file changed (or first call: retry) */
+	/* Tasks stopped but not suspended (a user's stop: cores kept); once
+	 * per stop, for the log. */
+	BND_WATCH_USER_STOP,
 };
 
 struct bnd_watch_cfg {

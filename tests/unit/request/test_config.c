@@ -133,6 +133,12 @@ START_TEST(later_words_win_and_spellings)
 	ck_assert_str_eq(c.default_spec, "");
 	ck_assert_int_eq(c.on_failure, BND_ONFAIL_UNBOUND);
 	ck_assert_int_eq(c.lock_timeout_ms, 1000);
+	char *argv2[] = { "on_failure=unbound", "on_failure=defer" };
+	ck_assert_int_eq(parse(&c, err, 2, argv2), BND_OK);
+	ck_assert_int_eq(c.on_failure, BND_ONFAIL_DEFER);
+	char *argv3[] = { "on_failure=defer", "on_failure=unbound" };
+	ck_assert_int_eq(parse(&c, err, 2, argv3), BND_OK);
+	ck_assert_int_eq(c.on_failure, BND_ONFAIL_UNBOUND);
 }
 END_TEST
 

@@ -180,7 +180,12 @@ START_TEST(resume_defers_then_binds_when_cpus_free_up)
 	alloc(t, "linear:1", args(1, 0, 2, NULL), &pa, "0-1");
 	ck_assert_int_eq(bnd_state_suspend(&env.opts, 1, 0, "slurm-suspend", err, sizeof(err)),
 			 BND_OK);
-	alloc(t, "linear:1", args(3, 0, 2, NULL), &pc, "0-1");
+	/* job 3: a batch step and a step inside it, both on cpus 0-1 */
+	alloc(t, "linear:1", args(3, BND_STEP_BATCH, 2, NULL), &pc, "0-1");
+	bnd_placement_free(&pc);
+	struct bnd_alloc_args in3 = args(3, 0, 2, NULL);
+	in3.inherit_job = 1;
+	alloc(t, "linear:1", in3, &pc, "0-1");
 	bnd_placement_free(&pc);
 	ck_assert_int_eq(resume(t, "linear:1", args(1, 0, 2, NULL), &pa, 0, cpus, sizeof(cpus),
 				err, sizeof(err)), BND_RESUME_DEFERRED);
@@ -207,7 +212,7 @@ START_TEST(resume_defers_then_binds_when_cpus_free_up)
 	ck_assert_int_eq(rec_of(&f, 1, 0)->since_ms, since);
 	bnd_statefile_free(&f);
 
-	ck_assert_int_eq(bnd_state_release(&env.opts, 3, 0, NULL, err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(bnd_state_release_job(&env.opts, 3, NULL, err, sizeof(err)), BND_OK);
 	ck_assert_int_eq(resume(t, "linear:1", args(1, 0, 2, NULL), &pa, 0, cpus, sizeof(cpus),
 				err, sizeof(err)), BND_RESUME_SAME);
 	ck_assert_str_eq(cpus, "0-1");
