@@ -2,9 +2,11 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "binding/task/apply.h"
 #include "binding/util/error.h"
@@ -46,19 +48,39 @@ struct walk {
 	size_t errlen;
 };
 
-/* Queues the children a thread has forked. */
+/* Queues the children a thread has forked. Read once per thread, after
+ * its affinity is set: a child it forks later inherits the new cpus. */
 static int add_children(struct walk *w, pid_t pid, pid_t tid)
 {
 	char path[256];
 	snprintf(path, sizeof(path), "%s/%d/task/%d/children", w->proc, (int)pid, (int)tid);
-	FILE *f = fopen(path, "re");
-	if (!f)
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return BND_OK; /* gone */
-	int child, rc = BND_OK;
-	while (rc == BND_OK && fscanf(f, "%d", &child) == 1)
-		if (child > 0 && !idset_has(&w->procs, child))
-			rc = idset_add(&w->procs, child);
-	fclose(f);
+	size_t cap = 256, len = 0;
+	char *buf = malloc(cap);
+	ssize_t n;
+	while (buf && (n = read(fd, buf + len, cap - 1 - len)) > 0) {
+		len += (size_t)n;
+		if (len == cap - 1) {
+			char *b = realloc(buf, cap *= 2);
+			if (!b) {
+				free(buf);
+				buf = NULL;
+			}
+			buf = b;
+		}
+	}
+	close(fd);
+	if (!buf)
+		return BND_ENOMEM;
+	buf[len] = '\0';
+	int rc = BND_OK;
+	char *p = buf, *end;
+	for (long child; rc == BND_OK && (child = strtol(p, &end, 10), end != p); p = end)
+		if (child > 0 && !idset_has(&w->procs, (pid_t)child))
+			rc = idset_add(&w->procs, (pid_t)child);
+	free(buf);
 	return rc;
 }
 
@@ -94,9 +116,9 @@ static int pass(struct walk *w, pid_t pid, int *fresh)
 			}
 			rc = idset_add(&w->threads, (pid_t)tid);
 			++*fresh;
+			if (rc == BND_OK)
+				rc = add_children(w, pid, (pid_t)tid);
 		}
-		if (rc == BND_OK)
-			rc = add_children(w, pid, (pid_t)tid);
 	}
 	closedir(d);
 	return rc;

@@ -54,7 +54,9 @@ int bnd_freezer_find(const char *proc_root, const char *cgroup_root, pid_t pid,
 			continue;
 		}
 		/* "freezer" alone or in a comma-joined list */
-		for (const char *p = ctrls; (p = strstr(p, "freezer")); p += 7)
+		/* The root cgroup (linuxproc on a cgroup v1 host) has no
+		 * freezer.state and is never frozen: no freezer. */
+		for (const char *p = ctrls; strcmp(cg, "/") && (p = strstr(p, "freezer")); p += 7)
 			if ((p == ctrls || p[-1] == ',') && (p[7] == '\0' || p[7] == ',')) {
 				snprintf(path, pathlen, "%s/freezer%s/freezer.state", cgroup_root, cg);
 				fclose(f);
@@ -81,6 +83,11 @@ enum bnd_freeze bnd_freezer_read(const char *path)
 	char buf[512];
 	if (!path || !*path || read_small(path, buf, sizeof(buf)))
 		return BND_FREEZE_NONE;
+	return bnd_freezer_parse(buf);
+}
+
+enum bnd_freeze bnd_freezer_parse(const char *buf)
+{
 	if (!strncmp(buf, "FROZEN", 6))
 		return BND_FREEZE_FROZEN;
 	if (!strncmp(buf, "FREEZING", 8))

@@ -18,11 +18,15 @@
 #include "binding/state/transition.h"
 #include "binding/util/error.h"
 
+#define BND_WATCH_OPEN_MAX 64
+
 struct bnd_watch {
 	struct bnd_watch_cfg cfg;
 	pid_t *pids;
+	int *statfd;          /* /proc/PID/stat of each task, kept open: -1 */
 	char *proc_root, *freezer, *state_dir;
 	int stopfd, infd, evfd, wd;
+	int frzfd;            /* the freezer file, kept open: -1 */
 	pthread_t thread;
 	atomic_long wakeups, job_reads;
 };
@@ -40,12 +44,33 @@ struct sample {
 	enum bnd_freeze freezer;
 };
 
+/* The state letter of an open /proc/PID/stat: 1 for T or t. A read
+ * regenerates the file, so an idle sample costs no path lookup. */
+static int stopped_fd(int fd)
+{
+	char buf[1024];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return 0; /* ended (ESRCH) */
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' && (p[2] == 'T' || p[2] == 't');
+}
+
 static void take_sample(struct bnd_watch *w, struct sample *s)
 {
 	s->stopped = 0;
 	for (int i = 0; i < w->cfg.npids; i++)
-		s->stopped += bnd_task_stopped(w->proc_root, w->pids[i]);
-	s->freezer = bnd_freezer_read(w->freezer);
+		s->stopped += w->statfd[i] >= 0 ? stopped_fd(w->statfd[i])
+						: bnd_task_stopped(w->proc_root, w->pids[i]);
+	if (w->frzfd >= 0) {
+		char buf[512];
+		ssize_t n = pread(w->frzfd, buf, sizeof(buf) - 1, 0);
+		buf[n > 0 ? n : 0] = '\0';
+		s->freezer = n > 0 ? bnd_freezer_parse(buf) : BND_FREEZE_NONE;
+	} else {
+		s->freezer = bnd_freezer_read(w->freezer);
+	}
 }
 
 static void want_state(struct bnd_watch *w, int on)
@@ -83,7 +108,9 @@ static void *run(void *arg)
 	struct sample last = { -1, BND_FREEZE_NONE };
 	int suspended = 0;
 	long long last_ask = 0;
-	const int sample_ms = w->cfg.sample_ms > 0 ? w->cfg.sample_ms : 50;
+	const int sample_ms = w->cfg.sample_ms > 0 ? w->cfg.sample_ms : 250;
+	const int fast_ms = w->cfg.fast_ms > 0 ? w->cfg.fast_ms : 50;
+	int unsettled = 0;
 	const int recheck_ms = w->cfg.recheck_ms > 0 ? w->cfg.recheck_ms : 2000;
 
 	if (w->cfg.start_deferred)
@@ -96,7 +123,9 @@ static void *run(void *arg)
 		};
 		/* With cgroup.events the kernel wakes us; sampling then only
 		 * guards against a missed event. */
-		int timeout = w->evfd >= 0 ? 10 * sample_ms : sample_ms;
+		int timeout = unsettled ? fast_ms : sample_ms;
+		if (w->evfd >= 0)
+			timeout *= 10;
 		int n = poll(p, 3, timeout);
 		atomic_fetch_add(&w->wakeups, 1);
 		if (n < 0 && errno != EINTR)
@@ -113,7 +142,7 @@ static void *run(void *arg)
 		take_sample(w, &s);
 		long long now = mono_ms();
 		int changed = s.stopped != last.stopped || s.freezer != last.freezer;
-		int unsettled = s.stopped || suspended ||
+		unsettled = s.stopped || suspended ||
 				(s.freezer != BND_FREEZE_NONE && s.freezer != BND_FREEZE_THAWED);
 		if (changed || (unsettled && now - last_ask >= recheck_ms)) {
 			struct bnd_suspend_obs o = { s.freezer, BND_JOB_UNKNOWN, s.stopped };
@@ -124,7 +153,10 @@ static void *run(void *arg)
 				last_ask = now;
 			}
 			int v = bnd_suspend_verdict(&o);
-			if (!v && s.stopped && changed && s.stopped > last.stopped)
+			/* proctrack/cgroup turns scancel -s STOP into a freeze */
+			int frozen = s.freezer == BND_FREEZE_FROZEN || s.freezer == BND_FREEZE_FREEZING;
+			int was = last.freezer == BND_FREEZE_FROZEN || last.freezer == BND_FREEZE_FREEZING;
+			if (!v && changed && (s.stopped > last.stopped || (frozen && !was)))
 				call(w, BND_WATCH_USER_STOP, seen);
 			if (v != suspended) {
 				suspended = v;
@@ -152,6 +184,12 @@ static void destroy(struct bnd_watch *w)
 		close(w->infd);
 	if (w->evfd >= 0)
 		close(w->evfd);
+	if (w->frzfd >= 0)
+		close(w->frzfd);
+	for (int i = 0; w->statfd && i < w->cfg.npids; i++)
+		if (w->statfd[i] >= 0)
+			close(w->statfd[i]);
+	free(w->statfd);
 	free(w->pids);
 	free(w->proc_root);
 	free(w->freezer);
@@ -169,7 +207,7 @@ int bnd_watch_start(struct bnd_watch **out, const struct bnd_watch_cfg *cfg,
 	if (!w)
 		return bnd_fail(err, errlen, BND_ENOMEM, "watcher: out of memory");
 	w->cfg = *cfg;
-	w->stopfd = w->infd = w->evfd = w->wd = -1;
+	w->stopfd = w->infd = w->evfd = w->wd = w->frzfd = -1;
 	w->pids = malloc((size_t)(cfg->npids ? cfg->npids : 1) * sizeof(*w->pids));
 	w->proc_root = strdup(cfg->proc_root ? cfg->proc_root : "/proc");
 	w->freezer = dup_or_null(cfg->freezer);
@@ -181,6 +219,18 @@ int bnd_watch_start(struct bnd_watch **out, const struct bnd_watch_cfg *cfg,
 	}
 	if (cfg->npids)
 		memcpy(w->pids, cfg->pids, (size_t)cfg->npids * sizeof(*w->pids));
+	w->statfd = malloc((size_t)(cfg->npids ? cfg->npids : 1) * sizeof(*w->statfd));
+	if (!w->statfd) {
+		destroy(w);
+		return bnd_fail(err, errlen, BND_ENOMEM, "watcher: out of memory");
+	}
+	/* Kept open for the first tasks only: a wide step must not cost
+	 * slurmstepd hundreds of fds. */
+	for (int i = 0; i < cfg->npids; i++) {
+		char path[1100];
+		snprintf(path, sizeof(path), "%s/%d/stat", w->proc_root, (int)w->pids[i]);
+		w->statfd[i] = i < BND_WATCH_OPEN_MAX ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	}
 	w->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (w->stopfd < 0) {
 		int e = errno;
@@ -197,6 +247,8 @@ int bnd_watch_start(struct bnd_watch **out, const struct bnd_watch_cfg *cfg,
 	}
 	if (w->freezer && cfg->freezer_v2)
 		w->evfd = open(w->freezer, O_RDONLY | O_CLOEXEC); /* best effort */
+	else if (w->freezer)
+		w->frzfd = open(w->freezer, O_RDONLY | O_CLOEXEC);
 	int rc = pthread_create(&w->thread, NULL, run, w);
 	if (rc) {
 		destroy(w);

@@ -5,15 +5,18 @@
  * freezer.state FROZEN, cgroup v2 cgroup.events "frozen 1", or with
  * proctrack/linuxproc a SIGSTOP to every process. A user's own stop
  * (scancel -s STOP, a debugger, Ctrl-Z) also leaves the tasks in state T,
- * and under linuxproc looks exactly like Slurm's; Slurm keeps the job's
+ * and under linuxproc looks exactly like Slurm's; with proctrack/cgroup,
+ * scancel -s STOP even freezes the step's cgroup (the plugin turns SIGSTOP
+ * into a freeze), exactly like a suspension. Slurm keeps the job's
  * cpus then, and so must we. The rule, in order:
  *
  *   1. slurmctld's job state, when the caller could read it, is the truth:
  *      SUSPENDED is a suspension (only scontrol suspend and the gang
  *      scheduler set it, before they signal the tasks), RUNNING is not.
- *   2. Without it (RPC failed): a frozen cgroup is a suspension (only
- *      slurmstepd freezes the step's cgroup), anything else is not: a task
- *      in state T alone never releases cores.
+ *   2. Without it (RPC failed): a frozen cgroup is taken for a suspension
+ *      (only slurmstepd freezes the step's cgroup; a scancel -s STOP then
+ *      releases the cores until slurmctld answers again), anything else is
+ *      not: a task in state T alone never releases cores.
  *
  * So a user's stop keeps the cores in every mode, and a suspension is seen
  * at SIGTSTP when slurmctld answers, at the freeze when it does not
@@ -66,6 +69,8 @@ int bnd_freezer_find(const char *proc_root, const char *cgroup_root, pid_t pid,
 /* Reads a freezer.state ("THAWED", "FREEZING", "FROZEN") or a cgroup.events
  * ("frozen 0|1"); BND_FREEZE_NONE when path is NULL, "" or unreadable. */
 enum bnd_freeze bnd_freezer_read(const char *path);
+/* The same, from the file's text. */
+enum bnd_freeze bnd_freezer_parse(const char *text);
 
 /* 1 when pid is in state T (stopped by a signal); 0 otherwise or gone.
  * 't' (a tracer's stop) counts too: a debugger's stop is the user's. */

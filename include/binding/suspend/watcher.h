@@ -40,7 +40,13 @@ struct bnd_watch_cfg {
 	const char *freezer;     /* freezer.state / cgroup.events, or NULL */
 	int freezer_v2;          /* freezer is a cgroup.events (pollable) */
 	const char *state_dir;   /* for BND_WATCH_STATE (inotify) */
-	int sample_ms;           /* <= 0: 50 */
+	/* Sampling interval while the step runs (<= 0: 250 ms) and while it
+	 * is stopped or suspended (<= 0: 50 ms). Slurm sends SIGTSTP 2 s
+	 * before it freezes or SIGSTOPs a step, so the slow one still sees a
+	 * suspension before the freeze; the fast one bounds the delay from
+	 * the thaw to the rebind. An idle step costs 4 small reads a second. */
+	int sample_ms;
+	int fast_ms;
 	int recheck_ms;          /* <= 0: 2000 */
 	/* slurmctld's state of the step's job; may be NULL (always UNKNOWN).
 	 * Called from the watcher thread. */

@@ -103,6 +103,9 @@ START_TEST(freezer_files)
 	ck_assert_int_eq(bnd_freezer_find(proc, cg, 101, path, sizeof(path), NULL), BND_OK);
 	snprintf(want, sizeof(want), "%s/freezer/b/freezer.state", cg);
 	ck_assert_str_eq(path, want);
+	/* linuxproc on a v1 host: the root freezer cgroup is no freezer */
+	mkfile("proc/103/cgroup", "5:freezer:/\n");
+	ck_assert_int_eq(bnd_freezer_find(proc, cg, 103, path, sizeof(path), NULL), BND_ENOFIT);
 	/* hybrid host, no freezer: none (v2 tree of a hybrid freezes nothing) */
 	mkfile("proc/102/cgroup", "0::/x\n");
 	ck_assert_int_eq(bnd_freezer_find(proc, cg, 102, path, sizeof(path), NULL), BND_ENOFIT);

@@ -116,7 +116,7 @@ START_TEST(user_stop_is_kept_slurm_suspend_is_seen)
 	struct bnd_watch *w;
 	char err[BND_ERRLEN] = "";
 	struct bnd_watch_cfg c = {
-		.pids = &pid, .npids = 1, .proc_root = "/proc", .sample_ms = 10, .recheck_ms = 20,
+		.pids = &pid, .npids = 1, .proc_root = "/proc", .sample_ms = 10, .fast_ms = 10, .recheck_ms = 20,
 		.job_state = job_cb, .event = event_cb,
 	};
 	ck_assert_msg(bnd_watch_start(&w, &c, err, sizeof(err)) == BND_OK, "%s", err);
@@ -160,7 +160,7 @@ START_TEST(freezer_without_slurmctld)
 	struct bnd_watch *w;
 	char err[BND_ERRLEN] = "";
 	struct bnd_watch_cfg c = {
-		.pids = &me, .npids = 1, .freezer = path, .sample_ms = 10, .event = event_cb,
+		.pids = &me, .npids = 1, .freezer = path, .sample_ms = 10, .fast_ms = 10, .event = event_cb,
 	};
 	ck_assert_msg(bnd_watch_start(&w, &c, err, sizeof(err)) == BND_OK, "%s", err);
 	ck_assert_int_eq(pwrite(fd, "FROZEN\n", 7, 0), 7);
