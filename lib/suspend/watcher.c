@@ -156,7 +156,8 @@ static void *run(void *arg)
 			/* proctrack/cgroup turns scancel -s STOP into a freeze */
 			int frozen = s.freezer == BND_FREEZE_FROZEN || s.freezer == BND_FREEZE_FREEZING;
 			int was = last.freezer == BND_FREEZE_FROZEN || last.freezer == BND_FREEZE_FREEZING;
-			if (!v && changed && (s.stopped > last.stopped || (frozen && !was)))
+			if (!v && changed && ((s.stopped > 0 && s.stopped > last.stopped) ||
+					      (frozen && !was)))
 				call(w, BND_WATCH_USER_STOP, seen);
 			if (v != suspended) {
 				suspended = v;

@@ -104,11 +104,16 @@ gang_user_stop() {
 	wait_records "$a" active || e2e_fail "job $a: records not active"
 	before=$(state_records | grep " job=$a " | sed -E 's/.* (cpus=[^ ]* tasks=[^ ]*).*/\1/' | sort)
 	p0=$(task_pid "$a" 0) p1=$(task_pid "$a" 1)
+	local seen
+	seen=$(grep -c "job $a step 0: tasks stopped, not by a Slurm suspension" "$E2E_DIR/log/slurmd.log")
 	scancel -s STOP "$a"
 	# T (SIGSTOP), or D: proctrack/cgroup turns SIGSTOP into a freeze
 	_e2e_wait_until "$HANG" _procs_stopped "$p0" "$p1" || e2e_fail "job $a: tasks never stopped"
 	# The watcher judged it (it logs each user stop once) ...
-	if wait_log "job $a step 0: tasks stopped, not by a Slurm suspension"; then
+	_stop_logged() {
+		[ "$(grep -c "job $a step 0: tasks stopped, not by a Slurm suspension" "$E2E_DIR/log/slurmd.log")" -gt "$seen" ]
+	}
+	if _e2e_wait_until "$HANG" _stop_logged; then
 		e2e_pass "job $a: scancel -s STOP seen as the user's stop"
 	else
 		e2e_fail "job $a: no verdict on the stop within $HANG s"

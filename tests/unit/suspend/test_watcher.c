@@ -120,6 +120,16 @@ START_TEST(user_stop_is_kept_slurm_suspend_is_seen)
 		.job_state = job_cb, .event = event_cb,
 	};
 	ck_assert_msg(bnd_watch_start(&w, &c, err, sizeof(err)) == BND_OK, "%s", err);
+	/* A running task is no stop at all: the first samples report none
+	 * (a first sample once counted as a stop). Wait until the watcher
+	 * has sampled a few times. */
+	long wk = 0;
+	for (int i = 0; i < HANG_GUARD_S * 100 && wk < 3; i++) {
+		bnd_watch_counts(w, &wk, NULL);
+		usleep(10000);
+	}
+	ck_assert_int_ge(wk, 3);
+	ck_assert_int_eq(get(&n_user), 0);
 
 	/* The user's stop: slurmctld says RUNNING. The watcher reports it
 	 * as such once it has judged it, and no suspension. */
