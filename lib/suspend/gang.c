@@ -93,19 +93,6 @@ static int rebind_all(struct bnd_gang *g, const struct bnd_placement *p, int *th
 	return rc;
 }
 
-/* Every task onto the same cpus. */
-static void rebind_all_to(struct bnd_gang *g, const bnd_cpuset_t *c, int *threads,
-			  char *err, size_t errlen)
-{
-	*threads = 0;
-	for (int i = 0; i < g->in.npids; i++) {
-		int n = 0;
-		if (bnd_rebind_tree(g->proc_root, g->pids[i], c, &n, err, errlen) != BND_OK && !n)
-			err[0] = '\0'; /* the task ended: nothing to report */
-		*threads += n;
-	}
-}
-
 /* Returns 1 while deferred (wants state events). */
 static int on_resume(struct bnd_gang *g, long long seen, int slurm_resumed)
 {
@@ -155,17 +142,12 @@ static int on_resume(struct bnd_gang *g, long long seen, int slurm_resumed)
 	if (rc == BND_OK)
 		return 0; /* already active */
 	if (rc == BND_ENOFIT && res == BND_RESUME_DEFERRED) {
-		if (!s->deferred) {
+		/* The tasks keep their affinity meanwhile: in the gang case their
+		 * old cpus are exactly what they get back once the other job's
+		 * watcher has released them (a wider set would show them on
+		 * cpus they will not keep). */
+		if (!s->deferred)
 			g->deferrals++;
-			/* Its old cpus are another job's now: meanwhile it runs on
-			 * all of Slurm's cpus, as a step that starts deferred. */
-			int threads;
-			char rerr[BND_ERRLEN] = "";
-			if (s->req.instance == BND_I_SET && s->placed)
-				rebind_all_to(g, &usable, &threads, rerr, sizeof(rerr));
-			if (rerr[0])
-				glog(g, "widening to Slurm's cpus while deferred: %s", rerr);
-		}
 		s->deferred = 1;
 		if (g->in.verbose && strcmp(g->last_why, err)) {
 			glog(g, "%s (%lld ms after the %s was seen)", err, bnd_state_now_ms() - seen,

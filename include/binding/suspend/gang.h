@@ -9,7 +9,9 @@
  *                          (bnd_state_resume); on a placement every thread
  *                          of every task's process tree is moved
  *   deferred            -> retried at every change of the node's state
- *                          file, bound as soon as a placement fits
+ *                          file, bound as soon as a placement fits; the
+ *                          tasks keep their affinity meanwhile (in the
+ *                          gang case, the cpus they get back)
  *
  * With --mbind the tasks' memory policy names the NUMA nodes of their
  * cpus and cannot be changed from outside the process, so such a step
