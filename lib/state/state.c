@@ -59,7 +59,11 @@ static int place(const struct bnd_topology *t, const struct bnd_state_file *f,
 	bnd_cpuset_t others, script, siblings;
 	occupancy(f, a->job, a->step, &others, &script, &siblings);
 	bnd_cpuset_t taken = others;
-	bnd_cpuset_or(&taken, &siblings);
+	/* The batch step's record is the job's: its steps run inside it, so
+	 * it never counts them as taken (a script that resumes after its
+	 * steps gets its cores back). */
+	if (a->step != BND_STEP_BATCH)
+		bnd_cpuset_or(&taken, &siblings);
 	if (!a->inherit_job) {
 		bnd_cpuset_or(&taken, &script);
 	} else if (!bnd_cpuset_empty(&script)) {
@@ -252,7 +256,8 @@ void bnd_state_taken(const struct bnd_state_file *f, const struct bnd_alloc_args
 	bnd_cpuset_t others, script, siblings;
 	occupancy(f, a->job, a->step, &others, &script, &siblings);
 	*taken = others;
-	bnd_cpuset_or(taken, &siblings);
+	if (a->step != BND_STEP_BATCH) /* as in place() */
+		bnd_cpuset_or(taken, &siblings);
 	if (!a->inherit_job)
 		bnd_cpuset_or(taken, &script);
 }

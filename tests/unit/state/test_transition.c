@@ -329,6 +329,37 @@ START_TEST(suspended_record_round_trips_and_keeps_memory)
 }
 END_TEST
 
+/* A batch script whose srun step resumed first gets its cores back: the
+ * job's own steps run inside its record, they never block it. */
+START_TEST(batch_resumes_after_its_own_step)
+{
+	struct bnd_topology *t = tu_topo("pack:1 core:2");
+	struct bnd_placement pb, ps;
+	char err[BND_ERRLEN] = "", cpus[64];
+	alloc(t, "linear:1", args(1, BND_STEP_BATCH, 2, NULL), &pb, "0-1");
+	struct bnd_alloc_args sa = args(1, 0, 2, NULL);
+	sa.inherit_job = 1;
+	alloc(t, "linear:1", sa, &ps, "0-1");
+	ck_assert_int_eq(bnd_state_suspend(&env.opts, 1, 0, "s", err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(bnd_state_suspend(&env.opts, 1, BND_STEP_BATCH, "s", err, sizeof(err)),
+			 BND_OK);
+	ck_assert_int_eq(resume(t, "linear:1", sa, &ps, 0, cpus, sizeof(cpus), err, sizeof(err)),
+			 BND_RESUME_SAME);
+	ck_assert_int_eq(resume(t, "linear:1", args(1, BND_STEP_BATCH, 2, NULL), &pb, 0, cpus,
+				sizeof(cpus), err, sizeof(err)), BND_RESUME_SAME);
+	ck_assert_str_eq(cpus, "0-1");
+	/* and a fresh batch placement is not blocked by its steps either */
+	ck_assert_int_eq(bnd_state_release(&env.opts, 1, BND_STEP_BATCH, NULL, err, sizeof(err)),
+			 BND_OK);
+	struct bnd_placement p2;
+	alloc(t, "linear:1", args(1, BND_STEP_BATCH, 2, NULL), &p2, "0-1");
+	bnd_placement_free(&p2);
+	bnd_placement_free(&pb);
+	bnd_placement_free(&ps);
+	bnd_topology_free(t);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("transition");
@@ -341,6 +372,7 @@ int main(void)
 	tcase_add_test(tc, a_new_step_is_recorded_deferred_or_placed);
 	tcase_add_test(tc, prev_only_stays_on_its_numa_node);
 	tcase_add_test(tc, suspended_record_round_trips_and_keeps_memory);
+	tcase_add_test(tc, batch_resumes_after_its_own_step);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
