@@ -62,7 +62,14 @@ for _ in $(seq 1 "$cycles"); do
 	since=$(records "$job" | sed -E 's/.* since=([0-9]+) .*/\1/' | sort -n | tail -1)
 	rel="$rel$((since - t0))
 "
-	# resume only once the tasks are really stopped (Slurm's own pace)
+	# Resume only once Slurm has frozen the step: slurmstepd handles a
+	# resume only after its suspend (SIGTSTP, 2 s, freeze) is done.
+	frz=/sys/fs/cgroup/freezer/slurm_$E2E_NODE/uid_$E2E_UID/job_$job/step_0/freezer.state
+	if [ -r "$frz" ]; then
+		wait_for 30 grep -q FROZEN "$frz"
+	else
+		while [ $(( $(now_ms) - t0 )) -lt 2500 ]; do sleep 0.05; done
+	fi
 	before=$(grep -c "job $job step 0: resumed on" "$E2E_DIR/log/slurmd.log")
 	t0=$(now_ms)
 	scontrol resume "$job"
