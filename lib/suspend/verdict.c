@@ -9,6 +9,8 @@
 
 int bnd_suspend_verdict(const struct bnd_suspend_obs *o)
 {
+	if (o->thawed)
+		return 0;
 	if (o->job == BND_JOB_SUSPENDED)
 		return 1;
 	if (o->job != BND_JOB_UNKNOWN)

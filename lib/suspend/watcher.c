@@ -145,9 +145,11 @@ static void *run(void *arg)
 		unsettled = s.stopped || suspended ||
 				(s.freezer != BND_FREEZE_NONE && s.freezer != BND_FREEZE_THAWED);
 		if (changed || (unsettled && now - last_ask >= recheck_ms)) {
-			struct bnd_suspend_obs o = { s.freezer, BND_JOB_UNKNOWN, s.stopped };
+			struct bnd_suspend_obs o = { s.freezer, BND_JOB_UNKNOWN, s.stopped, 0 };
+			o.thawed = suspended && last.freezer == BND_FREEZE_FROZEN &&
+				   s.freezer == BND_FREEZE_THAWED;
 			/* Asking costs an RPC: only when something may have changed. */
-			if (w->cfg.job_state && (unsettled || suspended)) {
+			if (w->cfg.job_state && (unsettled || suspended) && !o.thawed) {
 				o.job = w->cfg.job_state(w->cfg.ctx);
 				atomic_fetch_add(&w->job_reads, 1);
 				last_ask = now;

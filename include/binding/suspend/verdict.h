@@ -13,6 +13,9 @@
  *   1. slurmctld's job state, when the caller could read it, is the truth:
  *      SUSPENDED is a suspension (only scontrol suspend and the gang
  *      scheduler set it, before they signal the tasks), RUNNING is not.
+ *      A thaw of a step judged suspended is a resume without asking
+ *      (only slurmstepd thaws, after slurmctld set RUNNING): it saves the
+ *      RPC on the way back, where latency matters.
  *   2. Without it (RPC failed): a frozen cgroup is taken for a suspension
  *      (only slurmstepd freezes the step's cgroup; a scancel -s STOP then
  *      releases the cores until slurmctld answers again), anything else is
@@ -52,6 +55,10 @@ struct bnd_suspend_obs {
 	enum bnd_freeze freezer;
 	enum bnd_job_state job;
 	int tasks_stopped;    /* how many tasks are in state T */
+	/* The cgroup went from FROZEN to THAWED while the step was judged
+	 * suspended: only slurmstepd thaws it, on resume (slurmctld already
+	 * says RUNNING then), so no RPC is needed to know. */
+	int thawed;
 };
 
 /* 1: Slurm has the step suspended (release its cpus); 0: it runs, or is

@@ -15,7 +15,7 @@
 
 static int verdict(enum bnd_freeze fz, enum bnd_job_state job, int stopped)
 {
-	struct bnd_suspend_obs o = { fz, job, stopped };
+	struct bnd_suspend_obs o = { fz, job, stopped, 0 };
 	return bnd_suspend_verdict(&o);
 }
 
@@ -43,6 +43,9 @@ START_TEST(slurm_suspension_is_one)
 	/* Without slurmctld, the freeze itself (only slurmstepd freezes). */
 	ck_assert_int_eq(verdict(BND_FREEZE_FROZEN, BND_JOB_UNKNOWN, 0), 1);
 	ck_assert_int_eq(verdict(BND_FREEZE_FREEZING, BND_JOB_UNKNOWN, 0), 1);
+	/* A thaw of a step judged suspended: resumed, whatever was asked. */
+	struct bnd_suspend_obs th = { BND_FREEZE_THAWED, BND_JOB_UNKNOWN, 0, 1 };
+	ck_assert_int_eq(bnd_suspend_verdict(&th), 0);
 	/* Resumed: slurmctld says RUNNING before the thaw; its word wins. */
 	ck_assert_int_eq(verdict(BND_FREEZE_FROZEN, BND_JOB_RUNNING, 0), 0);
 }

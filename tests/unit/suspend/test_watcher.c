@@ -179,6 +179,24 @@ START_TEST(freezer_without_slurmctld)
 	ck_assert_int_eq(pwrite(fd, "THAWED\n", 7, 0), 7);
 	wait_count(&n_res, 1, "resume from the freezer");
 	bnd_watch_stop(w);
+
+	/* With slurmctld: the thaw of a suspended step is a resume, without
+	 * a read (slurmctld here would still say SUSPENDED, and be ignored). */
+	reset();
+	atomic_store(&job_answer, BND_JOB_SUSPENDED);
+	c.job_state = job_cb;
+	c.recheck_ms = 600000; /* no periodic re-read in this test's lifetime */
+	ck_assert_msg(bnd_watch_start(&w, &c, err, sizeof(err)) == BND_OK, "%s", err);
+	ck_assert_int_eq(pwrite(fd, "FROZEN\n", 7, 0), 7);
+	wait_count(&n_susp, 1, "suspension with slurmctld");
+	long reads_frozen = 0;
+	bnd_watch_counts(w, NULL, &reads_frozen);
+	ck_assert_int_eq(pwrite(fd, "THAWED\n", 7, 0), 7);
+	wait_count(&n_res, 1, "resume at the thaw");
+	long reads_after = 0;
+	bnd_watch_counts(w, NULL, &reads_after);
+	ck_assert_int_eq(reads_after, reads_frozen);
+	bnd_watch_stop(w);
 	close(fd);
 	unlink(path);
 }
