@@ -82,8 +82,13 @@ for _ in $(seq 1 "$cycles"); do
 	wait_for 30 all_status "$job" active
 done
 scancel "$job"
+# The plugin's own part, as its verbose lines say: from the change seen by
+# the watcher to the transaction done (and every thread moved).
+own() { grep -E "job $job step 0: $1" "$E2E_DIR/log/slurmd.log" | sed -nE 's/.*[(, ]([0-9]+) ms after the.*/\1/p'; }
 echo "gang: node of $E2E_NCPUS cpus, $E2E_MODE, job of 2 tasks (batch step + srun step)"
 printf '%s' "$rel" | stat_line "gang: scontrol suspend -> records released (freeze at +2000 ms; goal p99 <= 100 ms after it)"
 printf '%s' "$reb" | stat_line "gang: scontrol resume -> every task rebound (thaw at ~+30 ms; goal p99 <= 100 ms after it)"
+own "suspended by Slurm" | stat_line "gang: suspension seen -> records released (the plugin's part)"
+own "resumed on" | stat_line "gang: resume seen -> every thread moved (the plugin's part)"
 [ "$fails" -gt 0 ] && echo "gang: $fails cycles timed out (left out)"
 exit 0
