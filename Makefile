@@ -172,6 +172,7 @@ demo: deps
 bench: $(BENCH_BIN) all
 	@for b in $(BENCH_BIN); do $$b || exit 1; done
 	@if [ -x bench/launch.sh ]; then sh bench/launch.sh; fi
+	@if [ -x bench/gang.sh ]; then sh bench/gang.sh; fi
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DOCDIR)

@@ -3,6 +3,7 @@
  * (step.h holds the logic). Measured callback order and contexts:
  * docs/plugin.md.
  */
+#include <slurm/slurm.h>
 #include <slurm/spank.h>
 
 #include <stdint.h>
@@ -16,6 +17,7 @@
 #include "binding/util/error.h"
 #include "binding/request/request.h"
 #include "binding/step/step.h"
+#include "binding/suspend/gang.h"
 #include "binding/task/taskenv.h"
 #include "binding/topology/topocache.h"
 
@@ -37,6 +39,12 @@ static struct bnd_config cfg;
 static char *opt_text[3];
 static int opt_given[3];
 static struct bnd_step step;
+/* slurmstepd: the tasks' pids (task_post_fork), then the step's watcher
+ * (lib/suspend), started once every task exists, joined in exit. */
+static pid_t *task_pids;
+static uint32_t task_count, tasks_seen;
+static int step_verbose;
+static struct bnd_gang *gang;
 
 static int opt_cb(int val, const char *optarg, int remote);
 
@@ -195,6 +203,10 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 		.owner = getpid(), .log = log_admin,
 	};
 	bnd_step_prepare(&step, &in);
+	task_count = ntasks;
+	char *dbg = env_get(sp, "SRUN_DEBUG", NULL);
+	step_verbose = cfg.verbose || (dbg && atoi(dbg) > 3);
+	free(dbg);
 	free(gids);
 	free(tpn);
 	free(nt);
@@ -276,6 +288,54 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	return res.failed ? -1 : 0;
 }
 
+/* slurmctld's word on the job, for the suspend rule (verdict.h). The
+ * watcher thread calls it only when the tasks' states change. */
+static enum bnd_job_state job_state(void *ctx)
+{
+	uint32_t job = *(uint32_t *)ctx;
+	job_info_msg_t *m = NULL;
+	enum bnd_job_state st = BND_JOB_UNKNOWN;
+	if (slurm_load_job(&m, job, SHOW_ALL) != SLURM_SUCCESS || !m)
+		return BND_JOB_UNKNOWN;
+	if (m->record_count >= 1) {
+		uint32_t base = m->job_array[0].job_state & JOB_STATE_BASE;
+		st = base == JOB_SUSPENDED ? BND_JOB_SUSPENDED
+		     : base == JOB_RUNNING ? BND_JOB_RUNNING : BND_JOB_OTHER;
+	}
+	slurm_free_job_info_msg(m);
+	return st;
+}
+
+/* In slurmstepd, once per task: the watcher starts with the last one. */
+int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
+{
+	(void)ac;
+	(void)av;
+	if (!spank_remote(sp) || !bnd_gang_wanted(&step) || gang || !task_count)
+		return 0;
+	int local = -1;
+	pid_t pid = 0;
+	if (!task_pids && !(task_pids = calloc(task_count, sizeof(*task_pids))))
+		return 0;
+	if (spank_get_item(sp, S_TASK_ID, &local) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_TASK_PID, &pid) != ESPANK_SUCCESS || local < 0 ||
+	    (uint32_t)local >= task_count || task_pids[local])
+		return 0;
+	task_pids[local] = pid;
+	if (++tasks_seen < task_count)
+		return 0;
+	char err[BND_ERRLEN];
+	struct bnd_gang_in gi = {
+		.step = &step, .pids = task_pids, .npids = (int)task_count, .proc_root = "/proc",
+		.cgroup_root = "/sys/fs/cgroup", .job_state = job_state, .job_ctx = &step.job,
+		.verbose = step_verbose,
+	};
+	if (bnd_gang_start(&gang, &gi, err, sizeof(err)) != BND_OK)
+		slurm_error(TAG ": job %u: no suspend/resume watcher (cores stay held while "
+			    "suspended): %s", step.job, err);
+	return 0;
+}
+
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
 	(void)ac;
@@ -286,6 +346,10 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 	}
 	if (!spank_remote(sp))
 		return 0;
+	bnd_gang_stop(gang);
+	gang = NULL;
+	free(task_pids);
+	task_pids = NULL;
 	bnd_step_finish(&step);
 	bnd_step_free(&step);
 	return 0;

@@ -84,6 +84,24 @@ static const char *status_text(const struct bnd_state_record *r)
 	}
 }
 
+/* Suspended and deferred records: "since 12s: slurm-suspend". */
+static void detail_text(const struct bnd_state_record *r, long long now_ms, char *buf, size_t len)
+{
+	char age[32];
+	buf[0] = '\0';
+	if (r->status == BND_ST_ACTIVE)
+		return;
+	format_age(r->since_ms ? (now_ms - r->since_ms) / 1000 : 0, age, sizeof(age));
+	snprintf(buf, len, " since %s: %s", r->since_ms ? age : "?", r->why[0] ? r->why : "-");
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static int print_text(const struct bnd_state_file *f, const struct bnd_topology *t,
 		      const char *sge)
 {
@@ -92,7 +110,7 @@ static int print_text(const struct bnd_state_file *f, const struct bnd_topology 
 	       "STATUS", "AGE", "MEM(node:MiB)");
 	for (int i = 0; i < f->nrec; i++) {
 		const struct bnd_state_record *r = &f->rec[i];
-		char step[16], age[32];
+		char step[16], age[32], detail[BND_STATE_WHY_LEN + 48];
 		char *cores = cores_text(t, &r->cpus), *cpus = cpus_text(&r->cpus);
 		if (!cores || !cpus) {
 			free(cores);
@@ -106,9 +124,10 @@ static int print_text(const struct bnd_state_file *f, const struct bnd_topology 
 		for (int m = 0; m < r->nmem; m++)
 			k += (size_t)snprintf(mem + k, sizeof(mem) - k, "%s%d:%" PRIu64, m ? "," : "",
 					      r->mem[m].node, r->mem[m].mib);
-		printf("%-10" PRIu32 " %-11s %-6" PRIu32 " %-20s %-16s %-17s %-8s %s\n", r->job,
+		detail_text(r, now_ms(), detail, sizeof(detail));
+		printf("%-10" PRIu32 " %-11s %-6" PRIu32 " %-20s %-16s %-17s %-8s %s%s\n", r->job,
 		       sbind_step_name(r->step, step, sizeof(step)), r->uid, cores[0] ? cores : "-",
-		       cpus[0] ? cpus : "-", status_text(r), age, mem);
+		       cpus[0] ? cpus : "-", status_text(r), age, mem, detail);
 		free(cores);
 		free(cpus);
 	}
@@ -155,6 +174,10 @@ static json_t *record_json(const struct bnd_state_record *r, const struct bnd_to
 		      "status", bnd_state_status_name(r->status), "created", (json_int_t)r->created,
 		      "age", (json_int_t)(now - r->created), "cpus", cpus, "cores", corev,
 		      "tasks", tasks, "mem_mib", mem, "request", r->request);
+	if (o && r->status != BND_ST_ACTIVE) {
+		json_object_set_new(o, "since_ms", json_integer((json_int_t)r->since_ms));
+		json_object_set_new(o, "why", json_string(r->why));
+	}
 out:
 	json_decref(tasks);
 	json_decref(mem);
@@ -207,10 +230,11 @@ int sbind_cmd_status(int argc, char **argv)
 		{ "state", required_argument, NULL, 'S' },
 		{ "topology", required_argument, NULL, 't' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "job", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *state = NULL, *source = NULL, *format = "text";
+	const char *state = NULL, *source = NULL, *format = "text", *jtext = NULL;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -218,8 +242,10 @@ int sbind_cmd_status(int argc, char **argv)
 		case 'S': state = optarg; break;
 		case 't': source = optarg; break;
 		case 'f': format = optarg; break;
+		case 'j': jtext = optarg; break;
 		case 'h':
-			puts("usage: sbind status [--state DIR] [--topology SRC] [--format text|json]");
+			puts("usage: sbind status [--state DIR] [--topology SRC] [--format text|json] "
+			     "[--job J]");
 			return SBIND_EXIT_OK;
 		default: return SBIND_EXIT_USAGE;
 		}
@@ -230,6 +256,11 @@ int sbind_cmd_status(int argc, char **argv)
 	}
 	if (strcmp(format, "text") && strcmp(format, "json")) {
 		fprintf(stderr, "sbind status: --format \"%s\": expected text or json\n", format);
+		return SBIND_EXIT_USAGE;
+	}
+	uint32_t job = 0;
+	if (jtext && sbind_parse_id(jtext, 0, &job)) {
+		fprintf(stderr, "sbind status: --job: expected a job id, got \"%s\"\n", jtext);
 		return SBIND_EXIT_USAGE;
 	}
 	const char *dir = sbind_state_dir(state);
@@ -247,6 +278,11 @@ int sbind_cmd_status(int argc, char **argv)
 	}
 	bnd_cpuset_t held;
 	bnd_state_held(&f, 0, &held);
+	/* A task's own view, readable without its environment (which cannot
+	 * change while it runs): only its job's records. */
+	for (int i = 0; jtext && i < f.nrec; i++)
+		if (f.rec[i].job != job)
+			bnd_statefile_remove(&f, i--);
 	size_t len = bnd_topostring_length(t, BND_TOPO_OCS) + 1;
 	char *sge = malloc(len), *ocs = malloc(len);
 	int rc;

@@ -15,14 +15,14 @@ void bnd_config_defaults(struct bnd_config *c)
 	memset(c, 0, sizeof(*c));
 	snprintf(c->state_dir, sizeof(c->state_dir), "%s", BND_DEFAULT_STATE_DIR);
 	c->enabled = 1;
-	c->on_failure = BND_ONFAIL_UNBOUND;
+	c->on_failure = BND_ONFAIL_DEFER;
 	c->lock_timeout_ms = BND_DEFAULT_LOCK_TIMEOUT_MS;
 	snprintf(c->default_unit, sizeof(c->default_unit), "%s", BND_DEFAULT_UNIT);
 }
 
 const char *bnd_on_failure_name(enum bnd_on_failure f)
 {
-	return f == BND_ONFAIL_FAIL ? "fail" : "unbound";
+	return f == BND_ONFAIL_FAIL ? "fail" : f == BND_ONFAIL_DEFER ? "defer" : "unbound";
 }
 
 /* Appends one complaint to err so an admin sees every bad word at once. */
@@ -152,12 +152,14 @@ static int one_arg(struct bnd_config *c, const char *arg, char *err, size_t errl
 		snprintf(c->default_spec, sizeof(c->default_spec), "%s",
 			 strcmp(v, "none") ? v : "");
 	} else if (KEY("on_failure")) {
-		if (!strcmp(v, "unbound")) {
+		if (!strcmp(v, "defer")) {
+			c->on_failure = BND_ONFAIL_DEFER;
+		} else if (!strcmp(v, "unbound")) {
 			c->on_failure = BND_ONFAIL_UNBOUND;
 		} else if (!strcmp(v, "fail")) {
 			c->on_failure = BND_ONFAIL_FAIL;
 		} else {
-			complain(err, errlen, "\"%s\": expected on_failure=unbound|fail", arg);
+			complain(err, errlen, "\"%s\": expected on_failure=defer|unbound|fail", arg);
 			return -1;
 		}
 	} else if (KEY("filter")) {

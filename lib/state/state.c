@@ -95,6 +95,20 @@ static int place_in(const struct bnd_topology *t, const struct bnd_domain *d,
 	return bnd_place_mem(t, d, r, a->ntasks, &m, out, mres, err, errlen);
 }
 
+/* The occupancy rule: what (a->job, a->step) must not take. The batch
+ * step's record is the job's: its steps run inside it, so it never counts
+ * them as taken (a script that resumes after its steps gets its cores
+ * back); a step takes its script's cores only when it inherits them. */
+static void taken_of(const struct bnd_alloc_args *a, const bnd_cpuset_t *others,
+		     const bnd_cpuset_t *script, const bnd_cpuset_t *siblings, bnd_cpuset_t *taken)
+{
+	*taken = *others;
+	if (a->step != BND_STEP_BATCH)
+		bnd_cpuset_or(taken, siblings);
+	if (!a->inherit_job)
+		bnd_cpuset_or(taken, script);
+}
+
 static int place(const struct bnd_topology *t, const struct bnd_state_file *f,
 		 const struct bnd_request *r, const struct bnd_alloc_args *a,
 		 struct bnd_placement *out, struct bnd_mem_result *mres, char *err, size_t errlen)
@@ -110,13 +124,10 @@ static int place(const struct bnd_topology *t, const struct bnd_state_file *f,
 	bnd_state_mem_used(t, f, a->job, a->step, used);
 	bnd_mem_free(t, cap, used, cap);
 	free(used);
-	bnd_cpuset_t others, script, siblings;
+	bnd_cpuset_t others, script, siblings, taken;
 	occupancy(f, a->job, a->step, &others, &script, &siblings);
-	bnd_cpuset_t taken = others;
-	bnd_cpuset_or(&taken, &siblings);
-	if (!a->inherit_job) {
-		bnd_cpuset_or(&taken, &script);
-	} else if (!bnd_cpuset_empty(&script)) {
+	taken_of(a, &others, &script, &siblings, &taken);
+	if (a->inherit_job && !bnd_cpuset_empty(&script)) {
 		/* The script's cores first (minus what sibling steps hold), so a
 		 * step stays where its job already is. */
 		bnd_cpuset_t inside = a->allowed ? *a->allowed : t->all_cpus;
@@ -311,4 +322,25 @@ int bnd_state_list(const struct bnd_state_opts *o, struct bnd_state_file *out,
 		bnd_state_log(o, "state %s damaged (%s): showing the %d record(s) that parse; "
 			      "the next transaction repairs it", dir, why, out->nrec);
 	return BND_OK;
+}
+
+/* For the suspend/resume transitions (transition.c): the same occupancy
+ * and placement rules as bnd_state_allocate, on a transaction's file. */
+void bnd_state_taken(const struct bnd_state_file *f, const struct bnd_alloc_args *a,
+		     bnd_cpuset_t *taken)
+{
+	bnd_cpuset_t others, script, siblings;
+	occupancy(f, a->job, a->step, &others, &script, &siblings);
+	taken_of(a, &others, &script, &siblings, taken);
+}
+
+int bnd_state_place(const struct bnd_topology *t, const struct bnd_state_file *f,
+		    const struct bnd_request *r, const struct bnd_alloc_args *a,
+		    struct bnd_placement *out, char *err, size_t errlen)
+{
+	struct bnd_mem_result mres;
+	int rc = place(t, f, r, a, out, &mres, err, errlen);
+	if (a->mem_out)
+		*a->mem_out = mres;
+	return rc;
 }

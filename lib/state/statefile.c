@@ -247,6 +247,8 @@ static void sb_record(struct sbuf *s, const struct bnd_state_record *r)
 	sb_printf(s, " mem=");
 	for (int i = 0; i < r->nmem; i++)
 		sb_printf(s, "%s%d:%" PRIu64, i ? "," : "", r->mem[i].node, r->mem[i].mib);
+	if (r->status != BND_ST_ACTIVE)
+		sb_printf(s, " since=%lld why=%s", r->since_ms, r->why);
 	sb_printf(s, " req=");
 	sb_request(s, r->request);
 }
@@ -393,6 +395,38 @@ static int parse_mem(struct bnd_state_record *r, char *v)
 	return 0;
 }
 
+static int why_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       (c && strchr("._:,=+-", c));
+}
+
+void bnd_state_why_clean(char *why, const char *text)
+{
+	size_t i = 0;
+	for (; text && text[i] && i < BND_STATE_WHY_LEN - 1; i++)
+		why[i] = why_char(text[i]) ? text[i] : '-';
+	why[i] = '\0';
+}
+
+/* The optional since= why= pair (suspended and deferred records). */
+static int parse_since_why(struct bnd_state_record *r, char **p)
+{
+	unsigned long long since;
+	char *v;
+	if (strncmp(*p, "since=", 6))
+		return 0;
+	if (!(v = field(p, "since", 0)) || num(v, INT64_MAX, &since) ||
+	    !(v = field(p, "why", 0)) || strlen(v) >= sizeof(r->why))
+		return -1;
+	for (const char *c = v; *c; c++)
+		if (!why_char(*c))
+			return -1;
+	r->since_ms = (long long)since;
+	strcpy(r->why, v);
+	return 0;
+}
+
 /* line: NUL-terminated, mutable, without "rec " and newline. */
 static int parse_record(struct bnd_state_record *r, char *line)
 {
@@ -415,7 +449,7 @@ static int parse_record(struct bnd_state_record *r, char *line)
 	r->uid = (uint32_t)uid;
 	r->created = (long long)created;
 	if (!(v = field(&p, "tasks", 0)) || parse_tasks(r, v) ||
-	    !(v = field(&p, "mem", 0)) || parse_mem(r, v) ||
+	    !(v = field(&p, "mem", 0)) || parse_mem(r, v) || parse_since_why(r, &p) ||
 	    !(v = field(&p, "req", 1)) || strlen(v) >= sizeof(r->request)) {
 		bnd_state_record_free(r);
 		return -1;

@@ -18,6 +18,7 @@
 #include "binding/step/stepinfo.h"
 #include "binding/topology/topocache.h"
 #include "binding/state/state.h"
+#include "binding/state/transition.h"
 
 static void step_log(const struct bnd_step *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -141,6 +142,8 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 	s->nodeid = in->nodeid;
 	s->log = in->log;
 	s->log_ctx = in->log_ctx;
+	s->uid = in->uid;
+	s->owner = in->owner;
 	s->is_batch = in->step == BND_STEP_BATCH;
 	node_name(s, in);
 
@@ -234,6 +237,29 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 		.mem_reserve = &s->cfg.mem_reserve, .mem_out = &s->mem,
 	};
 	rc = bnd_state_allocate(&o, s->topo, &s->req, &a, &s->pl, err, sizeof(err));
+	/* With --mbind the task's memory policy is set in the task, at
+	 * start: one bound later from outside would have none. */
+	if (rc == BND_ENOFIT && s->cfg.on_failure == BND_ONFAIL_DEFER &&
+	    s->req.instance == BND_I_SET && s->mbind == BND_M_NONE) {
+		/* One transaction: placed after all if cores freed meanwhile,
+		 * else deferred, or never (the allocation is too small). */
+		enum bnd_resume_result res;
+		struct bnd_resume_args ra = { &a, NULL, 0 };
+		char derr[BND_ERRLEN];
+		rc = bnd_state_resume(&o, s->topo, &s->req, &ra, &s->pl, &res, derr, sizeof(derr));
+		if (rc == BND_ENOFIT && res == BND_RESUME_DEFERRED) {
+			char why[sizeof(s->reason)];
+			bnd_nofit_explain(s, &nofit, err);
+			memcpy(why, s->reason, sizeof(why));
+			bnd_fail(s->reason, sizeof(s->reason), BND_OK, "deferred, bound as soon as a "
+				 "placement frees up (on_failure=defer): %s", why);
+			s->deferred = 1;
+			s->recorded = 1;
+			return BND_OK;
+		}
+		if (rc != BND_OK && rc != BND_ENOFIT)
+			snprintf(err, sizeof(err), "%s", derr);
+	}
 	if (rc == BND_ENOFIT) {
 		bnd_nofit_explain(s, &nofit, err);
 		return BND_OK;
@@ -376,6 +402,17 @@ int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
 	if (verbose)
 		verbose_line(s, global_id, &cpus, bound, out);
 	return BND_OK;
+}
+
+void bnd_step_state_opts(const struct bnd_step *s, struct bnd_state_opts *o)
+{
+	state_opts(s, o);
+}
+
+void bnd_step_usable(const struct bnd_step *s, bnd_cpuset_t *out)
+{
+	*out = s->domain;
+	bnd_cpuset_andnot(out, &s->reserved);
 }
 
 int bnd_step_finish(struct bnd_step *s)

@@ -35,6 +35,11 @@ rec job=13 step=4294967291 pid=$owner cpus=8-9 tasks=8-9 req=linear:1" \
 expect_out "status json (created and age normalised)" \
 '{"state_dir":"'"$SD"'","records":[{"job":12,"step":0,"step_name":"0","uid":0,"owner_pid":'$owner',"owner_alive":true,"status":"active","created":C,"age":A,"cpus":"0-7","cores":["0,0","0,1","0,2","0,3"],"tasks":["0-3","4-7"],"mem_mib":{},"request":"linear:2"},{"job":13,"step":4294967291,"step_name":"batch","uid":0,"owner_pid":'$owner',"owner_alive":true,"status":"active","created":C,"age":A,"cpus":"8-9","cores":["1,0"],"tasks":["8-9"],"mem_mib":{},"request":"linear:1"}],"topology_sge":"ScttcttcttcttScttCTTCTTCTT","topology_ocs":"NscttcttcttcttScttCTTCTTCTT","numa":[{"node":0,"total_mib":1024,"reserved_mib":0}]}' \
 	sh -c "$SBIND status --state '$SD' --topology '$T' --format json | sed -E 's/\"created\":[0-9]+,\"age\":[0-9]+/\"created\":C,\"age\":A/g'"
+expect_out "status --job: that job's records only (what its tasks read)" \
+"$HDR
+13         batch       0      1,0                  8-9              active            <age>
+topology: ScttcttcttcttScttCTTCTTCTT" status_noage --job 13
+expect_rc "status --job with a bad id: usage error" 2 $SBIND status --state "$SD" --topology "$T" --job x
 
 expect_out "release one step by name" "released 1 record(s) of job 13 step batch" \
 	$SBIND release --state "$SD" --job 13 --step batch

@@ -7,6 +7,9 @@
 . "$(dirname "$0")/binding_helpers.sh"
 need_plugin
 [ "$E2E_NCPUS" -eq 2 ] || { e2e_skip "t12 is written for a 2-cpu node, this one has $E2E_NCPUS"; e2e_done; }
+# on_failure=unbound: the third job runs unbound for good (the default,
+# defer, would bind it when cores free up: t30/t31).
+cluster_plugstack on_failure=unbound
 
 bg_srun t12_a -n1 --binding=linear:1 sleep 600
 a=$(job_named t12_a) || { e2e_fail "first job did not start"; e2e_done; }

@@ -20,6 +20,11 @@
 enum bnd_on_failure {
 	BND_ONFAIL_UNBOUND = 0, /* task runs unbound, says why */
 	BND_ONFAIL_FAIL,        /* task fails in task_init */
+	/* The default. A set binding whose cores other steps hold runs unbound
+	 * (inside Slurm's cpus) as a deferred record, and is bound as soon as
+	 * a fitting placement frees up (lib/suspend). env/pe instances cannot
+	 * be changed once the task runs: for them it is unbound. */
+	BND_ONFAIL_DEFER,
 };
 
 struct bnd_config {
@@ -46,7 +51,7 @@ void bnd_config_defaults(struct bnd_config *c);
 
 /* Parses plugstack.conf arguments into c (which starts from the defaults).
  *   state_dir=/abs/path   enabled=yes|no   default=SPEC
- *   on_failure=unbound|fail   lock_timeout=SECONDS (e.g. 10, 2.5)
+ *   on_failure=defer|unbound|fail   lock_timeout=SECONDS (e.g. 10, 2.5)
  *   verbose  (or verbose=yes|no)   filter=first_core|none
  *   implicit=yes|no   default_unit=T|CT|ET|C|E|S|CS|ES|X|CX|EX|Y|CY|EY|N|CN|EN
  *   mem_reserve=SIZE|PERCENT% (per NUMA node, e.g. 2G or 5%)

@@ -114,6 +114,16 @@ int bnd_state_list(const struct bnd_state_opts *o, struct bnd_state_file *out,
  * except_job (0: leave none out). */
 void bnd_state_held(const struct bnd_state_file *f, uint32_t except_job, bnd_cpuset_t *out);
 
+/* state.c's occupancy rule for (a->job, a->step) on f: the cpus it must
+ * not take (other jobs', its sibling steps', and the script's unless
+ * a->inherit_job). And its placement rule, as bnd_state_allocate places (memory
+ * included: the record's own reservation is not counted against it). */
+void bnd_state_taken(const struct bnd_state_file *f, const struct bnd_alloc_args *a,
+		     bnd_cpuset_t *taken);
+int bnd_state_place(const struct bnd_topology *t, const struct bnd_state_file *f,
+		    const struct bnd_request *r, const struct bnd_alloc_args *a,
+		    struct bnd_placement *out, char *err, size_t errlen);
+
 /* MiB reserved per NUMA index of t by the records that hold memory
  * (active and suspended: a suspended job's pages stay resident), leaving
  * out (job, step) when job is not 0. used has t->nnuma entries. */

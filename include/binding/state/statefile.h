@@ -5,6 +5,7 @@
  *   spank-binding-state 1
  *   boot 6f1c...-...
  *   rec job=12 step=0 pid=4242 start=981234 uid=1001 status=active created=1717171717 cpus=0-3 tasks=0-1;2-3 mem= req=linear:2
+ *   rec job=13 step=0 pid=4250 start=981300 uid=1001 status=suspended created=1717171720 cpus= tasks= mem= since=1717171725123 why=slurm-suspend req=linear:2
  *   end 1 crc32=1a2b3c4d
  *
  * The first line carries the format version; the last line repeats the
@@ -12,6 +13,9 @@
  * damaged file is recognised. Fields of a record are in this fixed order;
  * `tasks` lists each task's cpus (';' between tasks), `mem` is
  * <os node>:<MiB> pairs (',' between), `req` runs to the end of the line.
+ * `since` (unix time in ms) and `why` (one word, bnd_state_why_clean) are
+ * written for suspended and deferred records only, and may be absent: a
+ * record without them reads as since=0 why="".
  * No I/O here: see statedir.h for reading and writing the file.
  */
 #ifndef BINDING_STATEFILE_H
@@ -27,6 +31,7 @@
 #define BND_STATE_VERSION 1
 #define BND_STATE_MAX_MEM 64      /* NUMA nodes with a reservation per record */
 #define BND_STATE_MAX_TASKS 4096
+#define BND_STATE_WHY_LEN 128     /* why= text, NUL included */
 
 /* Slurm's special step ids (the only definitions: the plugin and sbind
  * use these), printed by name. */
@@ -63,8 +68,16 @@ struct bnd_state_record {
 	bnd_cpuset_t *tasks;            /* [ntasks], owned by the record */
 	int nmem;
 	struct bnd_state_mem mem[BND_STATE_MAX_MEM];
+	/* Suspended/deferred: when it became so (unix ms) and a one-word
+	 * reason ("slurm-suspend", "held-by-job:12,13"). */
+	long long since_ms;
+	char why[BND_STATE_WHY_LEN];
 	char request[BND_MAX_REQUEST_TEXT];
 };
+
+/* Copies text into why as one word the file can hold: characters other
+ * than [A-Za-z0-9._:,=+-] become '-'; cut to BND_STATE_WHY_LEN - 1. */
+void bnd_state_why_clean(char *why, const char *text);
 
 struct bnd_state_file {
 	int version;

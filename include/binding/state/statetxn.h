@@ -22,7 +22,8 @@ struct bnd_state_opts {
 	void *log_ctx;
 	/* Every committed change, one line each, called while the lock is still
 	 * held, in commit order: "<verb> <record as in the file>" with verb
-	 * grant, release, reclaim, discard or status. For audit trails and for
+	 * grant, release, reclaim, discard, status, suspend, resume or defer
+	 * (transition.h). For audit trails and for
 	 * tests that replay the history. May be NULL. */
 	void (*journal)(void *ctx, const char *line);
 	void *journal_ctx;

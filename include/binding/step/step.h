@@ -101,6 +101,11 @@ struct bnd_step {
 	uint64_t mem_mib;
 	int placed;           /* pl valid */
 	int recorded;         /* a state record to release */
+	/* on_failure=defer: the record waits for cpus (no placement yet); the
+	 * step's watcher (lib/suspend) binds the tasks when they free up. */
+	int deferred;
+	uint32_t uid;
+	pid_t owner;          /* holds the state record */
 	char reason[BND_REASON_MAX]; /* why not bound ("" when bound or none asked) */
 	char rankfile[BND_CONFIG_PATH_MAX + BND_SAFEFILE_NAME_MAX + 2]; /* pe: path written, "" when none */
 	bnd_log_fn log;
@@ -135,6 +140,14 @@ struct bnd_task_result {
 int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
 		  const struct bnd_task_vars *vars, const char *cgroup_root, const char *cpuset_file,
 		  struct bnd_task_result *out);
+
+/* The state options the step's transactions use (its state dir, lock
+ * timeout, log). */
+struct bnd_state_opts;
+void bnd_step_state_opts(const struct bnd_step *s, struct bnd_state_opts *o);
+
+/* The cpus a step may be placed in: Slurm's, minus the site's reserved. */
+void bnd_step_usable(const struct bnd_step *s, bnd_cpuset_t *out);
 
 /* In slurmstepd at the end: releases the record, removes the rankfile. */
 int bnd_step_finish(struct bnd_step *s);

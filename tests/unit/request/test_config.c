@@ -26,7 +26,7 @@ START_TEST(defaults)
 	ck_assert_str_eq(c.state_dir, "/run/slurm-binding");
 	ck_assert_int_eq(c.enabled, 1);
 	ck_assert_str_eq(c.default_spec, "");
-	ck_assert_int_eq(c.on_failure, BND_ONFAIL_UNBOUND);
+	ck_assert_int_eq(c.on_failure, BND_ONFAIL_DEFER);
 	ck_assert_int_eq(c.lock_timeout_ms, 10000);
 	ck_assert_int_eq(c.verbose, 0);
 	ck_assert_int_eq(c.filter_first_core, 0);
@@ -150,6 +150,12 @@ START_TEST(later_words_win_and_spellings)
 	ck_assert_str_eq(c.default_spec, "");
 	ck_assert_int_eq(c.on_failure, BND_ONFAIL_UNBOUND);
 	ck_assert_int_eq(c.lock_timeout_ms, 1000);
+	char *argv2[] = { "on_failure=unbound", "on_failure=defer" };
+	ck_assert_int_eq(parse(&c, err, 2, argv2), BND_OK);
+	ck_assert_int_eq(c.on_failure, BND_ONFAIL_DEFER);
+	char *argv3[] = { "on_failure=defer", "on_failure=unbound" };
+	ck_assert_int_eq(parse(&c, err, 2, argv3), BND_OK);
+	ck_assert_int_eq(c.on_failure, BND_ONFAIL_UNBOUND);
 }
 END_TEST
 
@@ -243,7 +249,7 @@ START_TEST(example_file_parses_and_documents_everything)
 	fclose(f);
 	ck_assert_int_ge(plugin_lines, 2);
 	const char *keys[] = { "state_dir=", "enabled=yes|no", "default=SPEC",
-			       "on_failure=unbound|fail", "lock_timeout=SECONDS", "verbose",
+			       "on_failure=defer|unbound|fail", "lock_timeout=SECONDS", "verbose",
 			       "filter=first_core", "implicit=yes|no", "default_unit=" };
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		ck_assert_msg(strstr(all, keys[i]), "%s is not documented", keys[i]);

@@ -24,8 +24,12 @@ static void sample(struct bnd_state_file *f)
 	snprintf(a.request, sizeof(a.request), "packed:4:sort=Cc:filter=a b");
 	struct bnd_state_record b = st_rec(13, BND_STEP_BATCH, 77, 5, "8,10,12");
 	b.status = BND_ST_SUSPENDED;
+	b.since_ms = 1700000000123LL;
+	snprintf(b.why, sizeof(b.why), "slurm-suspend");
 	struct bnd_state_record c = st_rec(4294967295u, 1, 2147483647, 18446744073709551615ull, "100-4095");
 	c.status = BND_ST_DEFERRED;
+	c.since_ms = 9223372036854775807LL;
+	snprintf(c.why, sizeof(c.why), "held-by-job:1,2");
 	c.request[0] = '\0';
 	ck_assert_int_eq(bnd_statefile_add(f, &a), BND_OK);
 	ck_assert_int_eq(bnd_statefile_add(f, &b), BND_OK);
@@ -53,6 +57,8 @@ static void same_record(const struct bnd_state_record *x, const struct bnd_state
 		ck_assert_int_eq(x->mem[i].node, y->mem[i].node);
 		ck_assert_uint_eq(x->mem[i].mib, y->mem[i].mib);
 	}
+	ck_assert_int_eq(x->since_ms, y->since_ms);
+	ck_assert_str_eq(x->why, y->why);
 	ck_assert_str_eq(x->request, y->request);
 }
 
@@ -123,7 +129,9 @@ START_TEST(round_trip)
 	ck_assert_int_eq(bnd_statefile_format(&g, &again, &len2, NULL, 0), BND_OK);
 	ck_assert_uint_eq(len, len2);
 	ck_assert_mem_eq(text, again, len);
-	ck_assert_ptr_nonnull(strstr(text, "cpus=8,10,12 tasks=8,10,12 mem= req=linear:1\n"));
+	ck_assert_ptr_nonnull(strstr(text, "cpus=8,10,12 tasks=8,10,12 mem= since=1700000000123 "
+					   "why=slurm-suspend req=linear:1\n"));
+	ck_assert_ptr_nonnull(strstr(text, " since=9223372036854775807 why=held-by-job:1,2 req=\n"));
 	ck_assert_ptr_nonnull(strstr(text, "mem=0:512,3:0 req=packed:4:sort=Cc:filter=a b\n"));
 	ck_assert_ptr_nonnull(strstr(text, "step=4294967291 "));
 	free(text);

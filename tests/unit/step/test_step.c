@@ -238,12 +238,17 @@ START_TEST(batch_script_holds_the_jobs_cores_and_steps_reuse_them)
 		 "jobs cpus none", list_of(&st.pl.all_cpus));
 	ck_assert_msg(strstr(st2.reason, "cores held by this job's other steps: Slurm gave this step") &&
 		      strstr(st2.reason, steps_want), "%s", st2.reason);
+	/* on_failure=defer (the default): it waits as a deferred record */
+	ck_assert_msg(st2.deferred && strstr(st2.reason, "deferred, bound as soon as a placement "
+					     "frees up (on_failure=defer): "), "%s", st2.reason);
+	bnd_step_finish(&st2);
 	bnd_step_free(&st2);
 
 	/* another job on the same cores gets nothing */
 	struct bnd_step_in io = base(32, 0, 1, "0-1", "linear:1");
 	ck_assert_int_eq(bnd_step_prepare(&other, &io), BND_OK);
 	ck_assert_msg(!other.placed && strstr(other.reason, "held by other jobs"), "%s", other.reason);
+	bnd_step_finish(&other);
 	bnd_step_free(&other);
 
 	/* the batch task itself is bound to all of the job's cores */

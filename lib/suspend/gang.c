@@ -1,0 +1,263 @@
+#include "binding/suspend/gang.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "binding/state/state.h"
+#include "binding/state/transition.h"
+#include "binding/suspend/rebind.h"
+#include "binding/suspend/watcher.h"
+#include "binding/util/error.h"
+
+struct bnd_gang {
+	struct bnd_gang_in in;
+	pid_t *pids;
+	char proc_root[256];
+	struct bnd_watch *watch;
+	int suspended;
+	int suspends, resumes, deferrals;
+	char last_why[BND_STATE_WHY_LEN];
+};
+
+static void glog(const struct bnd_gang *g, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void glog(const struct bnd_gang *g, const char *fmt, ...)
+{
+	const struct bnd_step *s = g->in.step;
+	char msg[BND_ERRLEN + 512], sid[16];
+	va_list ap;
+	if (!s->log)
+		return;
+	int n = snprintf(msg, sizeof(msg), "job %" PRIu32 " step %s: ", s->job,
+			 bnd_step_name(s->step, sid, sizeof(sid)));
+	va_start(ap, fmt);
+	vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
+	va_end(ap);
+	s->log(s->log_ctx, msg);
+}
+
+int bnd_gang_wanted(const struct bnd_step *s)
+{
+	return s && s->active && s->have_request && s->recorded && s->topo;
+}
+
+static void cpus_text(const bnd_cpuset_t *c, char *buf, size_t len)
+{
+	if (bnd_cpuset_format_list(c, buf, len) != BND_OK)
+		snprintf(buf, len, "...");
+	if (!buf[0])
+		snprintf(buf, len, "none");
+}
+
+static void on_suspend(struct bnd_gang *g, long long seen)
+{
+	struct bnd_step *s = g->in.step;
+	struct bnd_state_opts o;
+	char err[BND_ERRLEN], held[256] = "none";
+	g->suspended = 1;
+	bnd_step_state_opts(s, &o);
+	if (s->placed && !s->deferred)
+		cpus_text(&s->pl.all_cpus, held, sizeof(held));
+	if (bnd_state_suspend(&o, s->job, s->step, "slurm-suspend", err, sizeof(err)) != BND_OK) {
+		glog(g, "suspended by Slurm, but its cpus stay held: %s", err);
+		return;
+	}
+	g->suspends++;
+	if (g->in.verbose)
+		glog(g, "suspended by Slurm: cpus %s released (%lld ms after the suspension was "
+		     "seen)", held, bnd_state_now_ms() - seen);
+}
+
+/* Every task (the batch script: its whole tree) onto its cpus. */
+static int rebind_all(struct bnd_gang *g, const struct bnd_placement *p, int *threads,
+		      char *err, size_t errlen)
+{
+	const struct bnd_step *s = g->in.step;
+	int rc = BND_OK;
+	*threads = 0;
+	for (int i = 0; i < g->in.npids; i++) {
+		const bnd_cpuset_t *c = s->is_batch ? &p->all_cpus
+				       : i < p->ntasks ? &p->tasks[i].cpus : NULL;
+		int n = 0;
+		if (!c || bnd_cpuset_empty(c))
+			continue;
+		int r = bnd_rebind_tree(g->proc_root, g->pids[i], c, &n, err, errlen);
+		*threads += n;
+		/* A task that ended is no failure; keep going with the others. */
+		if (r != BND_OK && rc == BND_OK && n > 0)
+			rc = r;
+	}
+	return rc;
+}
+
+/* Returns 1 while deferred (wants state events). */
+static int on_resume(struct bnd_gang *g, long long seen, int slurm_resumed)
+{
+	struct bnd_step *s = g->in.step;
+	struct bnd_state_opts o;
+	char err[BND_ERRLEN] = "", cl[256];
+	if (slurm_resumed)
+		g->suspended = 0;
+	if (g->suspended || !s->recorded)
+		return 0;
+	bnd_step_state_opts(s, &o);
+	bnd_cpuset_t usable;
+	bnd_step_usable(s, &usable);
+	struct bnd_alloc_args a = {
+		.job = s->job, .step = s->step, .ntasks = s->ntasks, .owner_pid = s->owner,
+		.uid = s->uid, .allowed = &usable, .inherit_job = !s->is_batch,
+	};
+	struct bnd_resume_args ra = {
+		&a, s->placed ? &s->pl : NULL,
+		s->mbind != BND_M_NONE || s->req.instance != BND_I_SET,
+	};
+	struct bnd_placement p;
+	enum bnd_resume_result res;
+	int rc = bnd_state_resume(&o, s->topo, &s->req, &ra, &p, &res, err, sizeof(err));
+	if (rc == BND_OK && (res == BND_RESUME_SAME || res == BND_RESUME_MOVED)) {
+		int threads = 0;
+		char rerr[BND_ERRLEN] = "";
+		int was_deferred = s->deferred;
+		if (s->req.instance == BND_I_SET)
+			rebind_all(g, &p, &threads, rerr, sizeof(rerr));
+		if (s->placed)
+			bnd_placement_free(&s->pl);
+		s->pl = p;
+		s->placed = 1;
+		s->deferred = 0;
+		g->last_why[0] = '\0';
+		g->resumes++;
+		cpus_text(&s->pl.all_cpus, cl, sizeof(cl));
+		if (g->in.verbose || rerr[0])
+			glog(g, "%s on cpus %s (%s), %d thread%s moved, %lld ms after the %s was seen%s%s",
+			     was_deferred ? "bound (was deferred)" : "resumed",
+			     cl, res == BND_RESUME_SAME ? "its previous cpus" : "a new placement",
+			     threads, threads == 1 ? "" : "s", bnd_state_now_ms() - seen,
+			     slurm_resumed ? "resume" : "state change", rerr[0] ? "; " : "", rerr);
+		return 0;
+	}
+	if (rc == BND_OK)
+		return 0; /* already active */
+	if (rc == BND_ENOFIT && res == BND_RESUME_DEFERRED) {
+		/* The tasks keep their affinity meanwhile: in the gang case their
+		 * old cpus are exactly what they get back once the other job's
+		 * watcher has released them (a wider set would show them on
+		 * cpus they will not keep). */
+		if (!s->deferred)
+			g->deferrals++;
+		s->deferred = 1;
+		if (g->in.verbose && strcmp(g->last_why, err)) {
+			glog(g, "%s (%lld ms after the %s was seen)", err, bnd_state_now_ms() - seen,
+			     slurm_resumed ? "resume" : "state change");
+			snprintf(g->last_why, sizeof(g->last_why), "%.*s",
+				 (int)sizeof(g->last_why) - 1, err);
+		}
+		return 1;
+	}
+	glog(g, "cannot take cpus back: %s", err);
+	/* A lock timeout or I/O error: try again at the next change. */
+	return rc != BND_ENOFIT;
+}
+
+int bnd_gang_event(struct bnd_gang *g, int ev, long long seen_ms)
+{
+	switch (ev) {
+	case BND_WATCH_SUSPENDED:
+		on_suspend(g, seen_ms);
+		return 0;
+	case BND_WATCH_RESUMED:
+		return on_resume(g, seen_ms, 1);
+	case BND_WATCH_STATE:
+		return g->in.step->deferred ? on_resume(g, seen_ms, 0) : 0;
+	case BND_WATCH_USER_STOP:
+		if (g->in.verbose)
+			glog(g, "tasks stopped, not by a Slurm suspension (a user's stop): cpus kept");
+		return g->in.step->deferred;
+	default:
+		return 0;
+	}
+}
+
+static int event_cb(void *ctx, enum bnd_watch_event ev, long long seen_ms)
+{
+	return bnd_gang_event(ctx, (int)ev, seen_ms);
+}
+
+static enum bnd_job_state job_cb(void *ctx)
+{
+	struct bnd_gang *g = ctx;
+	return g->in.job_state(g->in.job_ctx);
+}
+
+int bnd_gang_open(struct bnd_gang **out, const struct bnd_gang_in *in, char *err, size_t errlen)
+{
+	*out = NULL;
+	if (!in || !in->step || in->npids < 1 || !in->pids)
+		return bnd_fail(err, errlen, BND_EINVAL, "gang: need a step and its task pids");
+	struct bnd_gang *g = calloc(1, sizeof(*g));
+	if (!g || !(g->pids = malloc((size_t)in->npids * sizeof(*g->pids)))) {
+		free(g);
+		return bnd_fail(err, errlen, BND_ENOMEM, "gang: out of memory");
+	}
+	g->in = *in;
+	memcpy(g->pids, in->pids, (size_t)in->npids * sizeof(*g->pids));
+	g->in.pids = g->pids;
+	snprintf(g->proc_root, sizeof(g->proc_root), "%s", in->proc_root ? in->proc_root : "/proc");
+	*out = g;
+	return BND_OK;
+}
+
+int bnd_gang_start(struct bnd_gang **out, const struct bnd_gang_in *in, char *err, size_t errlen)
+{
+	*out = NULL;
+	if (!in || !bnd_gang_wanted(in->step))
+		return BND_OK;
+	struct bnd_gang *g;
+	int rc = bnd_gang_open(&g, in, err, errlen);
+	if (rc)
+		return rc;
+	char freezer[1200] = "";
+	int v2 = 0;
+	bnd_freezer_find(g->proc_root, in->cgroup_root ? in->cgroup_root : "/sys/fs/cgroup",
+			 g->pids[0], freezer, sizeof(freezer), &v2);
+	struct bnd_watch_cfg wc = {
+		.pids = g->pids, .npids = in->npids, .proc_root = g->proc_root,
+		.freezer = freezer, .freezer_v2 = v2, .state_dir = in->step->cfg.state_dir,
+		.sample_ms = in->sample_ms, .job_state = in->job_state ? job_cb : NULL,
+		.event = event_cb, .ctx = g, .start_deferred = in->step->deferred,
+	};
+	rc = bnd_watch_start(&g->watch, &wc, err, errlen);
+	if (rc) {
+		free(g->pids);
+		free(g);
+		return rc;
+	}
+	if (in->verbose)
+		glog(g, "watching %d task%s for suspend/resume (freezer %s)%s", in->npids,
+		     in->npids == 1 ? "" : "s", freezer[0] ? freezer : "none: task states",
+		     in->step->deferred ? "; deferred, waiting for cpus" : "");
+	*out = g;
+	return BND_OK;
+}
+
+void bnd_gang_stop(struct bnd_gang *g)
+{
+	if (!g)
+		return;
+	bnd_watch_stop(g->watch);
+	free(g->pids);
+	free(g);
+}
+
+void bnd_gang_counts(const struct bnd_gang *g, int *suspends, int *resumes, int *deferrals)
+{
+	if (suspends)
+		*suspends = g ? g->suspends : 0;
+	if (resumes)
+		*resumes = g ? g->resumes : 0;
+	if (deferrals)
+		*deferrals = g ? g->deferrals : 0;
+}

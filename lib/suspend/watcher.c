@@ -1,0 +1,282 @@
+#include "binding/suspend/watcher.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "binding/state/statedir.h"
+#include "binding/state/transition.h"
+#include "binding/util/error.h"
+
+#define BND_WATCH_OPEN_MAX 64
+
+struct bnd_watch {
+	struct bnd_watch_cfg cfg;
+	pid_t *pids;
+	int *statfd;          /* /proc/PID/stat of each task, kept open: -1 */
+	char *proc_root, *freezer, *state_dir;
+	int stopfd, infd, evfd, wd;
+	int frzfd;            /* the freezer file, kept open: -1 */
+	pthread_t thread;
+	atomic_long wakeups, job_reads;
+};
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* What is seen without asking slurmctld. */
+struct sample {
+	int stopped;
+	enum bnd_freeze freezer;
+};
+
+/* The state letter of an open /proc/PID/stat: 1 for T or t. A read
+ * regenerates the file, so an idle sample costs no path lookup. */
+static int stopped_fd(int fd)
+{
+	char buf[1024];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return 0; /* ended (ESRCH) */
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' && (p[2] == 'T' || p[2] == 't');
+}
+
+static void take_sample(struct bnd_watch *w, struct sample *s)
+{
+	s->stopped = 0;
+	for (int i = 0; i < w->cfg.npids; i++)
+		s->stopped += w->statfd[i] >= 0 ? stopped_fd(w->statfd[i])
+						: bnd_task_stopped(w->proc_root, w->pids[i]);
+	if (w->frzfd >= 0) {
+		char buf[512];
+		ssize_t n = pread(w->frzfd, buf, sizeof(buf) - 1, 0);
+		buf[n > 0 ? n : 0] = '\0';
+		s->freezer = n > 0 ? bnd_freezer_parse(buf) : BND_FREEZE_NONE;
+	} else {
+		s->freezer = bnd_freezer_read(w->freezer);
+	}
+}
+
+static void want_state(struct bnd_watch *w, int on)
+{
+	if (w->infd < 0 || on == (w->wd >= 0))
+		return;
+	if (on) {
+		w->wd = inotify_add_watch(w->infd, w->state_dir, IN_MOVED_TO);
+	} else {
+		inotify_rm_watch(w->infd, w->wd);
+		w->wd = -1;
+	}
+}
+
+/* The watch goes in before the owner tries (a deferred step's cpus may
+ * free up between its failed try and a watch added after it: that wakeup
+ * would be lost), and stays only if the owner still wants it. */
+static void call(struct bnd_watch *w, enum bnd_watch_event ev, long long seen)
+{
+	if (ev != BND_WATCH_SUSPENDED)
+		want_state(w, 1);
+	want_state(w, w->cfg.event(w->cfg.ctx, ev, seen));
+}
+
+static void drain(int fd)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+}
+
+static void *run(void *arg)
+{
+	struct bnd_watch *w = arg;
+	struct sample last = { -1, BND_FREEZE_NONE };
+	int suspended = 0;
+	long long last_ask = 0;
+	const int sample_ms = w->cfg.sample_ms > 0 ? w->cfg.sample_ms : 250;
+	const int fast_ms = w->cfg.fast_ms > 0 ? w->cfg.fast_ms : 50;
+	int unsettled = 0;
+	const int recheck_ms = w->cfg.recheck_ms > 0 ? w->cfg.recheck_ms : 2000;
+
+	if (w->cfg.start_deferred)
+		call(w, BND_WATCH_STATE, bnd_state_now_ms());
+	for (;;) {
+		struct pollfd p[3] = {
+			{ w->stopfd, POLLIN, 0 },
+			{ w->infd, POLLIN, 0 },
+			{ w->evfd, POLLPRI, 0 },
+		};
+		/* With cgroup.events the kernel wakes us; sampling then only
+		 * guards against a missed event. */
+		int timeout = unsettled ? fast_ms : sample_ms;
+		if (w->evfd >= 0)
+			timeout *= 10;
+		int n = poll(p, 3, timeout);
+		atomic_fetch_add(&w->wakeups, 1);
+		if (n < 0 && errno != EINTR)
+			break;
+		if (p[0].revents)
+			break;
+		long long seen = bnd_state_now_ms();
+		int state_changed = 0;
+		if (p[1].revents & POLLIN) {
+			drain(w->infd);
+			state_changed = 1;
+		}
+		struct sample s;
+		take_sample(w, &s);
+		long long now = mono_ms();
+		int changed = s.stopped != last.stopped || s.freezer != last.freezer;
+		unsettled = s.stopped || suspended ||
+				(s.freezer != BND_FREEZE_NONE && s.freezer != BND_FREEZE_THAWED);
+		if (changed || (unsettled && now - last_ask >= recheck_ms)) {
+			struct bnd_suspend_obs o = { s.freezer, BND_JOB_UNKNOWN, s.stopped, 0 };
+			o.thawed = suspended && last.freezer == BND_FREEZE_FROZEN &&
+				   s.freezer == BND_FREEZE_THAWED;
+			/* Asking costs an RPC: only when something may have changed. */
+			if (w->cfg.job_state && (unsettled || suspended) && !o.thawed) {
+				o.job = w->cfg.job_state(w->cfg.ctx);
+				atomic_fetch_add(&w->job_reads, 1);
+				last_ask = now;
+			}
+			int v = bnd_suspend_verdict(&o);
+			/* proctrack/cgroup turns scancel -s STOP into a freeze */
+			int frozen = s.freezer == BND_FREEZE_FROZEN || s.freezer == BND_FREEZE_FREEZING;
+			int was = last.freezer == BND_FREEZE_FROZEN || last.freezer == BND_FREEZE_FREEZING;
+			if (!v && changed && ((s.stopped > 0 && s.stopped > last.stopped) ||
+					      (frozen && !was)))
+				call(w, BND_WATCH_USER_STOP, seen);
+			if (v != suspended) {
+				suspended = v;
+				call(w, v ? BND_WATCH_SUSPENDED : BND_WATCH_RESUMED, seen);
+				state_changed = 0;
+			}
+			last = s;
+		}
+		if (state_changed && !suspended)
+			call(w, BND_WATCH_STATE, seen);
+	}
+	return NULL;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s && *s ? strdup(s) : NULL;
+}
+
+static void destroy(struct bnd_watch *w)
+{
+	if (w->stopfd >= 0)
+		close(w->stopfd);
+	if (w->infd >= 0)
+		close(w->infd);
+	if (w->evfd >= 0)
+		close(w->evfd);
+	if (w->frzfd >= 0)
+		close(w->frzfd);
+	for (int i = 0; w->statfd && i < w->cfg.npids; i++)
+		if (w->statfd[i] >= 0)
+			close(w->statfd[i]);
+	free(w->statfd);
+	free(w->pids);
+	free(w->proc_root);
+	free(w->freezer);
+	free(w->state_dir);
+	free(w);
+}
+
+int bnd_watch_start(struct bnd_watch **out, const struct bnd_watch_cfg *cfg,
+		    char *err, size_t errlen)
+{
+	*out = NULL;
+	if (!cfg || !cfg->event || cfg->npids < 0 || (cfg->npids && !cfg->pids))
+		return bnd_fail(err, errlen, BND_EINVAL, "watcher: bad arguments");
+	struct bnd_watch *w = calloc(1, sizeof(*w));
+	if (!w)
+		return bnd_fail(err, errlen, BND_ENOMEM, "watcher: out of memory");
+	w->cfg = *cfg;
+	w->stopfd = w->infd = w->evfd = w->wd = w->frzfd = -1;
+	w->pids = malloc((size_t)(cfg->npids ? cfg->npids : 1) * sizeof(*w->pids));
+	w->proc_root = strdup(cfg->proc_root ? cfg->proc_root : "/proc");
+	w->freezer = dup_or_null(cfg->freezer);
+	w->state_dir = dup_or_null(cfg->state_dir);
+	if (!w->pids || !w->proc_root || (cfg->freezer && *cfg->freezer && !w->freezer) ||
+	    (cfg->state_dir && *cfg->state_dir && !w->state_dir)) {
+		destroy(w);
+		return bnd_fail(err, errlen, BND_ENOMEM, "watcher: out of memory");
+	}
+	if (cfg->npids)
+		memcpy(w->pids, cfg->pids, (size_t)cfg->npids * sizeof(*w->pids));
+	w->statfd = malloc((size_t)(cfg->npids ? cfg->npids : 1) * sizeof(*w->statfd));
+	if (!w->statfd) {
+		destroy(w);
+		return bnd_fail(err, errlen, BND_ENOMEM, "watcher: out of memory");
+	}
+	/* Kept open for the first tasks only: a wide step must not cost
+	 * slurmstepd hundreds of fds. */
+	for (int i = 0; i < cfg->npids; i++) {
+		char path[1100];
+		snprintf(path, sizeof(path), "%s/%d/stat", w->proc_root, (int)w->pids[i]);
+		w->statfd[i] = i < BND_WATCH_OPEN_MAX ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	}
+	w->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (w->stopfd < 0) {
+		int e = errno;
+		destroy(w);
+		return bnd_fail(err, errlen, BND_ESYS, "watcher: eventfd: %s", strerror(e));
+	}
+	if (w->state_dir) {
+		w->infd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+		if (w->infd < 0) {
+			int e = errno;
+			destroy(w);
+			return bnd_fail(err, errlen, BND_ESYS, "watcher: inotify: %s", strerror(e));
+		}
+	}
+	if (w->freezer && cfg->freezer_v2)
+		w->evfd = open(w->freezer, O_RDONLY | O_CLOEXEC); /* best effort */
+	else if (w->freezer)
+		w->frzfd = open(w->freezer, O_RDONLY | O_CLOEXEC);
+	int rc = pthread_create(&w->thread, NULL, run, w);
+	if (rc) {
+		destroy(w);
+		return bnd_fail(err, errlen, BND_ESYS, "watcher: thread: %s", strerror(rc));
+	}
+	*out = w;
+	return BND_OK;
+}
+
+void bnd_watch_stop(struct bnd_watch *w)
+{
+	if (!w)
+		return;
+	uint64_t one = 1;
+	if (write(w->stopfd, &one, sizeof(one)) < 0) {
+		/* an eventfd write fails only on overflow: it is readable anyway */
+	}
+	pthread_join(w->thread, NULL);
+	destroy(w);
+}
+
+void bnd_watch_counts(const struct bnd_watch *w, long *wakeups, long *job_reads)
+{
+	if (wakeups)
+		*wakeups = w ? atomic_load(&w->wakeups) : 0;
+	if (job_reads)
+		*job_reads = w ? atomic_load(&w->job_reads) : 0;
+}

@@ -1,0 +1,296 @@
+#!/bin/bash
+# The gang and suspend tests (t30: proctrack/cgroup, t31: proctrack/linuxproc),
+# sourced by those files instead of lib.sh. Each runs on its OWN private
+# cluster with PreemptMode=GANG (cluster.sh's E2E_GANG=1: OverSubscribe=
+# FORCE:2, SchedulerTimeSlice=5, PreemptType=preempt/none) and the chosen
+# proctrack; run.sh's cluster stays up, untouched.
+#
+# Evidence is what the tasks see: each task of a sampler job appends
+# "<unix time> <pid> <Cpus_allowed_list>" of its own /proc/PID/status every
+# 0.2 s to $E2E_WORK/s.<job>.<task>. Every wait is for a state, bounded by a
+# hang guard (tens of seconds); no verdict depends on the machine's speed.
+
+# $1: v1 | none (cluster.sh's E2E_CGROUP)
+gang_file_start() {
+	local mode=$1 outer=${E2E_DIR:-}
+	export E2E_GANG=1 E2E_CGROUP=$mode
+	# shellcheck source=tests/e2e/lib.sh
+	. "$(dirname "$0")/lib.sh"
+	# shellcheck source=tests/e2e/binding_helpers.sh
+	. "$(dirname "$0")/binding_helpers.sh"
+	need_plugin
+	if [ "$mode" = v1 ] && ! _e2e_cgroup_v1_usable; then
+		e2e_skip "$E2E_TEST: cgroup v1 (cpuset, freezer) is not writable here"
+		exit 0
+	fi
+	if [ -n "$outer" ]; then
+		# under run.sh: a cluster of our own (this process only)
+		cluster_start verbose || { e2e_fail "the gang cluster ($mode) did not start"; exit 1; }
+	fi
+	cluster_plugstack verbose
+	[ "$E2E_NCPUS" -eq 2 ] || { e2e_skip "$E2E_TEST is written for a 2-cpu node, this one has $E2E_NCPUS"; e2e_done; }
+	e2e_note "gang cluster: mode $E2E_MODE, dir $E2E_DIR"
+	SAMPLER=$(user_file sampler.sh <<-'EOS'
+		#!/bin/bash
+		out=$SLURM_SUBMIT_DIR/s.$SLURM_JOB_ID.$SLURM_PROCID
+		while :; do
+			while read -r k v; do [ "$k" = Cpus_allowed_list: ] && c=$v; done </proc/$$/status
+			echo "$EPOCHREALTIME $$ $c" >>"$out"
+			sleep 0.2
+		done
+	EOS
+	)
+	export SAMPLER
+}
+
+HANG=60   # hang guard, seconds
+
+# sampler_job NAME: sbatch -n2 --binding=linear:1 whose srun step samples.
+sampler_job() {
+	sbatch_as_user -J "$1" -n2 --binding=linear:1 -o "$E2E_WORK/$1.out" \
+		--wrap "srun --cpu-bind=none $SAMPLER"
+}
+
+samples() { cat "$E2E_WORK/s.$1.$2" 2>/dev/null; }
+last_cpus() { tail -n 1 "$E2E_WORK/s.$1.$2" 2>/dev/null | awk '{ print $3 }'; }
+nsamples() { samples "$1" "$2" | wc -l; }
+task_pid() { tail -n 1 "$E2E_WORK/s.$1.$2" 2>/dev/null | awk '{ print $2 }'; }
+
+# Both tasks' newest samples (taken after sample number $2 and $3) show one
+# cpu each, different ones.
+_bound_apart() {	# JOB [AFTER0 AFTER1]
+	local c0 c1
+	[ "$(nsamples "$1" 0)" -gt "${2:-0}" ] && [ "$(nsamples "$1" 1)" -gt "${3:-0}" ] || return 1
+	c0=$(last_cpus "$1" 0) c1=$(last_cpus "$1" 1)
+	[ "$(cpulist_count "$c0")" = 1 ] && [ "$(cpulist_count "$c1")" = 1 ] && [ "$c0" != "$c1" ]
+}
+wait_bound_apart() { _e2e_wait_until "$HANG" _bound_apart "$@"; }
+
+# The step's records (batch and srun step) of JOB all have STATUS.
+_records_all() {	# JOB STATUS
+	local recs
+	recs=$(state_records | grep " job=$1 ")
+	[ -n "$recs" ] && ! echo "$recs" | grep -qv " status=$2 "
+}
+wait_records() { _e2e_wait_until "$HANG" _records_all "$@"; }
+
+_log_has() { grep -qE -- "$1" "$E2E_DIR/log/slurmd.log" 2>/dev/null; }
+wait_log() { _e2e_wait_until "$HANG" _log_has "$1"; }
+
+_proc_state_is() {	# PID STATE-LETTER
+	[ "$(sed -E 's/^[0-9]+ \(.*\) (.).*/\1/' "/proc/$1/stat" 2>/dev/null)" = "$2" ]
+}
+_procs_state() {	# LETTER PID...
+	local st=$1 p; shift
+	for p in "$@"; do _proc_state_is "$p" "$st" || return 1; done
+}
+_procs_stopped() {
+	local p
+	for p in "$@"; do _proc_state_is "$p" T || _proc_state_is "$p" D || return 1; done
+}
+_procs_not_state() {
+	local st=$1 p; shift
+	for p in "$@"; do _proc_state_is "$p" "$st" && return 1; done
+	return 0
+}
+
+# --- scenarios -----------------------------------------------------------
+
+# scancel -s STOP keeps the cores; -s CONT changes nothing.
+gang_user_stop() {
+	local a p0 p1 before
+	a=$(sampler_job g_stop) || { e2e_fail "sbatch refused"; return; }
+	wait_bound_apart "$a" || { e2e_fail "job $a: tasks never bound one cpu each"; return; }
+	wait_records "$a" active || e2e_fail "job $a: records not active"
+	before=$(state_records | grep " job=$a " | sed -E 's/.* (cpus=[^ ]* tasks=[^ ]*).*/\1/' | sort)
+	p0=$(task_pid "$a" 0) p1=$(task_pid "$a" 1)
+	local seen
+	seen=$(grep -c "job $a step 0: tasks stopped, not by a Slurm suspension" "$E2E_DIR/log/slurmd.log")
+	scancel -s STOP "$a"
+	# T (SIGSTOP), or D: proctrack/cgroup turns SIGSTOP into a freeze
+	_e2e_wait_until "$HANG" _procs_stopped "$p0" "$p1" || e2e_fail "job $a: tasks never stopped"
+	# The watcher judged it (it logs each user stop once) ...
+	_stop_logged() {
+		[ "$(grep -c "job $a step 0: tasks stopped, not by a Slurm suspension" "$E2E_DIR/log/slurmd.log")" -gt "$seen" ]
+	}
+	if _e2e_wait_until "$HANG" _stop_logged; then
+		e2e_pass "job $a: scancel -s STOP seen as the user's stop"
+	else
+		e2e_fail "job $a: no verdict on the stop within $HANG s"
+	fi
+	# ... and kept the cores.
+	assert_eq "$before" "$(state_records | grep " job=$a " | grep ' status=active ' |
+		sed -E 's/.* (cpus=[^ ]* tasks=[^ ]*).*/\1/' | sort)" \
+		"job $a: stopped by its user, its records stay active on the same cpus"
+	local n0 n1
+	n0=$(nsamples "$a" 0) n1=$(nsamples "$a" 1)
+	scancel -s CONT "$a"
+	# continuing shows in new samples
+	wait_bound_apart "$a" "$n0" "$n1" || e2e_fail "job $a: no bound samples after CONT"
+	assert_eq "$before" "$(state_records | grep " job=$a " | grep ' status=active ' |
+		sed -E 's/.* (cpus=[^ ]* tasks=[^ ]*).*/\1/' | sort)" \
+		"job $a: after -s CONT, unchanged"
+	GANG_A=$a
+}
+
+# scontrol suspend A: released; C bound meanwhile; resume A: deferred, on
+# Slurm's cpus; C ends: A bound again.
+gang_suspend() {
+	local a=$GANG_A c n0 n1
+	scontrol suspend "$a"
+	if wait_records "$a" suspended; then
+		e2e_pass "job $a: suspended records after scontrol suspend"
+	else
+		e2e_fail "job $a: records not suspended: $(state_records | grep " job=$a " | tr '\n' '|')"
+	fi
+	assert_eq "" "$(state_records | grep " job=$a " | grep -v ' cpus= tasks= ')" \
+		"job $a: suspended records hold no cpus"
+	assert_match "$(state_records | grep " job=$a ")" " since=[0-9]+ why=slurm-suspend " \
+		"job $a: since= and why= recorded"
+	assert_match "$(sbind_status --job "$a")" "suspended .*slurm-suspend" \
+		"sbind status --job $a shows it suspended, since when and why"
+	c=$(sampler_job g_c) || { e2e_fail "sbatch C refused"; return; }
+	wait_bound_apart "$c" || e2e_fail "job $c: not bound to the released cpus"
+	wait_records "$c" active || e2e_fail "job $c: records not active"
+	scontrol resume "$a"
+	if wait_log "job $a step 0: deferred: held-by-job:$c"; then
+		e2e_pass "job $a: resumed while $c holds the cpus: deferred, the reason names $c"
+	else
+		e2e_fail "job $a: not deferred after resume: $(state_records | tr '\n' '|')"
+	fi
+	assert_eq 1 "$(cpulist_count "$(last_cpus "$c" 0)")" "job $c keeps its binding"
+	n0=$(nsamples "$a" 0) n1=$(nsamples "$a" 1)
+	scancel "$c"
+	wait_job_done "$c" "$HANG" >/dev/null
+	if wait_bound_apart "$a" "$n0" "$n1"; then
+		e2e_pass "job $a: bound again, one cpu per task, after $c ended"
+	else
+		e2e_fail "job $a: tasks not bound again: $(last_cpus "$a" 0) / $(last_cpus "$a" 1)"
+	fi
+	wait_records "$a" active || e2e_fail "job $a: records not active again"
+	scancel "$a"
+	wait_job_done "$a" "$HANG" >/dev/null
+}
+
+# Two jobs sharing the node over >= 4 time slices.
+gang_slices() {
+	local a b snap=$E2E_DIR/state-snapshots
+	: >"$snap"
+	a=$(sampler_job g_a) || { e2e_fail "sbatch A refused"; return; }
+	wait_bound_apart "$a" || e2e_fail "job $a never bound"
+	b=$(sampler_job g_b) || { e2e_fail "sbatch B refused"; return; }
+	# root samples the state file every 0.25 s meanwhile
+	( while :; do echo "--- $EPOCHREALTIME"; grep ' status=active ' "$E2E_STATE/state" 2>/dev/null; sleep 0.25; done ) >>"$snap" &
+	local sampler=$!
+	# B's srun step must exist first: srun retries a step creation that a
+	# suspended job refuses with a growing back-off, which can span several
+	# slices (Slurm's pace, not the plugin's).
+	_b_sampling() { [ -s "$E2E_WORK/s.$b.0" ] && [ -s "$E2E_WORK/s.$b.1" ]; }
+	_e2e_wait_until 180 _b_sampling || e2e_fail "job $b: its srun step never started"
+	# Then wait for 4 switches of A between R and S.
+	local last="" switches=0 st end=$((SECONDS + 120))
+	while [ $switches -lt 4 ] && [ $SECONDS -lt $end ]; do
+		st=$(squeue -h -j "$a" -o %t 2>/dev/null)
+		[ -n "$last" ] && [ -n "$st" ] && [ "$st" != "$last" ] && switches=$((switches + 1))
+		[ -n "$st" ] && last=$st
+		sleep 0.2
+	done
+	# and for both jobs to have run bound after that
+	wait_bound_apart "$a" || true
+	wait_bound_apart "$b" || true
+	kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null
+	assert_eq 1 "$([ $switches -ge 4 ] && echo 1)" "job $a switched between running and suspended $switches times (>= 4)"
+	scancel "$a" "$b"
+	wait_job_done "$a" "$HANG" >/dev/null
+	wait_job_done "$b" "$HANG" >/dev/null
+	local j t bad
+	for j in "$a" "$b"; do
+		for t in 0 1; do
+			# after its first bound sample, every sample shows one cpu
+			bad=$(samples "$j" "$t" | awk '{ n = split($3, r, /[,-]/); one = (n == 1) }
+				one { seen = 1 } seen && !one { print; exit }')
+			assert_eq "" "$bad" "job $j task $t: one cpu in every sample after its first bound one"
+		done
+		# the two tasks of a job on different cpus (each stays on one)
+		local c0 c1
+		c0=$(samples "$j" 0 | awk '$3 !~ /[,-]/ { print $3 }' | sort -u | tr '\n' ' ')
+		c1=$(samples "$j" 1 | awk '$3 !~ /[,-]/ { print $3 }' | sort -u | tr '\n' ' ')
+		assert_eq 1 "$(echo "$c0" | wc -w)" "job $j task 0 always on the same cpu ($c0)"
+		assert_ne "$c0" "$c1" "job $j: its two tasks on different cpus"
+		assert_ne 0 "$(samples "$j" 0 | awk '$3 !~ /[,-]/' | wc -l)" "job $j ran bound" ||
+			grep -E "spank-binding: job $j " "$E2E_DIR/log/slurmd.log" | tail -n 20 | sed 's/^/         /'
+	done
+	# No two jobs' tasks ran bound to one cpu at the same time (see
+	# gang_overlaps for what counts as running together).
+	bad=$(gang_overlaps "$a" "$b")
+	assert_eq "" "$bad" "no two jobs ran on one cpu at the same time"
+	# The state file never had a cpu in two jobs' active records.
+	bad=$(awk '/^---/ { delete owner; next }
+		{ job = ""; cpus = ""
+		  for (i = 1; i <= NF; i++) { if ($i ~ /^job=/) job = substr($i, 5); if ($i ~ /^cpus=/) cpus = substr($i, 6) }
+		  n = split(cpus, parts, ",")
+		  for (p = 1; p <= n; p++) { m = split(parts[p], r, "-"); lo = r[1]; hi = (m > 1) ? r[2] : r[1]
+			for (x = lo; x <= hi; x++) { if ((x in owner) && owner[x] != job) { print "cpu " x ": jobs " owner[x] " and " job; exit } owner[x] = job } } }' "$snap")
+	assert_eq "" "$bad" "state file (sampled every 0.25 s, $(grep -c '^---' "$snap") snapshots): no cpu in two jobs' active records"
+}
+
+# A run: a task's samples on one cpu, each less than 1 s after the one
+# before. Two runs of different jobs on the same cpu must not overlap by
+# 1 s or more. Why 1 s and not 0: at a gang switch Slurm continues one job
+# and stops the other in the same moment, but on a loaded machine either
+# signal can land a few sample periods late; a real fault (a job not
+# released, or bound onto held cpus) overlaps for a whole slice (>= 3 s).
+gang_overlaps() {
+	local j t
+	for j in "$@"; do for t in 0 1; do samples "$j" "$t" | awk -v k="$j.$t" '$3 !~ /[,-]/ { print $1, k, $3 }'; done; done |
+		sort -k2,2 -k1,1n | awk '
+		function flush() { if (n > 1) print s, e, key, cpu; n = 0 }
+		{ if ($2 != key || $3 != cpu || $1 - e >= 1.0) { flush(); key = $2; cpu = $3; s = $1 }
+		  e = $1; n++ }
+		END { flush() }' | sort -k4,4 -k1,1n | awk '
+		{ split($3, kj, "."); S[NR] = $1; E[NR] = $2; J[NR] = kj[1]; C[NR] = $4 }
+		END {
+			for (i = 1; i <= NR; i++) for (x = i + 1; x <= NR && C[x] == C[i]; x++) {
+				if (J[x] == J[i]) continue
+				lo = S[i] > S[x] ? S[i] : S[x]; hi = E[i] < E[x] ? E[i] : E[x]
+				if (hi - lo >= 1.0) { printf "jobs %s and %s both ran on cpu %s from %.1f to %.1f\n", J[i], J[x], C[i], lo, hi; exit }
+			}
+		}'
+}
+
+# N steps (50 with proctrack/cgroup, fewer with linuxproc to keep the
+# stage short): every watcher ends with its step; nothing is left.
+gang_many_steps() {
+	local j n steps=${1:-50}
+	j=$(sbatch_as_user -J g_many -n2 --binding=linear:1 -o "$E2E_WORK/g_many.out" \
+		--wrap "for i in \$(seq $steps); do srun -n2 --binding=linear:1 true || exit 1; done") ||
+		{ e2e_fail "sbatch refused"; return; }
+	assert_eq COMPLETED "$(wait_job_done "$j" 300)" "job $j: $steps steps ran"
+	n=$(grep -c "job $j step [0-9]*: watching 2 tasks" "$E2E_DIR/log/slurmd.log")
+	assert_eq "$steps" "$n" "each of the $steps steps had its watcher"
+	_no_stepd() { [ -z "$(_e2e_leftovers)" ]; }
+	if _e2e_wait_until "$HANG" _no_stepd; then
+		e2e_pass "no slurmstepd (nor job process) left: every watcher thread was joined"
+	else
+		e2e_fail "left: $(_e2e_leftovers | tr '\n' ' ')"
+	fi
+	_no_records() { [ -z "$(state_records)" ]; }
+	_e2e_wait_until "$HANG" _no_records
+	assert_eq "" "$(state_records)" "no state record left"
+	assert_eq "" "$(grep -E 'no suspend/resume watcher|cannot take cpus back' "$E2E_DIR/log/slurmd.log")" \
+		"no watcher errors in the log"
+}
+
+gang_suite() {
+	local t0=$SECONDS
+	gang_user_stop
+	e2e_note "(user stop: $((SECONDS - t0)) s)"
+	[ -n "${GANG_A:-}" ] && gang_suspend
+	e2e_note "(suspend: $((SECONDS - t0)) s)"
+	gang_slices
+	e2e_note "(gang slices: $((SECONDS - t0)) s)"
+	gang_many_steps "${GANG_STEPS:-50}"
+	e2e_note "(${GANG_STEPS:-50} steps: $((SECONDS - t0)) s)"
+	e2e_note "gang log excerpt:"
+	grep -E 'spank-binding: job [0-9]+ step' "$E2E_DIR/log/slurmd.log" | tail -n 8 | sed 's/^/         /'
+}
