@@ -37,8 +37,9 @@ expect_out "status json (created and age normalised)" \
 	sh -c "$SBIND status --state '$SD' --topology '$T' --format json | sed -E 's/\"created\":[0-9]+,\"age\":[0-9]+/\"created\":C,\"age\":A/g'"
 expect_out "status --job: that job's records only (what its tasks read)" \
 "$HDR
-13         batch       0      1,0                  8-9              active            <age>
-topology: ScttcttcttcttScttCTTCTTCTT" status_noage --job 13
+13         batch       0      1,0                  8-9              active            <age> -
+topology: ScttcttcttcttScttCTTCTTCTT
+$NUMA0" status_noage --job 13
 expect_rc "status --job with a bad id: usage error" 2 $SBIND status --state "$SD" --topology "$T" --job x
 
 expect_out "release one step by name" "released 1 record(s) of job 13 step batch" \
