@@ -119,6 +119,11 @@ static void print_text(const struct bnd_topology *t, const struct bnd_placement 
 	for (int i = 0; i < p->ntasks; i++) {
 		const struct bnd_task_place *tp = &p->tasks[i];
 		char cpus[BND_MAX_CPUS * 6];
+		if (!tp->ncores) {
+			/* none, packed:0 */
+			printf("task %d: not bound\n", i);
+			continue;
+		}
 		printf("task %d:", i);
 		for (int k = 0; k < tp->ncores; k++)
 			printf(" %d,%d", t->cores[tp->cores[k]].socket, t->cores[tp->cores[k]].core);
