@@ -189,6 +189,44 @@ static int put_topology(struct bnd_taskenv *e, const char *name, const struct bn
 	return put(e, name, buf);
 }
 
+/* LSF's name of the binding method (its LSB_BIND_JOB values). A Grid
+ * Engine or OCS binding is a list of CPUs chosen for the task, which LSF
+ * calls USER_CPU_LIST. */
+static const char *lsf_method(enum bnd_strategy s)
+{
+	switch (s) {
+	case BND_S_LSF_BALANCE: return "BALANCE";
+	case BND_S_LSF_PACK: return "PACK";
+	case BND_S_LSF_ANY: return "ANY";
+	default: return "USER_CPU_LIST";
+	}
+}
+
+/* What job scripts written for OCS/GCS and LSF read, in those products'
+ * formats: GCS_BINDING as SGE_BINDING (cpu ids, space separated),
+ * GCS_BINDING_INSTANCE the instance or NONE (as OCS's
+ * SGE_BINDING_INSTANCE), LSB_BIND_CPU_LIST the cpus as LSF lists them
+ * (0,5,7,9-11), LSB_BIND_JOB the method or NONE. */
+static int put_compat(struct bnd_taskenv *e, const struct bnd_taskenv_in *in, int bound,
+		      const char *spaced)
+{
+	int rc;
+	if ((rc = put_str(e, "GCS_BINDING", spaced)) ||
+	    (rc = put_str(e, "GCS_BINDING_INSTANCE",
+			  bound ? bnd_instance_name(in->instance) : "NONE")) ||
+	    (rc = put_str(e, "LSB_BIND_JOB", bound ? lsf_method(in->strategy) : "NONE")))
+		return rc;
+	size_t room = list_room(bound ? in->cpus : NULL);
+	char *list = calloc(1, room);
+	if (!list)
+		return BND_ENOMEM;
+	if (bound && bnd_cpuset_format_list(in->cpus, list, room) != BND_OK) {
+		free(list);
+		return BND_EINVAL;
+	}
+	return put(e, "LSB_BIND_CPU_LIST", list);
+}
+
 /* Our own earlier value (the marker matches) may be replaced; anything
  * else in the variable is the user's. */
 static int is_ours(const char *cur, const char *marker)
@@ -211,7 +249,8 @@ static int build(struct bnd_taskenv *e, const struct bnd_taskenv_in *in)
 		free(buf);
 		return BND_EINVAL;
 	}
-	if ((rc = put_str(e, "SGE_BINDING", buf)) != BND_OK) {
+	if ((rc = put_str(e, "SGE_BINDING", buf)) != BND_OK ||
+	    (rc = put_compat(e, in, bound, buf)) != BND_OK) {
 		free(buf);
 		return rc;
 	}

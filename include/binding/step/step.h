@@ -48,6 +48,11 @@ struct bnd_step_in {
 	                                < 1: unknown, counted as 1; not used
 	                                for the batch step (see below) */
 	const char *mbind;           /* --mbind text, NULL when not given */
+	/* LSF's LSB_USER_BIND_JOB / LSB_USER_BIND_CPU_LIST from the step's
+	 * environment (NULL when unset): the request when --binding is not
+	 * given (before default= and implicit=, which are the site's); with
+	 * --binding they are ignored and the verbose line says so. */
+	const char *lsf_bind_job, *lsf_cpu_list;
 	/* batch step: tasks of the job on this node come from these, and
 	 * CPUs per task from SLURM_CPUS_PER_TASK (else 1) */
 	const char *tasks_per_node, *ntasks_env, *cpus_per_task_env;
@@ -82,6 +87,8 @@ struct bnd_step {
 	bnd_cpuset_t domain;  /* what Slurm gave the step here */
 	bnd_cpuset_t reserved; /* kept from every job by the admin (filter=) */
 	int implicit;         /* req is the admin's implicit packed request */
+	int lsf_env;          /* req comes from LSB_USER_BIND_JOB/_CPU_LIST */
+	char note[512];       /* for the verbose line: where the request came from */
 	struct bnd_placement pl;
 	int placed;           /* pl valid */
 	int recorded;         /* a state record to release */

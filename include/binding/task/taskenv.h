@@ -12,6 +12,13 @@
  *   SLURM_MBIND                  the --mbind policy name
  *   SLURM_BINDING_PE             pe only: the task's cores as OCS pe pairs "0,0:0,1"
  *   SLURM_BINDING_RANKFILE       pe only: path of the node's OpenMPI rankfile
+ * and, for job scripts written for OCS/GCS and LSF, in their formats:
+ *   GCS_BINDING                  as SGE_BINDING
+ *   GCS_BINDING_INSTANCE         set | env | pe, NONE when not bound
+ *   LSB_BIND_CPU_LIST            the task's cpus as LSF lists them: 0,5,7,9-11
+ *   LSB_BIND_JOB                 BALANCE | PACK | ANY (LSF policies),
+ *                                USER_CPU_LIST (cpus: and every other
+ *                                strategy: a chosen cpu list), NONE when not bound
  * With `set` and a binding, OMP_PLACES (one {..} place per core, its
  * threads in the binding) and
  * OMP_PROC_BIND=close, unless the user set them. Values this module set
@@ -28,7 +35,7 @@
 #include "binding/request/request.h"
 #include "binding/topology/topology.h"
 
-#define BND_TASKENV_MAX 16
+#define BND_TASKENV_MAX 24
 
 struct bnd_envvar {
 	const char *name; /* static string */
@@ -44,6 +51,7 @@ struct bnd_taskenv_in {
 	const struct bnd_topology *topo; /* NULL when it could not be loaded */
 	const char *request;             /* --binding text; NULL/"" = none */
 	enum bnd_instance instance;
+	enum bnd_strategy strategy;      /* for LSB_BIND_JOB */
 	enum bnd_mbind mbind;
 	const bnd_cpuset_t *cpus;        /* the task's cpus; NULL/empty = unbound */
 	const char *reason;              /* why unbound (NULL when bound) */

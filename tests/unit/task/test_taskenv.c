@@ -60,6 +60,55 @@ START_TEST(bound_set_task)
 	ck_assert_str_eq(must(&e, "OMP_PROC_BIND"), "close");
 	ck_assert_str_eq(must(&e, "SLURM_BINDING_OMP_PLACES"), "{2,3},{4,5}");
 	ck_assert_str_eq(must(&e, "SLURM_BINDING_OMP_PROC_BIND"), "close");
+	/* OCS/GCS and LSF names, their formats */
+	ck_assert_str_eq(must(&e, "GCS_BINDING"), "2 3 4 5");
+	ck_assert_str_eq(must(&e, "GCS_BINDING_INSTANCE"), "set");
+	ck_assert_str_eq(must(&e, "LSB_BIND_CPU_LIST"), "2-5");
+	ck_assert_str_eq(must(&e, "LSB_BIND_JOB"), "USER_CPU_LIST");
+	bnd_taskenv_free(&e);
+	bnd_topology_free(t);
+}
+END_TEST
+
+/* LSF's own example list (0,5,7,9-11) and each policy's LSB_BIND_JOB. */
+START_TEST(lsf_and_gcs_variables)
+{
+	struct bnd_topology *t = tu_topo("pack:2 core:8");
+	bnd_cpuset_t c = cpus_of("0,5,7,9-11");
+	static const struct {
+		enum bnd_strategy s;
+		enum bnd_instance i;
+		const char *job, *inst;
+	} v[] = {
+		{ BND_S_LSF_BALANCE, BND_I_SET, "BALANCE", "set" },
+		{ BND_S_LSF_PACK, BND_I_SET, "PACK", "set" },
+		{ BND_S_LSF_ANY, BND_I_ENV, "ANY", "env" },
+		{ BND_S_LSF_CPUS, BND_I_SET, "USER_CPU_LIST", "set" },
+		{ BND_S_PACKED, BND_I_PE, "USER_CPU_LIST", "pe" },
+		{ BND_S_EXPLICIT, BND_I_SET, "USER_CPU_LIST", "set" },
+	};
+	for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+		struct bnd_taskenv_in in = { .topo = t, .request = "x", .instance = v[k].i,
+					     .strategy = v[k].s, .cpus = &c };
+		struct bnd_taskenv e;
+		char err[BND_ERRLEN];
+		ck_assert_int_eq(bnd_taskenv_build(&e, &in, err, sizeof(err)), BND_OK);
+		ck_assert_str_eq(must(&e, "LSB_BIND_CPU_LIST"), "0,5,7,9-11");
+		ck_assert_str_eq(must(&e, "LSB_BIND_JOB"), v[k].job);
+		ck_assert_str_eq(must(&e, "GCS_BINDING"), "0 5 7 9 10 11");
+		ck_assert_str_eq(must(&e, "GCS_BINDING_INSTANCE"), v[k].inst);
+		bnd_taskenv_free(&e);
+	}
+	/* not bound: NONE, as OCS and LSF say it */
+	struct bnd_taskenv_in in = { .topo = t, .request = "linear:9", .strategy = BND_S_LINEAR,
+				     .reason = "no room" };
+	struct bnd_taskenv e;
+	char err[BND_ERRLEN];
+	ck_assert_int_eq(bnd_taskenv_build(&e, &in, err, sizeof(err)), BND_OK);
+	ck_assert_str_eq(must(&e, "LSB_BIND_JOB"), "NONE");
+	ck_assert_str_eq(must(&e, "GCS_BINDING_INSTANCE"), "NONE");
+	ck_assert_str_eq(must(&e, "LSB_BIND_CPU_LIST"), "");
+	ck_assert_str_eq(must(&e, "GCS_BINDING"), "");
 	bnd_taskenv_free(&e);
 	bnd_topology_free(t);
 }
@@ -252,6 +301,7 @@ int main(void)
 	Suite *s = suite_create("taskenv");
 	TCase *tc = tcase_create("taskenv");
 	tcase_add_test(tc, bound_set_task);
+	tcase_add_test(tc, lsf_and_gcs_variables);
 	tcase_add_test(tc, unbound_task_says_why_and_clears_inherited);
 	tcase_add_test(tc, user_omp_values_are_left_alone);
 	tcase_add_test(tc, env_and_pe_instances);
