@@ -6,6 +6,8 @@
 #   make bench      benchmarks (figures, never asserted)
 #   make install PREFIX=/usr DESTDIR=...
 
+# One version, from the Debian changelog's first entry (upstream part).
+VERSION     := $(shell head -n1 debian/changelog 2>/dev/null | tr -d '()' | awk '{print $$2}' | cut -d- -f1)
 PREFIX      ?= /usr/local
 BINDIR      ?= $(PREFIX)/bin
 DOCDIR      ?= $(PREFIX)/share/doc/spank-binding
@@ -78,8 +80,8 @@ $(B)/san/libbinding.a: $(LIB_SAN_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(B)/sbind: $(TOOLS_SRC) $(TOOLS_HDR) $(B)/libbinding.a $(LIB_HDR)
-	$(CC) $(ALL_CFLAGS) -Itools $(TOOLS_SRC) -o $@ $(B)/libbinding.a $(PKG_LIBS)
+$(B)/sbind: $(TOOLS_SRC) $(TOOLS_HDR) $(B)/libbinding.a $(LIB_HDR) $(wildcard debian/changelog)
+	$(CC) $(ALL_CFLAGS) -DBND_VERSION='"$(or $(VERSION),unknown)"' -Itools $(TOOLS_SRC) -o $@ $(B)/libbinding.a $(PKG_LIBS)
 
 $(PLUGIN): spank_binding.c $(B)/libbinding.a $(LIB_HDR)
 	$(CC) $(ALL_CFLAGS) -shared $< -o $@ -Wl,--whole-archive $(B)/libbinding.a -Wl,--no-whole-archive $(PKG_LIBS)

@@ -25,6 +25,11 @@ _vg "no binding" 3 place --topology "pack:2 core:2" --binding linear:9
 _vg "bad request" 2 place --topology "pack:2 core:2" --binding "linear:1:x"
 _vg "bad mask" 2 place --topology "pack:2 core:2" --binding linear:1 --mask SC
 _vg "bad topology" 1 topology --topology "nonsense:7"
+_vg "rankfile format, threads" 0 place --topology "pack:1 core:2 pu:2" --binding packed:1:unit=T --tasks 2 --format rankfile --host n1
+printf 'rank 1=n1 slot=0:0\n# x\nrank 0=n1 slot=0:1\n' >"$_vgdir/rf"
+_vg "rankfile merge" 0 rankfile "$_vgdir/rf"
+_vg "rankfile merge, a rank twice" 2 rankfile "$_vgdir/rf" "$_vgdir/rf"
+_vg "version" 0 --version
 if [ -n "$TOPOS" ] && [ -d "$TOPOS" ]; then
 	_vg "384-PU XML, packed unit=X" 0 place --topology "$TOPOS/AMD-Epyc-Zen5-c4d-highmem-384.xml" --binding packed:1:unit=X
 	_vg "hybrid XML, unit=E" 0 place --topology "$TOPOS/Intel-Core-RaptorLake-1pa6co2t+2ca4co1t-hybrid.xml" --binding packed:2:unit=E --format ocs

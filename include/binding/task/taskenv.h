@@ -78,9 +78,16 @@ int bnd_pe_pairs(const struct bnd_topology *t, const bnd_cpuset_t *cpus,
 int bnd_omp_places(const struct bnd_topology *t, const bnd_cpuset_t *cpus,
 		   char *buf, size_t buflen);
 
+/* The slot list of a rankfile line, in the syntax Open MPI 4.1 reads:
+ * whole cores as "<socket>:<core>[-<core>]" items joined by ';' (a run of
+ * consecutive cores of one socket is a range: "0:0-1;1:0"); a task holding
+ * part of a core (threads) as logical hardware thread ids "0,2", "4-5",
+ * which mpirun reads with --use-hwthread-cpus. */
+int bnd_rankfile_slot(const struct bnd_topology *t, const bnd_cpuset_t *cpus,
+		      char *buf, size_t buflen);
+
 /* OpenMPI rankfile for a node's tasks: one line per task,
- * "rank <global id>=<host> slot=<socket>:<core>[,<core>...][;<socket>:...]"
- * (sockets separated by ';' as Open MPI's slot lists want). Tasks without
+ * "rank <global id>=<host> slot=<bnd_rankfile_slot>". Tasks without
  * cpus are left out. Returns malloc'd text in *out. */
 int bnd_rankfile_format(const struct bnd_topology *t, const char *host, int ntasks,
 			const int *global_ids, const bnd_cpuset_t *task_cpus,

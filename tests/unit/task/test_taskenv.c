@@ -242,6 +242,39 @@ START_TEST(ocs_topology_marks_the_task)
 }
 END_TEST
 
+/* The issue's vectors: one core, several cores, across sockets, cores
+ * that are not consecutive, and threads where a task holds part of a core. */
+START_TEST(rankfile_slots_open_mpi_reads)
+{
+	static const struct {
+		const char *topo, *cpus, *slot;
+	} v[] = {
+		{ "pack:1 core:4", "0", "0:0" },
+		{ "pack:1 core:4", "0-1", "0:0-1" },
+		{ "pack:1 core:4", "0,2", "0:0;0:2" },
+		{ "pack:1 core:4", "0-1,3", "0:0-1;0:3" },
+		{ "pack:2 core:2", "0,2", "0:0;1:0" },
+		{ "pack:2 core:2", "0-3", "0:0-1;1:0-1" },
+		/* whole cores with their threads: still socket:core */
+		{ "pack:1 core:2 pu:2", "0-3", "0:0-1" },
+		/* part of a core: logical thread ids */
+		{ "pack:1 core:2 pu:2", "0,2", "0,2" },
+		{ "pack:1 core:2 pu:2", "0-2", "0-2" },
+		{ "pack:2 core:2 pu:2", "1,4-5", "1,4-5" },
+	};
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct bnd_topology *t = tu_topo(v[i].topo);
+		bnd_cpuset_t c = cpus_of(v[i].cpus);
+		char buf[64];
+		ck_assert_int_eq(bnd_rankfile_slot(t, &c, buf, sizeof(buf)), BND_OK);
+		ck_assert_msg(!strcmp(buf, v[i].slot), "%s cpus %s: slot=%s, want %s", v[i].topo,
+			      v[i].cpus, buf, v[i].slot);
+		ck_assert_int_eq(bnd_rankfile_slot(t, &c, buf, 3), BND_EINVAL);
+		bnd_topology_free(t);
+	}
+}
+END_TEST
+
 START_TEST(rankfile_text)
 {
 	struct bnd_topology *t = tu_topo("pack:2 core:4");
@@ -249,8 +282,10 @@ START_TEST(rankfile_text)
 	int ids[3] = { 4, 5, 6 };
 	char *text = NULL, err[BND_ERRLEN];
 	ck_assert_int_eq(bnd_rankfile_format(t, "n1", 3, ids, tc, &text, err, sizeof(err)), BND_OK);
-	ck_assert_str_eq(text, "rank 4=n1 slot=0:0,1\n"
-			       "rank 6=n1 slot=0:3;1:0,1\n");
+	/* Open MPI 4.1 reads "0:0,1" as socket 0 core 0 plus socket 1: ranges
+	 * and ';' only */
+	ck_assert_str_eq(text, "rank 4=n1 slot=0:0-1\n"
+			       "rank 6=n1 slot=0:3;1:0-1\n");
 	free(text);
 	char pe[64];
 	ck_assert_int_eq(bnd_pe_pairs(t, &tc[2], pe, sizeof(pe)), BND_OK);
@@ -308,6 +343,7 @@ int main(void)
 	tcase_add_test(tc, no_request_no_topology);
 	tcase_add_test(tc, ocs_topology_marks_the_task);
 	tcase_add_test(tc, rankfile_text);
+	tcase_add_test(tc, rankfile_slots_open_mpi_reads);
 	tcase_add_test(tc, omp_places_only_the_tasks_threads);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
