@@ -147,7 +147,10 @@ int sbind_cmd_rankfile(int argc, char **argv)
 		} else {
 			for (size_t i = 0; i < n; i++)
 				fprintf(out, "%s\n", v[i].text);
-			if ((output ? fclose(out) : fflush(out)) != 0) {
+			int bad = fflush(out) != 0 || ferror(out);
+			if (output && fclose(out) != 0)
+				bad = 1;
+			if (bad) {
 				perror(output ? output : "stdout");
 				rc = SBIND_EXIT_ERROR;
 			}
