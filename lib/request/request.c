@@ -700,7 +700,8 @@ const char *bnd_request_help(void)
 "\n"
 "Instance prefix: set: binds (default); env: only exports the choice; pe:\n"
 "only exports the cores as 0,0:0,1 and writes an OpenMPI rankfile.\n"
-"Numbers are plain decimal, at most 1000000; amounts and steps at least 1.\n"
+"Numbers are plain decimal, at most 1000000; amounts and steps at least 1\n"
+"(packed:0 is the one 0: no binding).\n"
 "\n"
 "--mbind=none|cores|cores:strict|round_robin|nlocal   memory policy\n";
 }
