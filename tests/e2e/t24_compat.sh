@@ -32,6 +32,12 @@ assert_eq 2 "$(cpulist_count "${l%%|*}")" "env:pack:1: the task itself is not bo
 out=$(run_as_user srun -n1 -l --cpu-bind=none --binding=linear:3 sh -c "$probe" 2>&1)
 assert_match "$(line "$out" 0)" '^[^|]*\|\|\|NONE\|\|NONE$' "not bound: GCS_BINDING_INSTANCE=NONE, LSB_BIND_JOB=NONE, the lists empty"
 
+# OCS's -bamount 0: packed:0 is accepted and binds nothing.
+out=$(run_as_user srun -n1 -c2 -l --cpu-bind=none --binding=packed:0 sh -c "$probe" 2>&1)
+l=$(line "$out" 0)
+assert_eq "||NONE||NONE" "${l#*|}" "packed:0 (OCS -bamount 0) is accepted and binds nothing: $out"
+assert_eq 2 "$(cpulist_count "${l%%|*}")" "packed:0: the task keeps both cpus"
+
 # 4. LSF's user variables, no --binding: BALANCE puts the two tasks on
 # different cores; USER binds to the listed cpu; LSB_BIND_JOB says so.
 out=$(run_as_user env LSB_USER_BIND_JOB=BALANCE srun -n2 -l --cpu-bind=none sh -c "$probe" 2>&1)
