@@ -55,6 +55,8 @@ PLUGIN      := $(B)/spank_binding.so
 # dated by the Debian changelog's first entry, so a rebuild is identical.
 MAN_DATE    := $(shell date -u -d "$$(sed -n 's/^ -- .*>  //p' debian/changelog 2>/dev/null | head -n1)" +%Y-%m-%d 2>/dev/null)
 MANPAGES    := $(B)/man/sbind.1 $(B)/man/spank-binding.8
+# Programs the end-to-end tests run next to the cluster (tests/e2e/*.c).
+E2E_HELPERS := $(patsubst tests/e2e/%.c,$(B)/e2e/%,$(wildcard tests/e2e/*.c))
 
 # libFuzzer targets (tests/fuzz): the library built again with clang's
 # coverage instrumentation and sanitizers, into $(B)/fuzz.
@@ -125,6 +127,10 @@ $(B)/fuzz/lib/%.o: lib/%.c $(LIB_HDR)
 $(FUZZ_BIN): $(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_OBJ)
 	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -Itests/fuzz $< $(FUZZ_OBJ) -o $@ $(PKG_LIBS)
 
+$(B)/e2e/%: tests/e2e/%.c $(B)/libbinding.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $< -o $@ $(B)/libbinding.a $(PKG_LIBS)
+
 $(B)/bench/%: bench/%.c $(B)/libbinding.a
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $< -o $@ $(B)/libbinding.a $(PKG_LIBS) -lm
@@ -155,7 +161,7 @@ unit-san: $(UNIT_SAN)
 cli: $(TOOLS_BIN) $(MANPAGES)
 	@sh tests/cli/run.sh
 
-e2e: all
+e2e: all $(E2E_HELPERS)
 	@sh tests/e2e/run.sh
 
 # The Debian package, built in a temporary copy, linted, unpacked and
