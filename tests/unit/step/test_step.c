@@ -817,7 +817,7 @@ START_TEST(lsf_user_variables)
 	ck_assert_str_eq(list_of(&s.pl.tasks[0].cpus), "0");
 	ck_assert_str_eq(list_of(&s.pl.tasks[1].cpus), "4");
 	s.req.instance = BND_I_ENV;
-	ck_assert_int_eq(bnd_step_task(&s, 1, 1, 1, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_int_eq(bnd_step_task(&s, 1, 1, 1, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_str_eq(env(&r, "LSB_BIND_JOB"), "BALANCE");
 	ck_assert_str_eq(env(&r, "LSB_BIND_CPU_LIST"), "4");
 	ck_assert_msg(strstr(r.verbose, "request=balance:1 from LSB_USER_BIND_JOB=BALANCE"), "%s",
@@ -859,7 +859,7 @@ START_TEST(lsf_user_variables)
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert(!s.lsf_env);
 	ck_assert_str_eq(s.req.text, "env:linear:2");
-	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 1, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 1, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_msg(strstr(r.verbose, "(--binding wins over LSB_USER_BIND_JOB=PACK"), "%s",
 		      r.verbose);
 	bnd_taskenv_free(&r.env);
