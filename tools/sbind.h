@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "binding/util/cpuset.h"
+#include "binding/memory/memplace.h"
 #include "binding/placement/place.h"
 #include "binding/request/request.h"
 #include "binding/topology/topology.h"
@@ -29,12 +30,26 @@ const char *sbind_state_dir(const char *opt);
 /* Adds the cpus held by records in the state dir to `held`. */
 int sbind_state_held(const char *state_dir, bnd_cpuset_t *held);
 
+/* The memory side of a request (memory/memplace.h). */
+struct sbind_mem {
+	uint64_t mib;                          /* the step's memory, 0: none */
+	enum bnd_mbind mbind;
+	const struct bnd_mem_reserve *reserve;
+	struct bnd_mem_result *out;            /* what was reserved */
+};
+
+/* Free MiB per NUMA index: capacity after the reserve minus the records'
+ * reservations in state_dir (NULL: no records). */
+int sbind_state_avail(const char *state_dir, const struct bnd_topology *t,
+		      const struct bnd_mem_reserve *reserve, uint64_t *avail);
+
 /* Allocates and records a placement in the state (sbind place --commit);
  * returns an SBIND_EXIT_* code, err says why on failure. `extra_taken`
  * (a --mask) is kept out of the placement as well. */
 int sbind_state_commit(const char *state_dir, const struct bnd_topology *t,
 		       const struct bnd_request *req, uint32_t job, uint32_t step, int ntasks,
-		       pid_t owner, const bnd_cpuset_t *extra_taken, struct bnd_placement *out,
+		       pid_t owner, const bnd_cpuset_t *extra_taken, const struct sbind_mem *mem,
+		       struct bnd_placement *out,
 		       char *err, size_t errlen);
 
 /* State repairs and warnings go to stderr (a bnd_state_opts log callback). */

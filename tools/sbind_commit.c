@@ -2,6 +2,7 @@
  * [--commit]`: occupancy read without the lock (a whole file is always
  * there to read), records written through one allocate transaction. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "binding/util/error.h"
@@ -26,8 +27,8 @@ int sbind_state_held(const char *state_dir, bnd_cpuset_t *held)
 
 int sbind_state_commit(const char *state_dir, const struct bnd_topology *t,
 		       const struct bnd_request *req, uint32_t job, uint32_t step, int ntasks,
-		       pid_t owner, const bnd_cpuset_t *extra_taken, struct bnd_placement *out,
-		       char *err, size_t errlen)
+		       pid_t owner, const bnd_cpuset_t *extra_taken, const struct sbind_mem *mem,
+		       struct bnd_placement *out, char *err, size_t errlen)
 {
 	struct bnd_state_opts o = { .dir = state_dir, .log = sbind_log_stderr };
 	bnd_cpuset_t allowed = t->all_cpus;
@@ -35,6 +36,8 @@ int sbind_state_commit(const char *state_dir, const struct bnd_topology *t,
 	struct bnd_alloc_args a = {
 		.job = job, .step = step, .ntasks = ntasks, .owner_pid = owner,
 		.uid = (uint32_t)getuid(), .allowed = &allowed, .inherit_job = 1,
+		.mem_mib = mem->mib, .mbind = mem->mbind, .mem_reserve = mem->reserve,
+		.mem_out = mem->out,
 	};
 	int rc = bnd_state_allocate(&o, t, req, &a, out, err, errlen);
 	switch (rc) {
@@ -43,4 +46,28 @@ int sbind_state_commit(const char *state_dir, const struct bnd_topology *t,
 	case BND_EINVAL: return SBIND_EXIT_USAGE;
 	default: return SBIND_EXIT_ERROR;
 	}
+}
+
+int sbind_state_avail(const char *state_dir, const struct bnd_topology *t,
+		      const struct bnd_mem_reserve *reserve, uint64_t *avail)
+{
+	uint64_t *used = calloc((size_t)t->nnuma + 1, sizeof(*used));
+	if (!used)
+		return SBIND_EXIT_ERROR;
+	bnd_mem_capacity(t, reserve, avail);
+	if (state_dir) {
+		struct bnd_state_opts o = { .dir = state_dir, .log = sbind_log_stderr };
+		struct bnd_state_file f;
+		char err[BND_ERRLEN];
+		if (bnd_state_list(&o, &f, err, sizeof(err)) != BND_OK) {
+			fprintf(stderr, "sbind: %s\n", err);
+			free(used);
+			return SBIND_EXIT_ERROR;
+		}
+		bnd_state_mem_used(t, &f, 0, 0, used);
+		bnd_statefile_free(&f);
+	}
+	bnd_mem_free(t, avail, used, avail);
+	free(used);
+	return SBIND_EXIT_OK;
 }

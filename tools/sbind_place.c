@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "binding/util/error.h"
+#include "binding/memory/memplace.h"
 #include "binding/placement/place.h"
 #include "binding/request/request.h"
 #include "binding/task/taskenv.h"
@@ -19,6 +20,8 @@
 struct place_opts {
 	const char *binding, *mbind, *source, *mask, *state, *format, *host;
 	int ntasks, commit, has_job, has_step, first_rank;
+	uint64_t mem_mib;
+	struct bnd_mem_reserve reserve;
 	uint32_t job, step;
 	long owner;
 };
@@ -53,6 +56,8 @@ static int parse_opts(int argc, char **argv, struct place_opts *o)
 		{ "owner-pid", required_argument, NULL, 'o' },
 		{ "host", required_argument, NULL, 'H' },
 		{ "first-rank", required_argument, NULL, 'r' },
+		{ "mem", required_argument, NULL, 'G' },
+		{ "mem-reserve", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -89,7 +94,19 @@ static int parse_opts(int argc, char **argv, struct place_opts *o)
 			*(c == 'j' ? &o->has_job : &o->has_step) = 1;
 			break;
 		case 'o': rc = parse_long("--owner-pid", optarg, 1, INT_MAX, &o->owner); break;
-		case 'h': fputs("usage: sbind place --binding SPEC [--mbind SPEC] [--tasks N] "
+		case 'G':
+		case 'R': {
+			char err[BND_ERRLEN];
+			if (c == 'G' ? bnd_mem_parse_size(optarg, &o->mem_mib, err, sizeof(err))
+				     : bnd_mem_parse_reserve(optarg, &o->reserve, err, sizeof(err))) {
+				fprintf(stderr, "sbind place: --%s: %s\n",
+					c == 'G' ? "mem" : "mem-reserve", err);
+				return SBIND_EXIT_USAGE;
+			}
+			break;
+		}
+		case 'h': fputs("usage: sbind place --binding SPEC [--mbind SPEC] [--mem SIZE] "
+				"[--mem-reserve SIZE|N%] [--tasks N] "
 				"[--topology SRC] [--mask STR] [--state DIR [--commit --job J --step S "
 				"[--owner-pid PID]]] [--format text|sge|ocs|json|rankfile [--host NAME] "
 				"[--first-rank N]]\n", stdout);
@@ -103,6 +120,9 @@ static int parse_opts(int argc, char **argv, struct place_opts *o)
 		fprintf(stderr, "sbind place: unexpected argument \"%s\"\n", argv[optind]);
 		return SBIND_EXIT_USAGE;
 	}
+	/* nlocal brings its own binding. */
+	if (!o->binding && o->mbind && !strcmp(o->mbind, "nlocal"))
+		o->binding = "none";
 	if (!o->binding) {
 		fprintf(stderr, "sbind place: --binding SPEC is required (see sbind place --binding help)\n");
 		return SBIND_EXIT_USAGE;
@@ -128,6 +148,22 @@ static int parse_opts(int argc, char **argv, struct place_opts *o)
 	return SBIND_EXIT_OK;
 }
 
+static void print_mem_text(const struct bnd_topology *t, const struct bnd_mem_result *m,
+			   enum bnd_mbind mbind)
+{
+	if (m->nshares) {
+		printf("memory:");
+		for (int i = 0; i < m->nshares; i++)
+			printf(" %d:%lluM", m->shares[i].node, (unsigned long long)m->shares[i].mib);
+		putchar('\n');
+	}
+	if (mbind == BND_M_NLOCAL) {
+		char nodes[256];
+		bnd_mem_nodes_text(t, m, nodes, sizeof(nodes));
+		printf("nlocal: nodes %s (%s)\n", nodes, m->bind ? "bind" : "preferred");
+	}
+}
+
 static void print_text(const struct bnd_topology *t, const struct bnd_placement *p)
 {
 	for (int i = 0; i < p->ntasks; i++) {
@@ -147,8 +183,15 @@ static void print_text(const struct bnd_topology *t, const struct bnd_placement 
 }
 
 static int print_json(const struct bnd_topology *t, const struct bnd_placement *p,
-		      const char *sge, const char *ocs, const char *mbind)
+		      const char *sge, const char *ocs, const char *mbind,
+		      const struct bnd_mem_result *m)
 {
+	json_t *mem = json_array();
+	for (int i = 0; mem && i < m->nshares; i++)
+		json_array_append_new(mem, json_pack("{s:i, s:I}", "node", m->shares[i].node,
+						     "mib", (json_int_t)m->shares[i].mib));
+	char nodes[256];
+	bnd_mem_nodes_text(t, m, nodes, sizeof(nodes));
 	json_t *tasks = json_array();
 	for (int i = 0; tasks && i < p->ntasks; i++) {
 		const struct bnd_task_place *tp = &p->tasks[i];
@@ -161,8 +204,9 @@ static int print_json(const struct bnd_topology *t, const struct bnd_placement *
 		json_array_append_new(tasks, json_pack("{s:i, s:o, s:o}", "task", i, "cores", cores,
 						       "cpus", cpus));
 	}
-	json_t *o = json_pack("{s:b, s:o, s:s, s:s, s:s}", "bound", 1, "tasks", tasks,
-			      "topology", sge, "topology_ocs", ocs, "mbind", mbind);
+	json_t *o = json_pack("{s:b, s:o, s:s, s:s, s:s, s:o, s:s}", "bound", 1, "tasks", tasks,
+			      "topology", sge, "topology_ocs", ocs, "mbind", mbind, "mem", mem,
+			      "mbind_nodes", nodes);
 	if (!o)
 		return SBIND_EXIT_ERROR;
 	json_dumpf(o, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -203,10 +247,12 @@ static int print_rankfile(const struct bnd_topology *t, const struct place_opts 
 }
 
 static int report(const struct bnd_topology *t, const struct place_opts *o,
-		  const struct bnd_placement *p, enum bnd_mbind mbind)
+		  const struct bnd_placement *p, enum bnd_mbind mbind,
+		  const struct bnd_mem_result *m)
 {
 	if (!strcmp(o->format, "text")) {
 		print_text(t, p);
+		print_mem_text(t, m, mbind);
 		return SBIND_EXIT_OK;
 	}
 	if (!strcmp(o->format, "rankfile"))
@@ -219,7 +265,7 @@ static int report(const struct bnd_topology *t, const struct place_opts *o,
 		fprintf(stderr, "sbind place: cannot format the topology string\n");
 		rc = SBIND_EXIT_ERROR;
 	} else if (!strcmp(o->format, "json")) {
-		rc = print_json(t, p, sge, ocs, bnd_mbind_name(mbind));
+		rc = print_json(t, p, sge, ocs, bnd_mbind_name(mbind), m);
 	} else {
 		puts(!strcmp(o->format, "sge") ? sge : ocs);
 	}
@@ -271,22 +317,34 @@ int sbind_cmd_place(int argc, char **argv)
 	bnd_cpuset_t taken;
 	struct bnd_placement p;
 	rc = sbind_parse_mask(t, o.mask, &taken);
+	struct bnd_mem_result m;
+	struct sbind_mem mem = { o.mem_mib, mbind, &o.reserve, &m };
+	memset(&m, 0, sizeof(m));
 	if (!rc && o.commit) {
 		rc = sbind_state_commit(sbind_state_dir(o.state), t, req, o.job, o.step, o.ntasks,
-					o.owner > 0 ? (pid_t)o.owner : getppid(), &taken, &p, err,
-					sizeof(err));
+					o.owner > 0 ? (pid_t)o.owner : getppid(), &taken, &mem, &p,
+					err, sizeof(err));
 	} else if (!rc) {
-		if (o.state)
+		/* The same placement the plugin makes, against the state's
+		 * records (when given) without recording anything. */
+		uint64_t *avail = calloc((size_t)t->nnuma + 1, sizeof(*avail));
+		if (!avail)
+			rc = BND_ENOMEM;
+		if (!rc && o.state)
 			rc = sbind_state_held(o.state, &taken);
-		struct bnd_domain dom = { NULL, &taken };
 		if (!rc)
-			rc = bnd_place(t, &dom, req, o.ntasks, &p, err, sizeof(err));
+			rc = sbind_state_avail(o.state, t, &o.reserve, avail);
+		struct bnd_domain dom = { NULL, &taken };
+		struct bnd_mem_request mr = { mbind, o.mem_mib, avail };
+		if (!rc)
+			rc = bnd_place_mem(t, &dom, req, o.ntasks, &mr, &p, &m, err, sizeof(err));
+		free(avail);
 		rc = rc == BND_ENOFIT ? SBIND_EXIT_NOFIT
 		   : rc == BND_EINVAL ? SBIND_EXIT_USAGE
 		   : rc ? SBIND_EXIT_ERROR : SBIND_EXIT_OK;
 	}
 	if (rc == SBIND_EXIT_OK) {
-		rc = report(t, &o, &p, mbind);
+		rc = report(t, &o, &p, mbind, &m);
 		bnd_placement_free(&p);
 	} else if (rc == SBIND_EXIT_NOFIT) {
 		no_binding(&o, err);

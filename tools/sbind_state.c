@@ -88,8 +88,8 @@ static int print_text(const struct bnd_state_file *f, const struct bnd_topology 
 		      const char *sge)
 {
 	long long now = (long long)time(NULL);
-	printf("%-10s %-11s %-6s %-20s %-16s %-17s %s\n", "JOB", "STEP", "UID", "CORES", "CPUS",
-	       "STATUS", "AGE");
+	printf("%-10s %-11s %-6s %-20s %-16s %-17s %-8s %s\n", "JOB", "STEP", "UID", "CORES", "CPUS",
+	       "STATUS", "AGE", "MEM(node:MiB)");
 	for (int i = 0; i < f->nrec; i++) {
 		const struct bnd_state_record *r = &f->rec[i];
 		char step[16], age[32];
@@ -101,13 +101,28 @@ static int print_text(const struct bnd_state_file *f, const struct bnd_topology 
 			return SBIND_EXIT_ERROR;
 		}
 		format_age(now - r->created, age, sizeof(age));
-		printf("%-10" PRIu32 " %-11s %-6" PRIu32 " %-20s %-16s %-17s %s\n", r->job,
+		char mem[BND_STATE_MAX_MEM * 24] = "-";
+		size_t k = 0;
+		for (int m = 0; m < r->nmem; m++)
+			k += (size_t)snprintf(mem + k, sizeof(mem) - k, "%s%d:%" PRIu64, m ? "," : "",
+					      r->mem[m].node, r->mem[m].mib);
+		printf("%-10" PRIu32 " %-11s %-6" PRIu32 " %-20s %-16s %-17s %-8s %s\n", r->job,
 		       sbind_step_name(r->step, step, sizeof(step)), r->uid, cores[0] ? cores : "-",
-		       cpus[0] ? cpus : "-", status_text(r), age);
+		       cpus[0] ? cpus : "-", status_text(r), age, mem);
 		free(cores);
 		free(cpus);
 	}
 	printf("topology: %s\n", sge);
+	/* Per NUMA node: what the records reserve of the node's memory. */
+	uint64_t *used = calloc((size_t)t->nnuma + 1, sizeof(*used));
+	if (!used)
+		return SBIND_EXIT_ERROR;
+	bnd_state_mem_used(t, f, 0, 0, used);
+	for (int n = 0; n < t->nnuma; n++)
+		printf("numa %d: %" PRIu64 " MiB reserved of %" PRIu64 " MiB%s\n", t->numa_os[n],
+		       used[n], t->numa_mem[n] >> 20,
+		       bnd_cpuset_empty(&t->numa_cpus[n]) ? " (no cpus)" : "");
+	free(used);
 	return SBIND_EXIT_OK;
 }
 
@@ -160,9 +175,22 @@ static int print_json(const struct bnd_state_file *f, const struct bnd_topology 
 		if (!r || json_array_append_new(recs, r))
 			rc = SBIND_EXIT_ERROR;
 	}
-	json_t *o = rc ? NULL : json_pack("{s:s, s:O, s:s, s:s}", "state_dir", dir, "records", recs,
-					  "topology_sge", sge, "topology_ocs", ocs);
+	uint64_t *used = calloc((size_t)t->nnuma + 1, sizeof(*used));
+	json_t *numa = json_array();
+	if (!used || !numa)
+		rc = SBIND_EXIT_ERROR;
+	else
+		bnd_state_mem_used(t, f, 0, 0, used);
+	for (int n = 0; !rc && n < t->nnuma; n++)
+		json_array_append_new(numa, json_pack("{s:i, s:I, s:I}", "node", t->numa_os[n],
+						      "total_mib", (json_int_t)(t->numa_mem[n] >> 20),
+						      "reserved_mib", (json_int_t)used[n]));
+	free(used);
+	json_t *o = rc ? NULL : json_pack("{s:s, s:O, s:s, s:s, s:O}", "state_dir", dir,
+					  "records", recs, "topology_sge", sge,
+					  "topology_ocs", ocs, "numa", numa);
 	json_decref(recs);
+	json_decref(numa);
 	if (!o) {
 		fprintf(stderr, "sbind status: cannot build the JSON output\n");
 		return SBIND_EXIT_ERROR;

@@ -111,10 +111,10 @@ static int one_arg(struct bnd_config *c, const char *arg, char *err, size_t errl
 	}
 	if (!KEY("state_dir") && !KEY("enabled") && !KEY("default") &&
 	    !KEY("on_failure") && !KEY("lock_timeout") && !KEY("filter") &&
-	    !KEY("implicit") && !KEY("default_unit")) {
+	    !KEY("implicit") && !KEY("default_unit") && !KEY("mem_reserve")) {
 		complain(err, errlen, "unknown argument \"%s\" (known: state_dir= enabled= "
 			 "default= on_failure= lock_timeout= verbose filter= implicit= "
-			 "default_unit=)", arg);
+			 "default_unit= mem_reserve=)", arg);
 		return -1;
 	}
 	if (!v || !*v) {
@@ -181,6 +181,14 @@ static int one_arg(struct bnd_config *c, const char *arg, char *err, size_t errl
 			return -1;
 		}
 		snprintf(c->default_unit, sizeof(c->default_unit), "%s", v);
+	} else if (KEY("mem_reserve")) {
+		char perr[BND_ERRLEN] = "";
+		struct bnd_mem_reserve r;
+		if (bnd_mem_parse_reserve(v, &r, perr, sizeof(perr)) != BND_OK) {
+			complain(err, errlen, "\"%s\": %s", arg, perr);
+			return -1;
+		}
+		c->mem_reserve = r;
 	} else if (KEY("lock_timeout")) {
 		if (parse_timeout(v, &c->lock_timeout_ms)) {
 			complain(err, errlen, "\"%s\": expected lock_timeout=<seconds> "
@@ -216,15 +224,17 @@ int bnd_config_parse(struct bnd_config *c, int argc, char *const argv[],
 
 int bnd_config_describe(const struct bnd_config *c, char *buf, size_t buflen)
 {
+	char reserve[32];
+	bnd_mem_reserve_text(&c->mem_reserve, reserve, sizeof(reserve));
 	int n = snprintf(buf, buflen,
 			 "state_dir=%s enabled=%s default=%s on_failure=%s "
 			 "lock_timeout=%d.%03d verbose=%s filter=%s implicit=%s "
-			 "default_unit=%s",
+			 "default_unit=%s mem_reserve=%s",
 			 c->state_dir, c->enabled ? "yes" : "no",
 			 *c->default_spec ? c->default_spec : "none",
 			 bnd_on_failure_name(c->on_failure),
 			 c->lock_timeout_ms / 1000, c->lock_timeout_ms % 1000,
 			 c->verbose ? "yes" : "no", c->filter_first_core ? "first_core" : "none",
-			 c->implicit ? "yes" : "no", c->default_unit);
+			 c->implicit ? "yes" : "no", c->default_unit, reserve);
 	return (n < 0 || (size_t)n >= buflen) ? BND_EINVAL : BND_OK;
 }

@@ -15,13 +15,7 @@ int bnd_option_check(enum bnd_option which, const char *text, char *err, size_t 
 				which == BND_OPT_MBIND ? "mbind" : "binding");
 	if (which == BND_OPT_MBIND) {
 		enum bnd_mbind m;
-		int rc = bnd_mbind_parse(&m, text, err, errlen);
-		/* Accepted (Grid Engine scripts carry it), but the user hears now
-		 * that it will not do anything yet. */
-		if (rc == BND_OK && m == BND_M_NLOCAL)
-			bnd_fail(err, errlen, BND_OK, "--mbind=nlocal: not supported yet, the memory "
-				 "policy stays the default (use cores, cores:strict or round_robin)");
-		return rc;
+		return bnd_mbind_parse(&m, text, err, errlen);
 	}
 	struct bnd_request *r = calloc(1, sizeof(*r));
 	if (!r)

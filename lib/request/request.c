@@ -714,6 +714,8 @@ const char *bnd_mbind_help(void)
 "  cores         prefer the NUMA node(s) of the task's cores\n"
 "  cores:strict  allocate only on the NUMA node(s) of the task's cores\n"
 "  round_robin   interleave over the NUMA nodes the task may use\n"
-"  nlocal        accepted for Grid Engine compatibility, not applied yet\n"
+"  nlocal        the one NUMA node whose free cores and memory hold the step\n"
+"                (else the fewest, nearest nodes); implies linear:1 per task\n"
+"                without --binding; memory bound there (preferred when short)\n"
 "  e.g. --binding=linear:4 --mbind=cores:strict\n";
 }

@@ -70,10 +70,46 @@ static void explain(const struct bnd_topology *t, const struct bnd_request *r,
 	n->siblings = *siblings;
 }
 
+void bnd_state_mem_used(const struct bnd_topology *t, const struct bnd_state_file *f,
+			uint32_t job, uint32_t step, uint64_t *used)
+{
+	memset(used, 0, (size_t)t->nnuma * sizeof(*used));
+	for (int i = 0; i < f->nrec; i++) {
+		const struct bnd_state_record *r = &f->rec[i];
+		if (r->status == BND_ST_DEFERRED || (job && r->job == job && r->step == step))
+			continue;
+		for (int k = 0; k < r->nmem; k++) {
+			struct bnd_mem_share s = { r->mem[k].node, r->mem[k].mib };
+			bnd_mem_add(t, &s, 1, used);
+		}
+	}
+}
+
+/* One placement attempt in the domain, against each node's free memory. */
+static int place_in(const struct bnd_topology *t, const struct bnd_domain *d,
+		    const struct bnd_request *r, const struct bnd_alloc_args *a,
+		    const uint64_t *avail, struct bnd_placement *out, struct bnd_mem_result *mres,
+		    char *err, size_t errlen)
+{
+	struct bnd_mem_request m = { a->mbind, a->mem_mib, avail };
+	return bnd_place_mem(t, d, r, a->ntasks, &m, out, mres, err, errlen);
+}
+
 static int place(const struct bnd_topology *t, const struct bnd_state_file *f,
 		 const struct bnd_request *r, const struct bnd_alloc_args *a,
-		 struct bnd_placement *out, char *err, size_t errlen)
+		 struct bnd_placement *out, struct bnd_mem_result *mres, char *err, size_t errlen)
 {
+	uint64_t *cap = calloc((size_t)t->nnuma + 1, sizeof(*cap));
+	uint64_t *used = calloc((size_t)t->nnuma + 1, sizeof(*used));
+	if (!cap || !used) {
+		free(cap);
+		free(used);
+		return bnd_fail(err, errlen, BND_ENOMEM, "state allocate: out of memory");
+	}
+	bnd_mem_capacity(t, a->mem_reserve, cap);
+	bnd_state_mem_used(t, f, a->job, a->step, used);
+	bnd_mem_free(t, cap, used, cap);
+	free(used);
 	bnd_cpuset_t others, script, siblings;
 	occupancy(f, a->job, a->step, &others, &script, &siblings);
 	bnd_cpuset_t taken = others;
@@ -86,12 +122,15 @@ static int place(const struct bnd_topology *t, const struct bnd_state_file *f,
 		bnd_cpuset_t inside = a->allowed ? *a->allowed : t->all_cpus;
 		bnd_cpuset_and(&inside, &script);
 		struct bnd_domain d = { &inside, &taken };
-		int rc = bnd_place(t, &d, r, a->ntasks, out, err, errlen);
-		if (rc != BND_ENOFIT)
+		int rc = place_in(t, &d, r, a, cap, out, mres, err, errlen);
+		if (rc != BND_ENOFIT) {
+			free(cap);
 			return rc;
+		}
 	}
 	struct bnd_domain d = { a->allowed, &taken };
-	int rc = bnd_place(t, &d, r, a->ntasks, out, err, errlen);
+	int rc = place_in(t, &d, r, a, cap, out, mres, err, errlen);
+	free(cap);
 	if (rc == BND_ENOFIT && a->nofit)
 		explain(t, r, a, &others, &script, &siblings, a->nofit);
 	return rc;
@@ -99,7 +138,7 @@ static int place(const struct bnd_topology *t, const struct bnd_state_file *f,
 
 static int make_record(struct bnd_state_record *rec, const struct bnd_request *r,
 		       const struct bnd_alloc_args *a, pid_t owner, unsigned long long start,
-		       const struct bnd_placement *p)
+		       const struct bnd_placement *p, const struct bnd_mem_result *m)
 {
 	memset(rec, 0, sizeof(*rec));
 	rec->job = a->job;
@@ -116,6 +155,11 @@ static int make_record(struct bnd_state_record *rec, const struct bnd_request *r
 		return BND_ENOMEM;
 	for (int i = 0; i < p->ntasks; i++)
 		rec->tasks[i] = p->tasks[i].cpus;
+	for (int i = 0; i < m->nshares && i < BND_STATE_MAX_MEM; i++) {
+		rec->mem[i].node = m->shares[i].node;
+		rec->mem[i].mib = m->shares[i].mib;
+		rec->nmem++;
+	}
 	snprintf(rec->request, sizeof(rec->request), "%s", r->text);
 	return BND_OK;
 }
@@ -140,13 +184,17 @@ int bnd_state_allocate(const struct bnd_state_opts *o, const struct bnd_topology
 	int rc = bnd_state_txn_begin(&tx, o, err, errlen);
 	if (rc)
 		return rc;
-	int prc = place(t, &tx.f, r, a, out, err, errlen);
+	struct bnd_mem_result mres;
+	memset(&mres, 0, sizeof(mres));
+	int prc = place(t, &tx.f, r, a, out, &mres, err, errlen);
+	if (a->mem_out)
+		*a->mem_out = mres;
 	if (prc == BND_OK && !bnd_cpuset_empty(&out->all_cpus)) {
 		struct bnd_state_record rec;
 		int old = find(&tx.f, a->job, a->step);
 		if (old >= 0)
 			bnd_state_txn_drop(&tx, old, "release");
-		rc = make_record(&rec, r, a, owner, start, out);
+		rc = make_record(&rec, r, a, owner, start, out, &mres);
 		if (!rc)
 			rc = bnd_statefile_add(&tx.f, &rec);
 		if (!rc)

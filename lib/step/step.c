@@ -199,7 +199,10 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 		bnd_fail(s->reason, sizeof(s->reason), BND_OK, "out of memory");
 		return BND_OK;
 	}
-	s->have_request = s->implicit || s->lsf_env || (text && s->req.strategy != BND_S_NONE);
+	/* nlocal brings its own binding (memplace.h). */
+	s->have_request = s->implicit || s->lsf_env || (text && s->req.strategy != BND_S_NONE) ||
+			  s->mbind == BND_M_NLOCAL;
+	s->mem_mib = in->mem_mib;
 
 	/* The cache lives in the state dir: make sure it exists so the first
 	 * step's discovery is the last one this boot. A dir refused as
@@ -259,6 +262,8 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 		/* steps of a batch job go inside the cores the script holds */
 		.inherit_job = !s->is_batch,
 		.nofit = &nofit,
+		.mem_mib = s->mem_mib, .mbind = s->mbind,
+		.mem_reserve = &s->cfg.mem_reserve, .mem_out = &s->mem,
 	};
 	rc = bnd_state_allocate(&o, s->topo, &s->req, &a, &s->pl, err, sizeof(err));
 	if (rc == BND_ENOFIT) {
@@ -345,7 +350,14 @@ int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
 	int bound = !why && s->placed;
 
 	int mfail = 0;
-	if (s->mbind != BND_M_NONE) {
+	char nodes[256] = "";
+	if (s->mbind == BND_M_NLOCAL && bound) {
+		bnd_mem_nodes_text(s->topo, &s->mem, nodes, sizeof(nodes));
+		bnd_cpuset_t os;
+		mfail = bnd_cpuset_parse_list(&os, nodes, merr, sizeof(merr)) != BND_OK ||
+			bnd_apply_mempolicy_nodes(&os, s->mem.bind, mdesc, sizeof(mdesc), merr,
+						  sizeof(merr)) != BND_OK;
+	} else if (s->mbind != BND_M_NONE) {
 		if (bound || s->mbind == BND_M_ROUND_ROBIN || s->mbind == BND_M_NLOCAL)
 			mfail = bnd_apply_mempolicy(s->topo, s->mbind, bound ? &cpus : NULL, mdesc,
 						    sizeof(mdesc), merr, sizeof(merr)) != BND_OK;
@@ -358,9 +370,7 @@ int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
 	}
 
 	if (why || mfail) {
-		/* nlocal is a known gap, not the user's failure. */
-		int fail = s->cfg.on_failure == BND_ONFAIL_FAIL &&
-			   (why || s->mbind != BND_M_NLOCAL);
+		int fail = s->cfg.on_failure == BND_ONFAIL_FAIL;
 		bnd_fail(out->message, sizeof(out->message), BND_OK, "spank-binding: %s task %d: %s%s%s%s%s",
 			 s->host, global_id, fail ? "binding failed (on_failure=fail): " : "",
 			 why ? (fail ? "" : "not bound: ") : "", why ? why : "",
@@ -377,7 +387,15 @@ int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
 		.cpus = bound ? &cpus : NULL,
 		.reason = why,
 		.rankfile = s->rankfile[0] ? s->rankfile : NULL,
+		.mbind_nodes = nodes,
 	};
+	/* The nodes the policy names, as the kernel was told. */
+	if (!mfail && !nodes[0] && (s->mbind == BND_M_CORES || s->mbind == BND_M_CORES_STRICT) &&
+	    bound) {
+		bnd_cpuset_t os;
+		bnd_topology_numa_of_cpus(s->topo, &cpus, &os);
+		bnd_cpuset_format_list(&os, nodes, sizeof(nodes));
+	}
 	if (vars) {
 		ein.omp_places = vars->omp_places;
 		ein.omp_proc_bind = vars->omp_proc_bind;

@@ -121,7 +121,8 @@ int bnd_apply_mempolicy(const struct bnd_topology *t, enum bnd_mbind mbind,
 		return BND_OK;
 	case BND_M_NLOCAL:
 		return bnd_fail(err, errlen, BND_EINVAL,
-				"--mbind=nlocal: not supported yet");
+				"--mbind=nlocal: the nodes are chosen at placement "
+				"(bnd_apply_mempolicy_nodes)");
 	case BND_M_ROUND_ROBIN:
 		/* The nodes this task may use are its cpuset's mems: interleaving
 		 * over nodes outside it would be refused by the kernel. */
@@ -153,7 +154,19 @@ int bnd_apply_mempolicy(const struct bnd_topology *t, enum bnd_mbind mbind,
 				"--mbind=%s: no NUMA node is local to the task's cpus",
 				bnd_mbind_name(mbind));
 
-	if (mbind == BND_M_CORES_STRICT) {
+	return bnd_apply_mempolicy_nodes(&nodes, mbind == BND_M_CORES_STRICT, desc, desclen,
+					 err, errlen);
+}
+
+int bnd_apply_mempolicy_nodes(const bnd_cpuset_t *os_nodes, int bind, char *desc,
+			      size_t desclen, char *err, size_t errlen)
+{
+	bnd_cpuset_t nodes = *os_nodes;
+	if (desc && desclen)
+		desc[0] = '\0';
+	if (bnd_cpuset_empty(&nodes))
+		return bnd_fail(err, errlen, BND_EINVAL, "memory policy: no NUMA node given");
+	if (bind) {
 		if (set_policy(MPOL_BIND, &nodes))
 			return bnd_fail(err, errlen, BND_ESYS, "set_mempolicy(bind): %s",
 					strerror(errno));

@@ -282,6 +282,23 @@ static int put_compat(struct bnd_taskenv *e, const struct bnd_taskenv_in *in, in
 	return put(e, "LSB_BIND_CPU_LIST", list);
 }
 
+/* One bracket per NUMA node: 2 letters per core at most, plus brackets. */
+static int put_numa(struct bnd_taskenv *e, const struct bnd_topology *t,
+		    const bnd_cpuset_t *cpus)
+{
+	if (!t)
+		return put_str(e, "SLURM_BINDING_TOPOLOGY_NUMA", "");
+	size_t n = 2 * (size_t)t->ncores + 2 * (size_t)t->nnuma + 1;
+	char *buf = malloc(n);
+	if (!buf)
+		return BND_ENOMEM;
+	if (bnd_topostring_numa(t, cpus, buf, n)) {
+		free(buf);
+		return BND_EINVAL;
+	}
+	return put(e, "SLURM_BINDING_TOPOLOGY_NUMA", buf);
+}
+
 /* Our own earlier value (the marker matches) may be replaced; anything
  * else in the variable is the user's. */
 static int is_ours(const char *cur, const char *marker)
@@ -338,6 +355,10 @@ static int build(struct bnd_taskenv *e, const struct bnd_taskenv_in *in)
 			       bound ? in->cpus : NULL)))
 		return rc;
 	if ((rc = put_str(e, "SLURM_MBIND", bnd_mbind_name(in->mbind))))
+		return rc;
+	if ((rc = put_str(e, "SLURM_MBIND_NODES", in->mbind_nodes ? in->mbind_nodes : "")))
+		return rc;
+	if ((rc = put_numa(e, t, bound ? in->cpus : NULL)))
 		return rc;
 
 	int pe = bound && in->instance == BND_I_PE && t;

@@ -34,6 +34,8 @@ enum { C_UNITS, C_SOCKETS, C_CORES, C_PUS, C_NUMA, C_L3, C_L2, C_KINDS };
 #define ENDIAN 0x01020304u
 #define UNIT_WORDS 13
 #define CORE_WORDS 9
+/* has_dist, then cache_size[4] as two words each. */
+#define EXTRA_WORDS 9
 /* Far above any real node, low enough that sizes cannot overflow. */
 #define MAX_ITEMS (1 << 20)
 
@@ -53,7 +55,8 @@ uint64_t bnd_topocache_checksum(const uint32_t *w, size_t n)
 static size_t payload_words(const int32_t *c)
 {
 	return (size_t)c[C_UNITS] * UNIT_WORDS + (size_t)c[C_CORES] * CORE_WORDS +
-	       2 * (size_t)c[C_PUS] + 2 * (size_t)c[C_SOCKETS] + (size_t)c[C_NUMA];
+	       2 * (size_t)c[C_PUS] + 2 * (size_t)c[C_SOCKETS] + 3 * (size_t)c[C_NUMA] +
+	       (size_t)c[C_NUMA] * (size_t)c[C_NUMA] + EXTRA_WORDS;
 }
 
 static void put_str(uint32_t *w, size_t words, const char *s)
@@ -107,9 +110,20 @@ static uint32_t *serialize(const struct bnd_topology *t, const char *boot, size_
 	PUT(t->pu_core, t->npus);
 	PUT(t->socket_first_core, t->nsockets);
 	PUT(t->socket_ncores, t->nsockets);
-	if (t->nnuma)
+	if (t->nnuma) {
 		PUT(t->numa_os, t->nnuma);
+		for (int i = 0; i < t->nnuma; i++) {
+			*p++ = (uint32_t)t->numa_mem[i];
+			*p++ = (uint32_t)(t->numa_mem[i] >> 32);
+		}
+		PUT(t->numa_dist, t->nnuma * t->nnuma);
+	}
 #undef PUT
+	*p++ = (uint32_t)t->has_dist;
+	for (int i = 0; i < 4; i++) {
+		*p++ = (uint32_t)t->cache_size[i];
+		*p++ = (uint32_t)(t->cache_size[i] >> 32);
+	}
 	uint64_t h = bnd_topocache_checksum(w, n);
 	w[H_SUM_LO] = (uint32_t)h;
 	w[H_SUM_HI] = (uint32_t)(h >> 32);
@@ -320,8 +334,16 @@ static struct bnd_topology *deserialize(const uint32_t *w)
 	t->socket_first_core = take_ints(&p, t->nsockets);
 	t->socket_ncores = take_ints(&p, t->nsockets);
 	t->numa_os = take_ints(&p, t->nnuma);
+	t->numa_mem = calloc((size_t)(t->nnuma ? t->nnuma : 1), sizeof(*t->numa_mem));
+	for (int i = 0; t->numa_mem && i < t->nnuma; i++, p += 2)
+		t->numa_mem[i] = (uint64_t)p[0] | (uint64_t)p[1] << 32;
+	t->numa_dist = take_ints(&p, t->nnuma * t->nnuma);
+	/* Out-of-range values fail validation. */
+	t->has_dist = (int)*p++;
+	for (int i = 0; i < 4; i++, p += 2)
+		t->cache_size[i] = (uint64_t)p[0] | (uint64_t)p[1] << 32;
 	if (!t->pu_os || !t->pu_core || !t->socket_first_core || !t->socket_ncores ||
-	    !t->numa_os) {
+	    !t->numa_os || !t->numa_mem || !t->numa_dist) {
 		bnd_topology_free(t);
 		return NULL;
 	}

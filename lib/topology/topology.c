@@ -238,8 +238,16 @@ static int add_numa_chain(struct flat *f, struct ctx *c, hwloc_obj_t o)
 		int u = add_unit(f, BND_U_NUMA, c->parent);
 		if (u < 0)
 			return -1;
+		int cap = f->cap_numa;
 		if (grow((void **)&t->numa_os, &f->cap_numa, t->nnuma + 1, sizeof(int)))
 			return nomem(f);
+		if (cap != f->cap_numa) {
+			uint64_t *m = realloc(t->numa_mem, (size_t)f->cap_numa * sizeof(*m));
+			if (!m)
+				return nomem(f);
+			t->numa_mem = m;
+		}
+		t->numa_mem[t->nnuma] = ord[i]->attr->numanode.local_memory;
 		t->units[u].index = t->nnuma;
 		t->units[u].os_index = (int)ord[i]->os_index;
 		t->numa_os[t->nnuma] = (int)ord[i]->os_index;
@@ -255,6 +263,16 @@ static int is_cpu_cache(hwloc_obj_t o, int level)
 		return 0;
 	return o->attr->cache.type == HWLOC_OBJ_CACHE_UNIFIED ||
 	       o->attr->cache.type == HWLOC_OBJ_CACHE_DATA;
+}
+
+/* One size per level for reporting (Univa's m_cache_l1/l2/l3): the first
+ * data or unified cache met; levels differ between core kinds, but a
+ * single figure per level is what the report format has. */
+static void note_cache_size(struct bnd_topology *t, hwloc_obj_t o)
+{
+	for (int level = 1; level <= 3; level++)
+		if (is_cpu_cache(o, level) && !t->cache_size[level])
+			t->cache_size[level] = o->attr->cache.size;
 }
 
 static int walk(struct flat *f, hwloc_obj_t o, struct ctx c)
@@ -284,6 +302,7 @@ static int walk(struct flat *f, hwloc_obj_t o, struct ctx c)
 		/* A core holds only its PUs (T); a cache hwloc places inside one
 		 * (e.g. synthetic "core:2 l2:2") is transparent like L1. */
 		if (c.core < 0 && (is_cpu_cache(o, 3) || is_cpu_cache(o, 2))) {
+			note_cache_size(t, o);
 			int l3 = o->attr->cache.depth == 3;
 			u = add_unit(f, l3 ? BND_U_L3 : BND_U_L2, c.parent);
 			if (u < 0)
@@ -297,7 +316,8 @@ static int walk(struct flat *f, hwloc_obj_t o, struct ctx c)
 			}
 			c.parent = u;
 		}
-		/* Groups, dies, other caches: transparent. */
+		/* Groups, dies, L1 and other caches: transparent. */
+		note_cache_size(t, o);
 		break;
 	}
 	for (hwloc_obj_t ch = o->first_child; ch; ch = ch->next_sibling)
@@ -329,14 +349,14 @@ int bnd_topology_fill_cpusets(struct bnd_topology *t)
 	if (!t->numa_cpus)
 		return BND_ENOMEM;
 	bnd_cpuset_zero(&t->all_cpus);
-	for (int p = 0; p < t->npus; p++)
+	for (int p = 0; p < t->npus; p++) {
 		bnd_cpuset_set(&t->all_cpus, t->pu_os[p]);
-	for (int i = 0; i < t->nunits; i++) {
-		const struct bnd_unit *u = &t->units[i];
-		if (u->type != BND_U_NUMA)
-			continue;
-		for (int p = u->pu_first; p < u->pu_first + u->pu_count; p++)
-			bnd_cpuset_set(&t->numa_cpus[u->index], t->pu_os[p]);
+		/* A node wrapping another (HBM around DRAM, kmem around a
+		 * package) is not local to those cpus: the kernel lists them
+		 * under the nearest node only. */
+		int n = t->cores[t->pu_core[p]].numa;
+		if (n >= 0)
+			bnd_cpuset_set(&t->numa_cpus[n], t->pu_os[p]);
 	}
 	return BND_OK;
 }
@@ -496,10 +516,42 @@ static void set_filters(hwloc_topology_t topo)
 	hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
 	hwloc_topology_set_type_filter(topo, HWLOC_OBJ_MISC, HWLOC_TYPE_FILTER_KEEP_NONE);
 	hwloc_topology_set_icache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
-	hwloc_topology_set_type_filter(topo, HWLOC_OBJ_L1CACHE, HWLOC_TYPE_FILTER_KEEP_NONE);
 	hwloc_topology_set_type_filter(topo, HWLOC_OBJ_L4CACHE, HWLOC_TYPE_FILTER_KEEP_NONE);
 	hwloc_topology_set_type_filter(topo, HWLOC_OBJ_L5CACHE, HWLOC_TYPE_FILTER_KEEP_NONE);
 	hwloc_topology_set_type_filter(topo, HWLOC_OBJ_MEMCACHE, HWLOC_TYPE_FILTER_KEEP_NONE);
+}
+
+/* hwloc's NUMA matrix (the OS's SLIT, or a 1.x XML's latencies), mapped
+ * onto NUMA indices; values are kept as hwloc gives them (10 = local). A
+ * matrix not covering every node is ignored: the default applies. */
+static int load_distances(hwloc_topology_t topo, struct bnd_topology *t)
+{
+	int n = t->nnuma;
+	t->numa_dist = calloc((size_t)(n ? n * n : 1), sizeof(int));
+	if (!t->numa_dist)
+		return BND_ENOMEM;
+	unsigned nr = 1;
+	struct hwloc_distances_s *d = NULL;
+	if (hwloc_distances_get_by_type(topo, HWLOC_OBJ_NUMANODE, &nr, &d,
+					HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0) < 0 || nr < 1)
+		return BND_OK;
+	int *map = malloc((size_t)(d->nbobjs ? d->nbobjs : 1) * sizeof(int));
+	int ok = map != NULL && d->nbobjs == (unsigned)n;
+	for (unsigned i = 0; ok && i < d->nbobjs; i++) {
+		map[i] = bnd_topology_numa_index(t, (int)d->objs[i]->os_index);
+		ok = map[i] >= 0;
+	}
+	for (unsigned i = 0; ok && i < d->nbobjs; i++)
+		for (unsigned j = 0; j < d->nbobjs; j++) {
+			uint64_t v = d->values[i * d->nbobjs + j];
+			t->numa_dist[map[i] * n + map[j]] = v > INT_MAX ? INT_MAX : (int)v;
+		}
+	t->has_dist = ok;
+	if (!ok)
+		memset(t->numa_dist, 0, (size_t)(n ? n * n : 1) * sizeof(int));
+	free(map);
+	hwloc_distances_release(topo, d);
+	return BND_OK;
 }
 
 static int flatten(hwloc_topology_t topo, struct bnd_topology *t, char *err, size_t errlen)
@@ -518,11 +570,13 @@ static int flatten(hwloc_topology_t topo, struct bnd_topology *t, char *err, siz
 		if (walk(&f, hwloc_get_root_obj(topo), c) < 0)
 			rc = f.rc;
 	}
+	if (rc == BND_OK && !t->numa_mem && !(t->numa_mem = calloc(1, sizeof(*t->numa_mem))))
+		rc = bnd_fail(err, errlen, BND_ENOMEM, "topology: out of memory");
 	if (rc == BND_OK && t->npus == 0)
 		rc = bnd_fail(err, errlen, BND_EINVAL, "topology %s: no processing units", t->source);
 	if (rc == BND_OK) {
 		finish_ranges(t);
-		if (bnd_topology_fill_cpusets(t) != BND_OK)
+		if (bnd_topology_fill_cpusets(t) != BND_OK || load_distances(topo, t) != BND_OK)
 			rc = bnd_fail(err, errlen, BND_ENOMEM, "topology: out of memory");
 		else
 			rc = bnd_topology_validate(t, err, errlen);
@@ -579,6 +633,8 @@ void bnd_topology_free(struct bnd_topology *t)
 	free(t->socket_ncores);
 	free(t->numa_os);
 	free(t->numa_cpus);
+	free(t->numa_mem);
+	free(t->numa_dist);
 	free(t);
 }
 
@@ -630,6 +686,23 @@ void bnd_topology_numa_of_cpus(const struct bnd_topology *t, const bnd_cpuset_t 
 	}
 }
 
+int bnd_topology_numa_index(const struct bnd_topology *t, int os_node)
+{
+	for (int n = 0; n < t->nnuma; n++)
+		if (t->numa_os[n] == os_node)
+			return n;
+	return -1;
+}
+
+int bnd_topology_numa_distance(const struct bnd_topology *t, int a, int b)
+{
+	if (a < 0 || b < 0 || a >= t->nnuma || b >= t->nnuma)
+		return INT_MAX;
+	if (t->has_dist && t->numa_dist[a * t->nnuma + b] > 0)
+		return t->numa_dist[a * t->nnuma + b];
+	return a == b ? 10 : 20;
+}
+
 static void *dup_array(const void *src, size_t n, size_t elem, int *fail)
 {
 	void *d = malloc((n ? n : 1) * elem);
@@ -657,6 +730,9 @@ struct bnd_topology *bnd_topology_clone(const struct bnd_topology *t)
 	c->socket_ncores = dup_array(t->socket_ncores, (size_t)t->nsockets, sizeof(int), &fail);
 	c->numa_os = dup_array(t->numa_os, (size_t)t->nnuma, sizeof(int), &fail);
 	c->numa_cpus = dup_array(t->numa_cpus, (size_t)t->nnuma, sizeof(*t->numa_cpus), &fail);
+	c->numa_mem = dup_array(t->numa_mem, (size_t)t->nnuma, sizeof(*t->numa_mem), &fail);
+	c->numa_dist = dup_array(t->numa_dist, (size_t)t->nnuma * (size_t)t->nnuma,
+				 sizeof(*t->numa_dist), &fail);
 	if (fail) {
 		bnd_topology_free(c);
 		return NULL;

@@ -144,3 +144,37 @@ int bnd_topostring_parse_mask(const struct bnd_topology *t, const char *str,
 				str, form, pos + 1, str[pos], pos);
 	return BND_OK;
 }
+
+int bnd_topostring_numa(const struct bnd_topology *t, const bnd_cpuset_t *taken,
+			char *buf, size_t buflen)
+{
+	size_t k = 0;
+	if (!buf || !buflen)
+		return BND_EINVAL;
+	for (int n = 0; n < t->nnuma; n++) {
+		if (k + 1 >= buflen)
+			goto small;
+		buf[k++] = '[';
+		for (int c = 0; c < t->ncores; c++) {
+			const struct bnd_core *co = &t->cores[c];
+			if (co->numa != n)
+				continue;
+			if (k + 3 >= buflen)
+				goto small;
+			if (co->core == 0)
+				buf[k++] = 'S';
+			bool low = false;
+			for (int p = co->pu_first; p < co->pu_first + co->npus && !low; p++)
+				low = pu_taken(t, taken, p);
+			buf[k++] = low ? 'c' : 'C';
+		}
+		if (k + 1 >= buflen)
+			goto small;
+		buf[k++] = ']';
+	}
+	buf[k] = '\0';
+	return BND_OK;
+small:
+	buf[0] = '\0';
+	return BND_EINVAL;
+}

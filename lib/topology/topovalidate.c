@@ -81,8 +81,12 @@ static int validate_units(const struct bnd_topology *t, char *err, size_t errlen
 		if (n && (pu != u->pu_first + u->pu_count ||
 			  (u->type != BND_U_CORE && core != u->core_first + u->core_count)))
 			return BAD("unit %d: children do not cover its ranges", i);
-		if (u->type != BND_U_PU && !n)
+		/* A NUMA node hwloc attaches to an object without CPUs (GPU
+		 * memory, a 1.x XML's CPU-less node) is a leaf. */
+		if (u->type != BND_U_PU && u->type != BND_U_NUMA && !n)
 			return BAD("unit %d: no children", i);
+		if (!n && (u->pu_count != (u->type == BND_U_PU) || u->core_count))
+			return BAD("unit %d: a leaf holding PUs or cores", i);
 	}
 	for (int type = BND_U_NUMA; type <= BND_U_PU; type++)
 		if (seen[type] != type_count(t, type))
@@ -128,7 +132,8 @@ int bnd_topology_validate(const struct bnd_topology *t, char *err, size_t errlen
 	if (t->nunits < 2 || t->nsockets < 1 || t->ncores < 1 || t->npus < 1 ||
 	    t->npus > BND_MAX_CPUS || t->nnuma < 0 || t->nl3 < 0 || t->nl2 < 0 ||
 	    !t->units || !t->cores || !t->pu_os || !t->pu_core || !t->socket_first_core ||
-	    !t->socket_ncores || (t->nnuma && !t->numa_os))
+	    !t->socket_ncores || (t->nnuma && (!t->numa_os || !t->numa_mem || !t->numa_dist)) ||
+	    (t->has_dist != 0 && t->has_dist != 1))
 		return BAD("counts out of range");
 	bnd_cpuset_t seen;
 	bnd_cpuset_zero(&seen);
@@ -142,6 +147,12 @@ int bnd_topology_validate(const struct bnd_topology *t, char *err, size_t errlen
 	for (int n = 0; n < t->nnuma; n++)
 		if (!in(t->numa_os[n], 0, BND_MAX_CPUS))
 			return BAD("NUMA %d: OS node %d out of range", n, t->numa_os[n]);
+	for (int a = 0; a < t->nnuma; a++)
+		for (int b = 0; b < t->nnuma; b++)
+			if (t->numa_dist[a * t->nnuma + b] < 0 ||
+			    (t->has_dist && !t->numa_dist[a * t->nnuma + b]))
+				return BAD("NUMA distance %d,%d: %d", a, b,
+					   t->numa_dist[a * t->nnuma + b]);
 	int rc = validate_cores(t, err, errlen);
 	if (rc == BND_OK)
 		rc = validate_units(t, err, errlen);

@@ -24,7 +24,7 @@ expect_out "--tasks 4 linear:2 on pack:2 core:4: four compact pairs" \
 task 1: 0,2 0,3 (cpus 2-3)
 task 2: 1,0 1,1 (cpus 4-5)
 task 3: 1,2 1,3 (cpus 6-7)" $SBIND place --topology "pack:2 core:4" --binding linear:2 --tasks 4
-expect_out "json output" '{"bound":true,"tasks":[{"task":0,"cores":[[0,0],[1,0]],"cpus":[0,2]}],"topology":"ScCScC","topology_ocs":"NScCScC","mbind":"cores"}' \
+expect_out "json output" '{"bound":true,"tasks":[{"task":0,"cores":[[0,0],[1,0]],"cpus":[0,2]}],"topology":"ScCScC","topology_ocs":"NScCScC","mbind":"cores","mem":[],"mbind_nodes":""}' \
 	$SBIND place --topology "$T22" --binding striding:2:2 --mbind cores --format json
 expect_err "no binding when too many cores asked" 3 "no binding" \
 	$SBIND place --topology "$T22" --binding linear:5

@@ -2,14 +2,16 @@
 T="pack:2 core:4 pu:2"
 D=$(mktemp -d /tmp/sbind-state-XXXXXX); chmod 755 "$D"; SD="$D/st"
 trap 'kill $owner 2>/dev/null; rm -rf "$D"' EXIT
-HDR="JOB        STEP        UID    CORES                CPUS             STATUS            AGE"
+HDR="JOB        STEP        UID    CORES                CPUS             STATUS            AGE      MEM(node:MiB)"
+NUMA0="numa 0: 0 MiB reserved of 1024 MiB"
 
 # status with the age column (seconds, may tick) replaced by <age>
-status_noage() { $SBIND status --state "$SD" --topology "$T" "$@" | sed -E 's/ [0-9]+[smhd]([0-9]+[smh])?$/ <age>/'; }
+status_noage() { $SBIND status --state "$SD" --topology "$T" "$@" | sed -E 's/ [0-9]+[smhd]([0-9]+[smh])? +([^ ]+)$/ <age> \2/'; }
 
 expect_out "status of a missing state dir: no records, nothing created" \
 "$HDR
-topology: SCTTCTTCTTCTTSCTTCTTCTTCTT" $SBIND status --state "$SD" --topology "$T"
+topology: SCTTCTTCTTCTTSCTTCTTCTTCTT
+$NUMA0" $SBIND status --state "$SD" --topology "$T"
 expect_rc "status created no dir" 1 test -e "$SD"
 
 sleep 300 & owner=$!
@@ -21,16 +23,17 @@ expect_out "place --commit records job 13's batch step" "task 0: 1,0 (cpus 8-9)"
 	$SBIND place --topology "$T" --binding linear:1 --state "$SD" --commit --job 13 --step 4294967291 --owner-pid $owner
 expect_out "status lists both, cores as s,c, held cores lower case" \
 "$HDR
-12         0           0      0,0:0,1:0,2:0,3      0-7              active            <age>
-13         batch       0      1,0                  8-9              active            <age>
-topology: scttcttcttcttScttCTTCTTCTT" status_noage
+12         0           0      0,0:0,1:0,2:0,3      0-7              active            <age> -
+13         batch       0      1,0                  8-9              active            <age> -
+topology: scttcttcttcttScttCTTCTTCTT
+$NUMA0" status_noage
 expect_out "the state file is readable text" \
 "rec job=12 step=0 pid=$owner cpus=0-7 tasks=0-3;4-7 req=linear:2
 rec job=13 step=4294967291 pid=$owner cpus=8-9 tasks=8-9 req=linear:1" \
 	sh -c "grep '^rec ' '$SD/state' | sed -E 's/ start=[0-9]+ uid=0 status=active created=[0-9]+//; s/ mem= / /'"
 
 expect_out "status json (created and age normalised)" \
-'{"state_dir":"'"$SD"'","records":[{"job":12,"step":0,"step_name":"0","uid":0,"owner_pid":'$owner',"owner_alive":true,"status":"active","created":C,"age":A,"cpus":"0-7","cores":["0,0","0,1","0,2","0,3"],"tasks":["0-3","4-7"],"mem_mib":{},"request":"linear:2"},{"job":13,"step":4294967291,"step_name":"batch","uid":0,"owner_pid":'$owner',"owner_alive":true,"status":"active","created":C,"age":A,"cpus":"8-9","cores":["1,0"],"tasks":["8-9"],"mem_mib":{},"request":"linear:1"}],"topology_sge":"scttcttcttcttScttCTTCTTCTT","topology_ocs":"NscttcttcttcttScttCTTCTTCTT"}' \
+'{"state_dir":"'"$SD"'","records":[{"job":12,"step":0,"step_name":"0","uid":0,"owner_pid":'$owner',"owner_alive":true,"status":"active","created":C,"age":A,"cpus":"0-7","cores":["0,0","0,1","0,2","0,3"],"tasks":["0-3","4-7"],"mem_mib":{},"request":"linear:2"},{"job":13,"step":4294967291,"step_name":"batch","uid":0,"owner_pid":'$owner',"owner_alive":true,"status":"active","created":C,"age":A,"cpus":"8-9","cores":["1,0"],"tasks":["8-9"],"mem_mib":{},"request":"linear:1"}],"topology_sge":"scttcttcttcttScttCTTCTTCTT","topology_ocs":"NscttcttcttcttScttCTTCTTCTT","numa":[{"node":0,"total_mib":1024,"reserved_mib":0}]}' \
 	sh -c "$SBIND status --state '$SD' --topology '$T' --format json | sed -E 's/\"created\":[0-9]+,\"age\":[0-9]+/\"created\":C,\"age\":A/g'"
 
 expect_out "release one step by name" "released 1 record(s) of job 13 step batch" \
@@ -43,13 +46,15 @@ expect_err "release with a bad step is exit 2" 2 "--step" $SBIND release --state
 kill $owner; wait $owner 2>/dev/null
 expect_out "status marks a dead owner's record stale" \
 "$HDR
-12         0           0      0,0:0,1:0,2:0,3      0-7              active(stale)     <age>
-topology: scttcttcttcttSCTTCTTCTTCTT" status_noage
+12         0           0      0,0:0,1:0,2:0,3      0-7              active(stale)     <age> -
+topology: scttcttcttcttSCTTCTTCTTCTT
+$NUMA0" status_noage
 expect_err "gc reclaims it and says so on stderr" 0 "reclaimed job 12 step 0 (owner pid $owner, cpus 0-7): owner is gone" \
 	$SBIND gc --state "$SD"
 expect_out "gc again: nothing left" "reclaimed 0 record(s)" $SBIND gc --state "$SD"
 expect_out "BINDING_STATE_DIR picks the dir" "$HDR
-topology: SCTTCTTCTTCTTSCTTCTTCTTCTT" env BINDING_STATE_DIR="$SD" $SBIND status --topology "$T"
+topology: SCTTCTTCTTCTTSCTTCTTCTTCTT
+$NUMA0" env BINDING_STATE_DIR="$SD" $SBIND status --topology "$T"
 expect_out "state dir is root's 0755, state 0644, lock 0600" "755 644 600" \
 	sh -c "stat -c %a '$SD' '$SD/state' '$SD/lock' | tr '\n' ' ' | sed 's/ \$//'"
 

@@ -30,6 +30,10 @@ printf 'rank 1=n1 slot=0:0\n# x\nrank 0=n1 slot=0:1\n' >"$_vgdir/rf"
 _vg "rankfile merge" 0 rankfile "$_vgdir/rf"
 _vg "rankfile merge, a rank twice" 2 rankfile "$_vgdir/rf" "$_vgdir/rf"
 _vg "version" 0 --version
+_vg "numa string" 0 topology --topology "pack:2 numa:2 core:2" --format numa
+_vg "strict memory, json" 0 place --topology "pack:2 numa:1 core:2" --binding linear:1 --tasks 2 --mbind cores:strict --mem 1G --format json
+_vg "strict memory short" 3 place --topology "pack:2 numa:1 core:2" --binding linear:1 --mbind cores:strict --mem 4G
+_vg "nlocal" 0 place --topology "pack:2 numa:2 core:2" --mbind nlocal --tasks 3 --mem 100
 if [ -n "$TOPOS" ] && [ -d "$TOPOS" ]; then
 	_vg "384-PU XML, packed unit=X" 0 place --topology "$TOPOS/AMD-Epyc-Zen5-c4d-highmem-384.xml" --binding packed:1:unit=X
 	_vg "hybrid XML, unit=E" 0 place --topology "$TOPOS/Intel-Core-RaptorLake-1pa6co2t+2ca4co1t-hybrid.xml" --binding packed:2:unit=E --format ocs
@@ -39,6 +43,8 @@ fi
 _vg "commit into a state" 0 place --state "$_vgdir/state" --topology "pack:1 core:4" --binding linear:2 --commit --job 5 --step 0 --owner-pid $$
 _vg "status" 0 status --state "$_vgdir/state"
 _vg "status json" 0 status --state "$_vgdir/state" --format json
+_vg "commit with memory" 0 place --state "$_vgdir/state" --topology "pack:1 core:4" --binding linear:1 --mbind cores --mem 100 --commit --job 6 --step 0 --owner-pid $$
+_vg "topology json with a state" 0 topology --state "$_vgdir/state" --topology "pack:1 core:4" --format json --mem-reserve 5%
 _vg "release" 0 release --state "$_vgdir/state" --job 5
 _vg "gc" 0 gc --state "$_vgdir/state"
 rm -rf "$_vgdir"

@@ -50,8 +50,10 @@ static int fd = -1;
 
 static size_t payload_words(const int32_t *c)
 {
+	/* ... + NUMA os ids, sizes (2 words) and distances, then has_dist and
+	 * four 2-word cache sizes. */
 	return (size_t)c[0] * 13 + (size_t)c[2] * 9 + 2 * (size_t)c[3] + 2 * (size_t)c[1] +
-	       (size_t)c[4];
+	       3 * (size_t)c[4] + (size_t)c[4] * (size_t)c[4] + 9;
 }
 
 /* A repaired, malloc'd copy of the file: *n words. Counts within the
@@ -194,6 +196,11 @@ static void same_topology(const struct bnd_topology *a, const struct bnd_topolog
 		   !memcmp(a->socket_ncores, b->socket_ncores, (size_t)a->nsockets * sizeof(int)) &&
 		   !memcmp(a->numa_os, b->numa_os, (size_t)a->nnuma * sizeof(int)) &&
 		   !memcmp(a->numa_cpus, b->numa_cpus, (size_t)a->nnuma * sizeof(bnd_cpuset_t)) &&
+		   !memcmp(a->numa_mem, b->numa_mem, (size_t)a->nnuma * sizeof(uint64_t)) &&
+		   !memcmp(a->numa_dist, b->numa_dist,
+			   (size_t)a->nnuma * (size_t)a->nnuma * sizeof(int)) &&
+		   a->has_dist == b->has_dist &&
+		   !memcmp(a->cache_size, b->cache_size, sizeof(a->cache_size)) &&
 		   bnd_cpuset_equal(&a->all_cpus, &b->all_cpus), "arrays differ after a rewrite");
 }
 

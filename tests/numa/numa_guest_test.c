@@ -23,6 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "binding/memory/memplace.h"
+#include "binding/state/state.h"
 #include "binding/task/apply.h"
 #include "binding/util/cpuset.h"
 #include "binding/util/error.h"
@@ -425,13 +427,102 @@ static void check_mempolicies(const struct bnd_topology *t)
 	reset_policy();
 	int rc = bnd_apply_mempolicy(t, BND_M_NLOCAL, &cpu0, desc, sizeof(desc), err,
 				     sizeof(err));
-	check(rc == BND_EINVAL && strstr(err, "not supported"),
-	      "mbind nlocal -> BND_EINVAL, not supported yet (got %s: %s)", bnd_rc_name(rc), err);
+	check(rc == BND_EINVAL && strstr(err, "chosen at placement"),
+	      "mbind nlocal without its nodes -> BND_EINVAL (got %s: %s)", bnd_rc_name(rc), err);
 	rc = bnd_apply_mempolicy(t, BND_M_NONE, &cpu0, desc, sizeof(desc), err, sizeof(err));
 	char back[128] = "";
 	bnd_mempolicy_describe(back, sizeof(back), err, sizeof(err));
 	check(rc == BND_OK && strcmp(back, "default") == 0,
 	      "mbind none leaves the default policy (got %s)", back);
+}
+
+/* --- NUMA memory: nlocal and reservations ------------------------------- */
+
+/* Where BUF_MIB of fresh memory lands under the policy for OS nodes
+ * `nodes` (bind), the thread on node 0: every page on node `want`. */
+static void check_pages_on(const char *what, int want)
+{
+	long counts[G_NODES + 1];
+	char c[160];
+	double secs = 0;
+	long np = touch_and_count(BUF_MIB, counts, &secs);
+	check(np > 0 && counts[want] == np, "%s: all %ld pages of %d MiB on node %d (%s; %.2f s)",
+	      what, np, BUF_MIB, want, counts_text(counts, c, sizeof(c)), secs);
+}
+
+static void check_nlocal(const struct bnd_topology *t)
+{
+	static struct bnd_request none;
+	char err[BND_ERRLEN] = "", nodes[64] = "", desc[128] = "";
+	uint64_t avail[G_NODES] = { 100, 100, 200, 100 };
+	struct bnd_mem_request m = { BND_M_NLOCAL, 64, avail };
+	struct bnd_placement p;
+	struct bnd_mem_result res;
+	bnd_request_parse(&none, "none", err, sizeof(err));
+	int rc = bnd_place_mem(t, NULL, &none, 1, &m, &p, &res, err, sizeof(err));
+	bnd_mem_nodes_text(t, &res, nodes, sizeof(nodes));
+	check(rc == BND_OK && p.ntasks == 1 && same(&p.tasks[0].cpus, "4") &&
+	      !strcmp(nodes, "2") && res.bind,
+	      "nlocal, 1 task of 64 MiB, node 2 has the most free memory: cpu 4, memory "
+	      "bound to node 2 (got %s, nodes %s, %s)", rc ? err : "placed", nodes,
+	      res.bind ? "bind" : "preferred");
+	if (rc == BND_OK) {
+		check_affinity_on("nlocal task", &p.tasks[0].cpus);
+		bnd_placement_free(&p);
+	}
+	reset_policy();
+	run_on_node0();
+	bnd_cpuset_t os = set_of(nodes[0] ? nodes : "2");
+	rc = bnd_apply_mempolicy_nodes(&os, res.bind, desc, sizeof(desc), err, sizeof(err));
+	check(rc == BND_OK && !strcmp(desc, "bind:2"), "nlocal: policy bind:2 (got %s)",
+	      rc ? err : desc);
+	check_pages_on("nlocal", 2);
+	reset_policy();
+}
+
+/* Two jobs through the node's state: the first reserves node 0 down to
+ * 56 MiB, so the second (100 MiB, cores:strict) goes to node 1 although
+ * cpu 1 on node 0 is free, and its pages land on node 1. */
+static void check_reservations(const struct bnd_topology *t)
+{
+	static struct bnd_request packed;
+	char err[BND_ERRLEN] = "", desc[128] = "";
+	uint64_t cap[G_NODES];
+	struct bnd_state_opts o = { .dir = "/tmp/numa-state" };
+	struct bnd_placement p1, p2;
+	struct bnd_mem_result r1, r2;
+	bnd_mem_capacity(t, NULL, cap);
+	bnd_request_parse(&packed, "packed:1", err, sizeof(err));
+	struct bnd_alloc_args a = { .job = 1, .step = 0, .ntasks = 1, .uid = 0,
+				    .mem_mib = cap[0] - 56, .mbind = BND_M_CORES_STRICT,
+				    .mem_out = &r1 };
+	int rc = bnd_state_allocate(&o, t, &packed, &a, &p1, err, sizeof(err));
+	check(rc == BND_OK && same(&p1.all_cpus, "0") && r1.nshares == 1 &&
+	      r1.shares[0].node == 0, "job 1, packed:1, %llu MiB cores:strict: cpu 0, reserved "
+	      "on node 0 (%s)", (unsigned long long)a.mem_mib, rc ? err : "placed");
+	a.job = 2;
+	a.mem_mib = 100;
+	a.mem_out = &r2;
+	rc = bnd_state_allocate(&o, t, &packed, &a, &p2, err, sizeof(err));
+	check(rc == BND_OK && same(&p2.all_cpus, "2") && r2.nshares == 1 &&
+	      r2.shares[0].node == 1 && r2.shares[0].mib == 100,
+	      "job 2, packed:1, 100 MiB cores:strict: node 0 has 56 MiB left, so cpu 2 on "
+	      "node 1 although cpu 1 is free (%s)", rc ? err : "placed");
+	if (rc == BND_OK) {
+		reset_policy();
+		run_on_node0();
+		rc = bnd_apply_mempolicy(t, BND_M_CORES_STRICT, &p2.all_cpus, desc, sizeof(desc),
+					 err, sizeof(err));
+		check(rc == BND_OK && !strcmp(desc, "bind:1"), "job 2: policy bind:1 (got %s)",
+		      rc ? err : desc);
+		check_pages_on("job 2 (pushed by job 1's reservation)", 1);
+		reset_policy();
+		bnd_placement_free(&p2);
+	}
+	if (p1.tasks)
+		bnd_placement_free(&p1);
+	bnd_state_release(&o, 1, 0, NULL, err, sizeof(err));
+	bnd_state_release(&o, 2, 0, NULL, err, sizeof(err));
 }
 
 /* --- inheritance across fork + exec -------------------------------------- */
@@ -498,6 +589,8 @@ int main(int argc, char **argv)
 	if (t && t->nnuma == G_NODES && t->ncores == G_CORES) {
 		check_placement(t);
 		check_mempolicies(t);
+		check_nlocal(t);
+		check_reservations(t);
 		check_inherited(t);
 	}
 	bnd_topology_free(t);

@@ -12,6 +12,7 @@
 
 #include "binding/request/request.h"
 #include "binding/util/defaults.h"
+#include "binding/util/memsize.h"
 
 #define BND_CONFIG_PATH_MAX 1024
 #define BND_DEFAULT_UNIT "C"
@@ -36,6 +37,9 @@ struct bnd_config {
 	 * packed:<its cpus per task in default_unit units>:unit=<default_unit>. */
 	int implicit;
 	char default_unit[3];   /* a packed unit= value; "C" */
+	/* mem_reserve=2G|5%: memory per NUMA node left to the OS, not
+	 * handed to jobs' reservations (memory/memacct.h); default none. */
+	struct bnd_mem_reserve mem_reserve;
 };
 
 void bnd_config_defaults(struct bnd_config *c);
@@ -45,6 +49,7 @@ void bnd_config_defaults(struct bnd_config *c);
  *   on_failure=unbound|fail   lock_timeout=SECONDS (e.g. 10, 2.5)
  *   verbose  (or verbose=yes|no)   filter=first_core|none
  *   implicit=yes|no   default_unit=T|CT|ET|C|E|S|CS|ES|X|CX|EX|Y|CY|EY|N|CN|EN
+ *   mem_reserve=SIZE|PERCENT% (per NUMA node, e.g. 2G or 5%)
  * Returns BND_OK, or BND_EINVAL when at least one argument was unknown or
  * malformed: err then lists every bad one ("; "-separated) and each of them
  * kept its default; the good ones are applied.

@@ -6,8 +6,7 @@
 #include <stddef.h>
 
 /* BND_OK or BND_EINVAL with the parser's message naming the bad token.
- * BND_OK with a non-empty err is a warning to show (--mbind=nlocal:
- * accepted, not supported yet). */
+ * BND_OK with a non-empty err is a warning to show. */
 enum bnd_option { BND_OPT_BINDING = 1, BND_OPT_MBIND = 2 };
 int bnd_option_check(enum bnd_option which, const char *text, char *err, size_t errlen);
 

@@ -24,6 +24,7 @@
 #include <sys/types.h>
 
 #include "binding/util/cpuset.h"
+#include "binding/memory/memplace.h"
 #include "binding/placement/place.h"
 #include "binding/request/request.h"
 #include "binding/state/statedir.h"
@@ -62,6 +63,15 @@ struct bnd_alloc_args {
 	int inherit_job;
 	/* NULL, or filled when the result is BND_ENOFIT. */
 	struct bnd_nofit *nofit;
+	/* NUMA memory (memory/memacct.h): the step's MiB on this node (0:
+	 * none), its --mbind policy and the OS reserve per node (NULL: none).
+	 * The placement must fit each node's free memory as memplace.h says;
+	 * the record reserves what it places (mem=). mem_out (may be NULL)
+	 * receives the reservation and nlocal's nodes. */
+	uint64_t mem_mib;
+	enum bnd_mbind mbind;
+	const struct bnd_mem_reserve *mem_reserve;
+	struct bnd_mem_result *mem_out;
 };
 
 /* Places request r for the step inside the transaction, against the
@@ -103,5 +113,11 @@ int bnd_state_list(const struct bnd_state_opts *o, struct bnd_state_file *out,
 /* Union of the cpus held (active records) in f, leaving out records of
  * except_job (0: leave none out). */
 void bnd_state_held(const struct bnd_state_file *f, uint32_t except_job, bnd_cpuset_t *out);
+
+/* MiB reserved per NUMA index of t by the records that hold memory
+ * (active and suspended: a suspended job's pages stay resident), leaving
+ * out (job, step) when job is not 0. used has t->nnuma entries. */
+void bnd_state_mem_used(const struct bnd_topology *t, const struct bnd_state_file *f,
+			uint32_t job, uint32_t step, uint64_t *used);
 
 #endif

@@ -28,6 +28,7 @@
 #include "binding/request/request.h"
 #include "binding/state/statefile.h"
 #include "binding/task/apply.h"
+#include "binding/memory/memplace.h"
 #include "binding/task/taskenv.h"
 #include "binding/util/safefile.h"
 #include "binding/topology/topology.h"
@@ -62,6 +63,10 @@ struct bnd_step_in {
 	 * given (before default= and implicit=, which are the site's); with
 	 * --binding they are ignored and the verbose line says so. */
 	const char *lsf_bind_job, *lsf_cpu_list;
+	/* The step's memory on this node in MiB: S_STEP_ALLOC_MEM, else
+	 * S_JOB_ALLOC_MEM (Slurm's MB, from --mem / --mem-per-cpu); 0 when
+	 * Slurm gave none. Shared evenly among the node's tasks. */
+	uint64_t mem_mib;
 	/* batch step: tasks of the job on this node come from these, and
 	 * CPUs per task from SLURM_CPUS_PER_TASK (else 1) */
 	const char *tasks_per_node, *ntasks_env, *cpus_per_task_env;
@@ -99,6 +104,8 @@ struct bnd_step {
 	int lsf_env;          /* req comes from LSB_USER_BIND_JOB/_CPU_LIST */
 	char note[512];       /* for the verbose line: where the request came from */
 	struct bnd_placement pl;
+	struct bnd_mem_result mem; /* reserved per node; nlocal's nodes */
+	uint64_t mem_mib;
 	int placed;           /* pl valid */
 	int recorded;         /* a state record to release */
 	char reason[BND_REASON_MAX]; /* why not bound ("" when bound or none asked) */

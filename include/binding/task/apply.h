@@ -26,13 +26,19 @@ int bnd_affinity_get(pid_t pid, bnd_cpuset_t *out, char *err, size_t errlen);
  *                preferred-first-node on old kernels: the NUMA node(s) local to cpus
  *   cores:strict MPOL_BIND to those node(s)
  *   round_robin  MPOL_INTERLEAVE over the nodes the task may use (its cpuset's mems)
- *   nlocal       BND_EINVAL "not supported yet"
+ *   nlocal       BND_EINVAL: its nodes are chosen at placement (memplace.h),
+ *                applied with bnd_apply_mempolicy_nodes
  *   none         nothing
  * `desc` (optional) receives a short description such as "bind:0" or
  * "interleave:0-3" for logs and the environment. */
 int bnd_apply_mempolicy(const struct bnd_topology *t, enum bnd_mbind mbind,
 			const bnd_cpuset_t *cpus, char *desc, size_t desclen,
 			char *err, size_t errlen);
+
+/* MPOL_BIND to the OS node ids (bind), else preferred / preferred_many
+ * as for cores. */
+int bnd_apply_mempolicy_nodes(const bnd_cpuset_t *os_nodes, int bind, char *desc,
+			      size_t desclen, char *err, size_t errlen);
 
 /* Reads back the calling thread's policy as the same kind of description
  * ("default", "preferred:1", "bind:0", "interleave:0-3"). */

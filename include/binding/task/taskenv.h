@@ -10,6 +10,9 @@
  *   SLURM_BINDING_TOPOLOGY       Grid Engine string, the task's cores lower case
  *   SLURM_BINDING_TOPOLOGY_OCS   OCS/GCS string (N S X Y C E T), the same marking
  *   SLURM_MBIND                  the --mbind policy name
+ *   SLURM_BINDING_TOPOLOGY_NUMA  Univa's NUMA form "[SCC][CC]", the task's cores lower case
+ *   SLURM_MBIND_NODES            OS NUMA node ids the task's memory goes to ("0,2"),
+ *                                "" when no policy names nodes
  *   SLURM_BINDING_PE             pe only: the task's cores as OCS pe pairs "0,0:0,1"
  *   SLURM_BINDING_RANKFILE       pe only: path of the node's OpenMPI rankfile
  * and, for job scripts written for OCS/GCS and LSF, in their formats:
@@ -56,6 +59,7 @@ struct bnd_taskenv_in {
 	const bnd_cpuset_t *cpus;        /* the task's cpus; NULL/empty = unbound */
 	const char *reason;              /* why unbound (NULL when bound) */
 	const char *rankfile;            /* pe: path written for this node */
+	const char *mbind_nodes;         /* SLURM_MBIND_NODES; NULL = "" */
 	/* The task's current environment values (NULL when unset). */
 	const char *omp_places, *omp_proc_bind;
 	const char *our_omp_places, *our_omp_proc_bind; /* our markers */

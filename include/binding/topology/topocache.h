@@ -25,7 +25,8 @@
 #include "binding/topology/topology.h"
 
 #define BND_TOPOCACHE_FILE "topology.cache"
-#define BND_TOPOCACHE_VERSION 1
+/* 2: NUMA memory sizes, distances, cache sizes. */
+#define BND_TOPOCACHE_VERSION 2
 
 /* This machine's topology: from DIR/topology.cache when it is valid for
  * this boot, else from hwloc, after which the cache is rewritten

@@ -17,7 +17,14 @@
  * A machine without packages gets one synthetic socket so Grid Engine
  * numbering (<socket>,<core>) always exists. In a chain the node without a
  * special subtype (DRAM, not HBM/MCDRAM) is innermost, so it is the cores'
- * nearest node. NUMA nodes without CPUs (HBM, PMEM, kmem) still get their N.
+ * nearest node. NUMA nodes without CPUs (HBM, PMEM, kmem) still get their N:
+ * wrapping the cores they sit next to, or, when hwloc attaches them to an
+ * object without CPUs (POWER9 GPU memory, hwloc 1.x XML, CXL expanders), as
+ * a leaf N with no children. A node is the local node of exactly the cores
+ * whose nearest node it is (numa_cpus); a CPU-less node has none.
+ *
+ * Memory: each node's size (hwloc local_memory) and, when hwloc has one, the
+ * NUMA distance matrix (relative, 10 = local, as in the ACPI SLIT).
  *
  * Caches: only unified or data L3 (X) and L2 (Y); L1, L4, memory-side
  * caches, groups and dies are not units (their children are flattened into
@@ -89,7 +96,14 @@ struct bnd_topology {
 	int *socket_first_core;     /* [nsockets] */
 	int *socket_ncores;         /* [nsockets] */
 	int *numa_os;               /* [nnuma] OS node id */
-	bnd_cpuset_t *numa_cpus;    /* [nnuma] OS cpus local to node */
+	bnd_cpuset_t *numa_cpus;    /* [nnuma] OS cpus whose nearest node it is
+	                               (empty for a CPU-less node) */
+	uint64_t *numa_mem;         /* [nnuma] bytes of memory (0 = unknown) */
+	int *numa_dist;             /* [nnuma * nnuma] row-major by NUMA index,
+	                               all 0 when hwloc has no matrix */
+	int has_dist;               /* numa_dist holds a matrix */
+	uint64_t cache_size[4];     /* bytes of one L1d/L2/L3 cache ([1]..[3]),
+	                               0 when absent */
 	bnd_cpuset_t all_cpus;      /* every OS cpu of the topology */
 	int has_kinds;              /* hwloc reported more than one kind */
 	char source[256];           /* what it was loaded from, for messages */
@@ -121,13 +135,19 @@ int bnd_topology_core_of_cpu(const struct bnd_topology *t, int os_cpu);
 void bnd_topology_numa_of_cpus(const struct bnd_topology *t, const bnd_cpuset_t *cpus,
 			       bnd_cpuset_t *nodes);
 
+/* Distance between NUMA indices a and b: the matrix value, else 10 for
+ * a == b and 20 otherwise (the kernel's default SLIT). */
+int bnd_topology_numa_distance(const struct bnd_topology *t, int a, int b);
+/* NUMA index of OS node id, -1 if none. */
+int bnd_topology_numa_index(const struct bnd_topology *t, int os_node);
+
 /* For flattened arrays that did not come from hwloc (the cache reader):
  * checks every index and range so no consumer can read out of bounds, and
  * the tree invariants above (pre-order, contiguous PU and core ranges,
  * cores contiguous per socket). BND_EINVAL names the first problem. */
 int bnd_topology_validate(const struct bnd_topology *t, char *err, size_t errlen);
-/* Recomputes numa_cpus and all_cpus from units and pu_os (allocates
- * numa_cpus). BND_ENOMEM on failure. */
+/* Recomputes numa_cpus (from each core's nearest node) and all_cpus from
+ * cores and pu_os (allocates numa_cpus). BND_ENOMEM on failure. */
 int bnd_topology_fill_cpusets(struct bnd_topology *t);
 
 /* Build a topology from already-flattened arrays (used by the cache reader

@@ -38,6 +38,14 @@ size_t bnd_topostring_length(const struct bnd_topology *t, enum bnd_topo_format 
  * taken; lower-case T marks that PU taken; lower-case N/S/X/Y marks every PU
  * below them taken. The error names the first position that does not
  * match and what was expected there. */
+/* Univa Grid Engine's m_topology_numa form: one bracket per NUMA node
+ * (NUMA index order) holding the cores whose local node it is, 'S' where a
+ * socket's first core sits, a core lower case when any of its cpus is in
+ * taken (may be NULL); a CPU-less node is "[]". 2 sockets x 2 nodes x 2
+ * cores: "[SCC][CC][SCC][CC]". BND_EINVAL when buf is too small. */
+int bnd_topostring_numa(const struct bnd_topology *t, const bnd_cpuset_t *taken,
+			char *buf, size_t buflen);
+
 int bnd_topostring_parse_mask(const struct bnd_topology *t, const char *str,
 			      bnd_cpuset_t *taken, char *err, size_t errlen);
 

@@ -41,8 +41,9 @@ START_TEST(every_setting)
 	char err[ERRLEN];
 	char *argv[] = { "state_dir=/tmp/x/state", "enabled=no", "default=linear:1",
 			 "on_failure=fail", "lock_timeout=2.5", "verbose", "filter=first_core",
-			 "default_unit=CT" };
-	ck_assert_int_eq(parse(&c, err, 8, argv), BND_OK);
+			 "default_unit=CT", "mem_reserve=2G" };
+	ck_assert_int_eq(parse(&c, err, 9, argv), BND_OK);
+	ck_assert(c.mem_reserve.mib == 2048 && c.mem_reserve.percent == 0);
 	ck_assert_str_eq(c.state_dir, "/tmp/x/state");
 	ck_assert_int_eq(c.enabled, 0);
 	ck_assert_str_eq(c.default_spec, "linear:1");
@@ -56,7 +57,23 @@ START_TEST(every_setting)
 	ck_assert_int_eq(bnd_config_describe(&c, line, sizeof(line)), BND_OK);
 	ck_assert_str_eq(line, "state_dir=/tmp/x/state enabled=no default=linear:1 "
 			 "on_failure=fail lock_timeout=2.500 verbose=yes filter=first_core "
-			 "implicit=no default_unit=CT");
+			 "implicit=no default_unit=CT mem_reserve=2048M");
+}
+END_TEST
+
+START_TEST(mem_reserve_setting)
+{
+	struct bnd_config c;
+	char err[ERRLEN];
+	char *pct[] = { "mem_reserve=5%" };
+	ck_assert_int_eq(parse(&c, err, 1, pct), BND_OK);
+	ck_assert_int_eq(c.mem_reserve.percent, 5);
+	char *bad[] = { "mem_reserve=lots", "mem_reserve=150%" };
+	ck_assert_int_eq(parse(&c, err, 2, bad), BND_EINVAL);
+	ck_assert_msg(strstr(err, "\"mem_reserve=lots\"") && strstr(err, "\"mem_reserve=150%\""),
+		      "%s", err);
+	/* a bad word keeps the default: no reserve */
+	ck_assert(c.mem_reserve.mib == 0 && c.mem_reserve.percent == 0);
 }
 END_TEST
 
@@ -241,6 +258,7 @@ int main(void)
 	tcase_add_test(tc, every_setting);
 	tcase_add_test(tc, later_words_win_and_spellings);
 	tcase_add_test(tc, implicit_binding_settings);
+	tcase_add_test(tc, mem_reserve_setting);
 	tcase_add_test(tc, default_wins_over_implicit);
 	tcase_add_test(tc, bad_words_keep_defaults_and_are_all_named);
 	tcase_add_test(tc, timeout_bounds);

@@ -497,22 +497,60 @@ START_TEST(mbind_strict_and_nlocal)
 }
 END_TEST
 
-START_TEST(mbind_nlocal_is_only_a_warning)
+/* nlocal: an implicit binding (one core per task on one NUMA node), the
+ * memory bound there, the reservation in the record and the variables. */
+START_TEST(mbind_nlocal_binds_and_reserves)
 {
 	struct bnd_step s;
 	struct bnd_task_result r;
-	struct bnd_step_in in = base(72, 0, 1, "0", "linear:1");
+	struct bnd_step_in in = base(72, 0, 1, "0", NULL);
 	in.mbind = "nlocal";
+	in.mem_mib = 100;
 	cfg.on_failure = BND_ONFAIL_FAIL;
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_int_eq(s.mem.nshares, 1);
+	ck_assert(s.mem.shares[0].node == 0 && s.mem.shares[0].mib == 100);
+	ck_assert_int_eq(s.mem.bind, 1);
 	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 1, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_int_eq(r.failed, 0);
-	ck_assert_msg(strstr(r.message, "nlocal") && strstr(r.message, "not supported yet"), "%s",
-		      r.message);
-	ck_assert_msg(strstr(r.verbose, "mempolicy=default"), "%s", r.verbose);
+	ck_assert_str_eq(r.message, "");
+	ck_assert_msg(strstr(r.verbose, "mempolicy=bind:0"), "%s", r.verbose);
+	ck_assert_str_eq(env(&r, "SLURM_MBIND_NODES"), "0");
+	ck_assert_str_eq(env(&r, "SLURM_MBIND"), "nlocal");
+	ck_assert_msg(strchr(env(&r, "SLURM_BINDING_TOPOLOGY_NUMA"), 'c'), "%s",
+		      env(&r, "SLURM_BINDING_TOPOLOGY_NUMA"));
+	bnd_taskenv_free(&r.env);
+	/* The record holds the memory until the step ends. */
+	char path[160];
+	snprintf(path, sizeof(path), "%s/state", state);
+	ck_assert_int_eq(records(), 1);
+	ck_assert_msg(strstr(slurp(path), " mem=0:100 req="), "%s", slurp(path));
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+	ck_assert_int_eq(records(), 0);
+	cfg.on_failure = BND_ONFAIL_UNBOUND;
+}
+END_TEST
+
+/* cores:strict with more memory than the node has after mem_reserve=: no
+ * binding possible, said so; nothing recorded. */
+START_TEST(mbind_strict_memory_short)
+{
+	struct bnd_step s;
+	struct bnd_task_result r;
+	struct bnd_step_in in = base(73, 0, 1, "0", "linear:1");
+	in.mbind = "cores:strict";
+	in.mem_mib = 1ull << 40; /* a TiB per node: more than any test machine */
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(!s.placed);
+	ck_assert_msg(strstr(s.reason, "cores:strict") && strstr(s.reason, "free MiB per node"),
+		      "%s", s.reason);
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, &r), BND_OK);
 	bnd_taskenv_free(&r.env);
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
+	ck_assert_int_eq(records(), 0);
 }
 END_TEST
 
@@ -1014,7 +1052,8 @@ int main(void)
 	tcase_add_test(tc, cpuset_check_refuses_cpus_outside);
 	tcase_add_test(tc, nothing_asked_costs_nothing);
 	tcase_add_test(tc, mbind_strict_and_nlocal);
-	tcase_add_test(tc, mbind_nlocal_is_only_a_warning);
+	tcase_add_test(tc, mbind_nlocal_binds_and_reserves);
+	tcase_add_test(tc, mbind_strict_memory_short);
 	tcase_add_test(tc, node_warmup_builds_the_cache);
 	tcase_add_test(tc, refused_state_dir_gets_no_cache);
 	tcase_add_test(tc, first_core_is_never_used);

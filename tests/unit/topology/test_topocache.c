@@ -96,7 +96,13 @@ static void same(const struct bnd_topology *a, const struct bnd_topology *b)
 	for (int i = 0; i < a->nnuma; i++) {
 		ck_assert_int_eq(a->numa_os[i], b->numa_os[i]);
 		ck_assert(bnd_cpuset_equal(&a->numa_cpus[i], &b->numa_cpus[i]));
+		ck_assert(a->numa_mem[i] == b->numa_mem[i]);
+		for (int j = 0; j < a->nnuma; j++)
+			ck_assert_int_eq(a->numa_dist[i * a->nnuma + j], b->numa_dist[i * b->nnuma + j]);
 	}
+	ck_assert_int_eq(a->has_dist, b->has_dist);
+	for (int i = 0; i < 4; i++)
+		ck_assert(a->cache_size[i] == b->cache_size[i]);
 	ck_assert(bnd_cpuset_equal(&a->all_cpus, &b->all_cpus));
 }
 
@@ -303,6 +309,8 @@ START_TEST(fuzz_payload)
 	uint32_t *good = slurp(path, &n);
 	uint32_t *w = malloc(n * 4);
 	const uint32_t vals[] = { 0, 1, 2, 0xffffffffu, 0x7fffffffu, 0x80000000u, 4096, 7 };
+	/* NUMA sizes (2 words each), the distance matrix, has_dist, 4 cache sizes. */
+	size_t tail = 2 * (size_t)t->nnuma + (size_t)t->nnuma * (size_t)t->nnuma + 9;
 	int refused_n = 0, accepted = 0;
 	for (size_t i = 80; i < n; i++) {
 		if (i == W_SUM_LO || i == W_SUM_HI)
@@ -322,10 +330,13 @@ START_TEST(fuzz_payload)
 				refused_n++;
 				continue;
 			}
-			/* Only the has_kinds flag may take any value (read as a bool):
-			 * every other word is tied to the rest by an invariant. */
-			ck_assert_msg(i == W_HAS_KINDS, "word %zu = %u accepted", i, vals[v]);
-			accepted++;
+			/* Only the has_kinds flag (read as a bool) and the trailing
+			 * measurements (NUMA sizes, distances while has_dist is 0,
+			 * cache sizes) may take any value: every other word is tied
+			 * to the rest by an invariant. */
+			ck_assert_msg(i == W_HAS_KINDS || i >= n - tail, "word %zu = %u accepted",
+				      i, vals[v]);
+			accepted += i == W_HAS_KINDS;
 			ck_assert_int_eq(bnd_topology_validate(r, err, sizeof(err)), BND_OK);
 			char s[256];
 			ck_assert_int_eq(bnd_topostring_format(r, BND_TOPO_OCS, &r->all_cpus, s,

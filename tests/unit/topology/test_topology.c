@@ -279,6 +279,34 @@ static int count_in_file(const char *path, const char *needle)
 	return n;
 }
 
+/* Every core has exactly one local node (the local sets partition the
+ * cpus), and a distance matrix is a SLIT:
+ * each node nearest to itself. */
+static void check_numa_memory(const struct bnd_topology *t, const char *path)
+{
+	bnd_cpuset_t all;
+	bnd_cpuset_zero(&all);
+	for (int n = 0; n < t->nnuma; n++) {
+		bnd_cpuset_t both = all;
+		bnd_cpuset_and(&both, &t->numa_cpus[n]);
+		ck_assert_msg(bnd_cpuset_empty(&both), "%s: node %d shares cpus", path, n);
+		bnd_cpuset_or(&all, &t->numa_cpus[n]);
+		for (int m = 0; m < t->nnuma; m++)
+			ck_assert_msg(bnd_topology_numa_distance(t, n, n) <=
+				      bnd_topology_numa_distance(t, n, m),
+				      "%s: node %d nearer to %d than to itself", path, n, m);
+	}
+	ck_assert_msg(bnd_cpuset_equal(&all, &t->all_cpus), "%s: cpus without a local node", path);
+	for (int c = 0; c < t->ncores; c++) {
+		bnd_cpuset_t cpus;
+		bnd_topology_core_cpus(t, c, &cpus);
+		int local = 0;
+		for (int n = 0; n < t->nnuma; n++)
+			local += bnd_cpuset_subset(&cpus, &t->numa_cpus[n]);
+		ck_assert_msg(local == 1, "%s: core %d local to %d nodes", path, c, local);
+	}
+}
+
 static void check_xml(const char *path)
 {
 	struct bnd_topology *t = tu_topo(path);
@@ -348,6 +376,7 @@ static void check_xml(const char *path)
 		ck_assert(bnd_cpuset_subset(&cpus, &t->numa_cpus[n]));
 		ck_assert_int_eq(bnd_topology_core_of_cpu(t, bnd_cpuset_next(&cpus, -1)), c);
 	}
+	check_numa_memory(t, path);
 	bnd_topology_free(t);
 }
 
@@ -505,6 +534,124 @@ START_TEST(numa_special_memory)
 }
 END_TEST
 
+static int count_cpuless(const struct bnd_topology *t)
+{
+	int n = 0;
+	for (int i = 0; i < t->nnuma; i++)
+		n += bnd_cpuset_empty(&t->numa_cpus[i]);
+	return n;
+}
+
+#define GIB (1024ull * 1024 * 1024)
+
+/* CPU-less nodes in the real machines: memory, no local cpus, distances. */
+START_TEST(numa_cpuless_real)
+{
+	char *p = tu_topology_xml("Intel-Xeon-SapphireRapids-2pa4no10co2t+8hbm.xml");
+	if (p) {
+		struct bnd_topology *t = tu_topo(p);
+		ck_assert_int_eq(t->nnuma, 16);
+		ck_assert_int_eq(count_cpuless(t), 8);
+		for (int n = 0; n < 16; n++) {
+			int os = t->numa_os[n];
+			ck_assert_int_eq(bnd_cpuset_count(&t->numa_cpus[n]), os < 8 ? 20 : 0);
+			if (os >= 8)
+				ck_assert(t->numa_mem[n] == 16 * GIB);
+			else
+				ck_assert(t->numa_mem[n] > 60 * GIB && t->numa_mem[n] < 64 * GIB);
+		}
+		ck_assert_int_eq(t->has_dist, 1);
+		int a = bnd_topology_numa_index(t, 0), b = bnd_topology_numa_index(t, 8);
+		ck_assert_int_eq(bnd_topology_numa_distance(t, a, a), 10);
+		ck_assert_int_gt(bnd_topology_numa_distance(t, a, b), 10);
+		ck_assert(t->cache_size[1] > 0 && t->cache_size[2] > t->cache_size[1] &&
+			  t->cache_size[3] > t->cache_size[2]);
+		bnd_topology_free(t);
+		free(p);
+	}
+	/* kmem: PMEM nodes 4 and 5 wrap each package, ~742 GB, no cpus. */
+	p = tu_topology_xml("Intel-Xeon-CascadeLake-2pa2no10co2t+2kmem.xml");
+	if (p) {
+		struct bnd_topology *t = tu_topo(p);
+		ck_assert_int_eq(t->nnuma, 6);
+		ck_assert_int_eq(count_cpuless(t), 2);
+		for (int os = 4; os <= 5; os++) {
+			int n = bnd_topology_numa_index(t, os);
+			ck_assert(bnd_cpuset_empty(&t->numa_cpus[n]));
+			ck_assert(t->numa_mem[n] > 700 * GIB);
+		}
+		for (int c = 0; c < t->ncores; c++)
+			ck_assert_int_lt(t->numa_os[t->cores[c].numa], 4);
+		bnd_topology_free(t);
+		free(p);
+	}
+	/* dax + pmem: the PMEM is a device, not memory: 4 nodes with cpus. */
+	p = tu_topology_xml("Intel-Xeon-CascadeLake-2pa2no10co2t+dax+pmem.xml");
+	if (p) {
+		struct bnd_topology *t = tu_topo(p);
+		ck_assert_int_eq(t->nnuma, 4);
+		ck_assert_int_eq(count_cpuless(t), 0);
+		bnd_topology_free(t);
+		free(p);
+	}
+}
+END_TEST
+
+/* Shapes of our own: GPU memory attached to the machine (POWER9 NVLink),
+ * and an hwloc 1.x XML with a CPU-less node, which hwloc 2 imports as a
+ * Group without cpus: before, "topology unit N: no children". */
+START_TEST(numa_cpuless_shapes)
+{
+	struct bnd_topology *t = tu_topo("tests/unit/topology/xml/gpu-memory-at-root.xml");
+	ck_assert_int_eq(t->nnuma, 4);
+	ck_assert_int_eq(count_cpuless(t), 2);
+	char *s = ocs(t);
+	ck_assert_str_eq(s, "NNNSCCNSCC");
+	free(s);
+	for (int c = 0; c < 4; c++)
+		ck_assert_int_eq(t->numa_os[t->cores[c].numa], c / 2);
+	ck_assert(t->numa_mem[bnd_topology_numa_index(t, 2)] == 16 * GIB);
+	ck_assert(t->numa_mem[bnd_topology_numa_index(t, 0)] == 64 * GIB);
+	ck_assert_int_eq(t->has_dist, 0);
+	ck_assert_int_eq(bnd_topology_numa_distance(t, 0, 1), 20);
+	check_numa_memory(t, "gpu-memory-at-root.xml");
+	bnd_topology_free(t);
+
+	t = tu_topo("tests/unit/topology/xml/hwloc1-cpuless-node.xml");
+	ck_assert_int_eq(t->nnuma, 3);
+	ck_assert_int_eq(t->ncores, 4);
+	s = ocs(t);
+	ck_assert_str_eq(s, "NSXCCNSCCN");
+	free(s);
+	int cpuless = bnd_topology_numa_index(t, 2);
+	ck_assert(bnd_cpuset_empty(&t->numa_cpus[cpuless]));
+	ck_assert(t->numa_mem[cpuless] == 16 * GIB);
+	const struct bnd_unit *leaf = &t->units[t->nunits - 1];
+	ck_assert_int_eq(leaf->type, BND_U_NUMA);
+	ck_assert_int_eq(leaf->nchildren, 0);
+	ck_assert_int_eq(leaf->pu_count, 0);
+	/* The 1.x latencies (base 10, factors 1/2/4) become 10/20/40. */
+	ck_assert_int_eq(t->has_dist, 1);
+	ck_assert_int_eq(bnd_topology_numa_distance(t, 0, 0), 10);
+	ck_assert_int_eq(bnd_topology_numa_distance(t, 0, 1), 20);
+	ck_assert_int_eq(bnd_topology_numa_distance(t, 0, cpuless), 40);
+	ck_assert(t->cache_size[3] == 20971520);
+	check_numa_memory(t, "hwloc1-cpuless-node.xml");
+	/* A clone keeps memory and distances. */
+	struct bnd_topology *c = bnd_topology_clone(t);
+	ck_assert(c->numa_mem[cpuless] == t->numa_mem[cpuless] && c->numa_dist != t->numa_dist);
+	ck_assert_int_eq(bnd_topology_numa_distance(c, 0, cpuless), 40);
+	bnd_topology_free(c);
+	bnd_topology_free(t);
+
+	/* Synthetic: sizes come from hwloc's default, no matrix. */
+	t = tu_topo("pack:2 numa:2 core:2 pu:1");
+	ck_assert_int_eq(t->has_dist, 0);
+	check_numa_memory(t, "synthetic");
+	bnd_topology_free(t);
+}
+END_TEST
+
 START_TEST(clone_is_deep)
 {
 	struct bnd_topology *t = tu_topo("pack:2 numa:2 core:2 pu:2");
@@ -548,6 +695,8 @@ int main(void)
 	tcase_add_test(tc, epyc_several_l3_per_socket);
 	tcase_add_test(tc, numa_special_memory);
 	tcase_add_test(tc, clone_is_deep);
+	tcase_add_test(tc, numa_cpuless_real);
+	tcase_add_test(tc, numa_cpuless_shapes);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -282,11 +282,35 @@ START_TEST(real_xml_strings)
 }
 END_TEST
 
+START_TEST(numa_form)
+{
+	struct bnd_topology *t = tu_topo("pack:2 numa:2 core:2 pu:2");
+	char buf[64];
+	ck_assert_int_eq(bnd_topostring_numa(t, NULL, buf, sizeof(buf)), BND_OK);
+	ck_assert_str_eq(buf, "[SCC][CC][SCC][CC]");
+	bnd_cpuset_t taken;
+	bnd_cpuset_zero(&taken);
+	bnd_cpuset_set(&taken, 3);  /* core 0,1 (cpus 2-3), one thread is enough */
+	bnd_cpuset_set(&taken, 8);  /* core 1,0 */
+	ck_assert_int_eq(bnd_topostring_numa(t, &taken, buf, sizeof(buf)), BND_OK);
+	ck_assert_str_eq(buf, "[SCc][CC][ScC][CC]");
+	ck_assert_int_eq(bnd_topostring_numa(t, NULL, buf, 10), BND_EINVAL);
+	ck_assert_str_eq(buf, "");
+	bnd_topology_free(t);
+	/* CPU-less nodes are empty brackets. */
+	t = tu_topo("tests/unit/topology/xml/gpu-memory-at-root.xml");
+	ck_assert_int_eq(bnd_topostring_numa(t, NULL, buf, sizeof(buf)), BND_OK);
+	ck_assert_str_eq(buf, "[][][SCC][SCC]");
+	bnd_topology_free(t);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("topostring");
 	TCase *tc = tcase_create("topostring");
 	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, numa_form);
 	tcase_add_test(tc, format_vectors);
 	tcase_add_test(tc, length_and_small_buffer);
 	tcase_add_test(tc, parse_vectors);

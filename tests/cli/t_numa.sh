@@ -1,0 +1,72 @@
+# sbind and NUMA memory (issue 11): the UGE 8.1 example through
+# `sbind place --mem`, mem_reserve, --commit records the reservation, a strict
+# request that no node can hold exits 3 and records nothing, nlocal, the NUMA
+# topology string and the per-node figures of status and topology json.
+T="pack:2 numa:1(memory=8GiB) core:2 pu:1"
+D=$(mktemp -d /tmp/sbind-numa-XXXXXX); chmod 755 "$D"; SD="$D/st"
+trap 'kill $owner 2>/dev/null; rm -rf "$D"' EXIT
+
+expect_out "numa string: one bracket per node" "[SCC][SCC]" \
+	$SBIND topology --topology "$T" --format numa
+expect_out "UGE example: 2 tasks x 2 GiB fit on node 0" \
+"task 0: 0,0 (cpus 0)
+task 1: 0,1 (cpus 1)
+memory: 0:4096M" \
+	$SBIND place --topology "$T" --binding linear:1 --tasks 2 --mbind cores:strict --mem 4G
+expect_out "UGE example: node memory short (5G reserve): 2 GiB on each of two nodes" \
+"task 0: 0,0 (cpus 0)
+task 1: 1,0 (cpus 2)
+memory: 0:2048M 1:2048M" \
+	$SBIND place --topology "$T" --binding linear:1 --tasks 2 --mbind cores:strict --mem 4G --mem-reserve 5G
+expect_err "strict and no node holds a task: exit 3 with the free memory" 3 \
+	"free MiB per node: 0:1024,1:1024" \
+	$SBIND place --topology "$T" --binding linear:1 --tasks 2 --mbind cores:strict --mem 4G --mem-reserve 7G
+expect_out "cores (prefer) never blocks" \
+"task 0: 0,0 (cpus 0)
+task 1: 0,1 (cpus 1)
+memory: 0:4096M" \
+	$SBIND place --topology "$T" --binding linear:1 --tasks 2 --mbind cores --mem 4G --mem-reserve 7G
+expect_out "nlocal without --binding: one core per task on one node" \
+"task 0: 0,0 (cpus 0)
+task 1: 0,1 (cpus 1)
+memory: 0:900M
+nlocal: nodes 0 (bind)" \
+	$SBIND place --topology "$T" --mbind nlocal --tasks 2 --mem 900M
+expect_err "a bad size names the token and the form" 2 'memory size "2X": expected' \
+	$SBIND place --topology "$T" --binding linear:1 --mem 2X
+
+# Commit: the first job's 6 GiB on node 0 push the second job to node 1
+# although cores are free on node 0.
+sleep 300 & owner=$!
+expect_out "commit job 21: 6 GiB on node 0" \
+"task 0: 0,0 (cpus 0)
+memory: 0:6144M" \
+	$SBIND place --topology "$T" --binding linear:1 --mbind cores:strict --mem 6G --state "$SD" --commit --job 21 --step 0 --owner-pid $owner
+expect_out "commit job 22: node 0 has 2 GiB left, so node 1" \
+"task 0: 1,0 (cpus 2)
+memory: 1:4096M" \
+	$SBIND place --topology "$T" --binding linear:1 --mbind cores:strict --mem 4G --state "$SD" --commit --job 22 --step 0 --owner-pid $owner
+expect_err "commit job 23: 8 GiB fits nowhere: exit 3" 3 "no placement whose NUMA nodes" \
+	$SBIND place --topology "$T" --binding linear:1 --mbind cores:strict --mem 8G --state "$SD" --commit --job 23 --step 0 --owner-pid $owner
+expect_out "the state holds two records with their memory, none for job 23" \
+"rec job=21 mem=0:6144
+rec job=22 mem=1:4096" \
+	sh -c "grep '^rec ' '$SD/state' | sed -E 's/^rec (job=[0-9]+) .* (mem=[^ ]*) .*/rec \\1 \\2/'"
+expect_out "a dry run sees the reservations" \
+"task 0: 1,1 (cpus 3)
+memory: 1:4096M" \
+	$SBIND place --topology "$T" --binding linear:1 --mbind cores:strict --mem 4G --state "$SD"
+expect_out "status: MiB per node per record and per node totals" \
+"21 0:6144
+22 1:4096
+numa 0: 6144 MiB reserved of 8192 MiB
+numa 1: 4096 MiB reserved of 8192 MiB" \
+	sh -c "$SBIND status --state '$SD' --topology '$T' | awk '/^2[12] / { print \$1, \$NF } /^numa / { print }'"
+expect_out "topology json: per node total, reserves, free" \
+'"node":0,"cpus":"0-1","total_mib":8192,"reserved_os_mib":0,"reserved_jobs_mib":6144,"free_mib":2048
+"node":1,"cpus":"2-3","total_mib":8192,"reserved_os_mib":0,"reserved_jobs_mib":4096,"free_mib":4096' \
+	sh -c "$SBIND topology --topology '$T' --state '$SD' --format json | grep -o '\"node\":[0-9]*,[^}]*\"free_mib\":[0-9]*'"
+expect_out "release job 21: its memory is free again" \
+"task 0: 0,0 (cpus 0)
+memory: 0:6144M" \
+	sh -c "$SBIND release --state '$SD' --job 21 >/dev/null && $SBIND place --topology '$T' --binding linear:1 --mbind cores:strict --mem 6G --state '$SD'"
