@@ -6,9 +6,13 @@
 #   make bench      benchmarks (figures, never asserted)
 #   make install PREFIX=/usr DESTDIR=...
 
+# One version, from the Debian changelog's first entry (upstream part).
+VERSION     := $(shell head -n1 debian/changelog 2>/dev/null | tr -d '()' | awk '{print $$2}' | cut -d- -f1)
 PREFIX      ?= /usr/local
 BINDIR      ?= $(PREFIX)/bin
 DOCDIR      ?= $(PREFIX)/share/doc/spank-binding
+MANDIR      ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 # Debian's Slurm looks for plugins in /usr/lib/<multiarch>/slurm-wlm.
 SLURM_PLUGINDIR ?= /usr/lib/$(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/slurm-wlm
 DESTDIR     ?=
@@ -23,7 +27,9 @@ CHECK_LIBS  := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsub
 WARN        := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g -fPIC $(WARN) -Iinclude $(PKG_CFLAGS)
 CFLAGS      ?=
-ALL_CFLAGS  := $(BASE_CFLAGS) $(CFLAGS)
+CPPFLAGS    ?=
+LDFLAGS     ?=
+ALL_CFLAGS  := $(BASE_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 SAN_FLAGS   := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -O1
 
 B           := build
@@ -45,6 +51,10 @@ TOOLS_SRC   := $(sort $(wildcard tools/*.c))
 TOOLS_HDR   := $(wildcard tools/*.h)
 TOOLS_BIN   := $(B)/sbind
 PLUGIN      := $(B)/spank_binding.so
+# Man pages: man/*.in with the texts sbind prints put in (man/build.sh);
+# dated by the Debian changelog's first entry, so a rebuild is identical.
+MAN_DATE    := $(shell date -u -d "$$(sed -n 's/^ -- .*>  //p' debian/changelog 2>/dev/null | head -n1)" +%Y-%m-%d 2>/dev/null)
+MANPAGES    := $(B)/man/sbind.1 $(B)/man/spank-binding.8
 # Programs the end-to-end tests run next to the cluster (tests/e2e/*.c).
 E2E_HELPERS := $(patsubst tests/e2e/%.c,$(B)/e2e/%,$(wildcard tests/e2e/*.c))
 
@@ -61,9 +71,9 @@ FUZZ_OBJ     := $(LIB_SRC:lib/%.c=$(B)/fuzz/lib/%.o)
 export BINDING_TOPOLOGIES ?= $(abspath $(CURDIR)/../shared/topologies)
 export BINDING_BUILD := $(abspath $(B))
 
-.PHONY: all deps check unit unit-plain unit-san cli e2e numa fuzz fuzz-run lint demo bench install clean
+.PHONY: all deps check unit unit-plain unit-san cli e2e pkg numa fuzz fuzz-run lint demo bench install clean
 
-all: $(B)/libbinding.a $(TOOLS_BIN) $(if $(wildcard spank_binding.c),$(PLUGIN))
+all: $(B)/libbinding.a $(TOOLS_BIN) $(if $(wildcard spank_binding.c),$(PLUGIN)) $(MANPAGES)
 
 deps:
 	@sh scripts/install-deps.sh
@@ -92,11 +102,15 @@ $(B)/san/libbinding.a: $(LIB_SAN_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(B)/sbind: $(TOOLS_SRC) $(TOOLS_HDR) $(B)/libbinding.a $(LIB_HDR)
-	$(CC) $(ALL_CFLAGS) -Itools $(TOOLS_SRC) -o $@ $(B)/libbinding.a $(PKG_LIBS)
+$(B)/sbind: $(TOOLS_SRC) $(TOOLS_HDR) $(B)/libbinding.a $(LIB_HDR) $(wildcard debian/changelog)
+	$(CC) $(ALL_CFLAGS) -DBND_VERSION='"$(or $(VERSION),unknown)"' -Itools $(TOOLS_SRC) -o $@ $(B)/libbinding.a $(PKG_LIBS) $(LDFLAGS)
+
+$(B)/man/sbind.1: man/sbind.1.in man/spank-binding.8.in man/build.sh $(TOOLS_BIN)
+	sh man/build.sh $(TOOLS_BIN) $(B)/man "$(VERSION)" "$(MAN_DATE)" "$(SLURM_PLUGINDIR)"
+$(B)/man/spank-binding.8: $(B)/man/sbind.1
 
 $(PLUGIN): spank_binding.c $(B)/libbinding.a $(LIB_HDR)
-	$(CC) $(ALL_CFLAGS) -shared $< -o $@ -Wl,--whole-archive $(B)/libbinding.a -Wl,--no-whole-archive $(PKG_LIBS)
+	$(CC) $(ALL_CFLAGS) -shared $< -o $@ -Wl,--whole-archive $(B)/libbinding.a -Wl,--no-whole-archive $(PKG_LIBS) $(LDFLAGS)
 
 $(B)/tests/%: tests/unit/%.c $(TESTUTIL) $(B)/tests/libbinding.a
 	@mkdir -p $(@D)
@@ -130,6 +144,7 @@ check: deps
 	$(MAKE) unit
 	$(MAKE) cli
 	$(MAKE) e2e
+	$(MAKE) pkg
 	$(MAKE) numa
 	$(MAKE) fuzz
 	@sh tests/summary.sh $(B)/results
@@ -143,11 +158,16 @@ unit-san: $(UNIT_SAN)
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		sh tests/run-unit.sh asan+ubsan $(UNIT_SAN)
 
-cli: $(TOOLS_BIN)
+cli: $(TOOLS_BIN) $(MANPAGES)
 	@sh tests/cli/run.sh
 
 e2e: all $(E2E_HELPERS)
 	@sh tests/e2e/run.sh
+
+# The Debian package, built in a temporary copy, linted, unpacked and
+# smoke-tested with its own plugin (tests/pkg/run.sh).
+pkg: all
+	@sh tests/pkg/run.sh
 
 # CPU and memory placement inside a 2-socket, 4-NUMA-node QEMU guest.
 numa: $(B)/libbinding.a
@@ -175,9 +195,14 @@ bench: $(BENCH_BIN) all
 	@if [ -x bench/gang.sh ]; then sh bench/gang.sh; fi
 
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DOCDIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR)
 	install -m 0755 $(B)/sbind $(DESTDIR)$(BINDIR)/sbind
-	install -m 0644 README.md plugstack.conf.example $(DESTDIR)$(DOCDIR)/
+	install -m 0644 README.md plugstack.conf.example docs/plugin.md docs/state.md \
+		docs/ocs-lsf.md $(DESTDIR)$(DOCDIR)/
+	install -m 0644 $(B)/man/sbind.1 $(DESTDIR)$(MANDIR)/man1/sbind.1
+	install -m 0644 $(B)/man/spank-binding.8 $(DESTDIR)$(MANDIR)/man8/spank-binding.8
+	install -m 0644 tools/sbind.bash-completion $(DESTDIR)$(BASHCOMPDIR)/sbind
 	if [ -f $(PLUGIN) ]; then install -d $(DESTDIR)$(SLURM_PLUGINDIR) && \
 		install -m 0755 $(PLUGIN) $(DESTDIR)$(SLURM_PLUGINDIR)/spank_binding.so; fi
 

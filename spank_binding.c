@@ -182,6 +182,8 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	char *cptenv = env_get(sp, "SLURM_CPUS_PER_TASK", NULL);
 	char *nodes = env_get(sp, "SLURM_STEP_NODELIST", NULL);
 	char *jnodes = env_get(sp, "SLURM_JOB_NODELIST", NULL);
+	char *lsf_job = env_get(sp, "LSB_USER_BIND_JOB", NULL);
+	char *lsf_list = env_get(sp, "LSB_USER_BIND_CPU_LIST", NULL);
 
 	int *gids = calloc(ntasks ? ntasks : 1, sizeof(*gids));
 	for (uint32_t i = 0; gids && i < ntasks; i++) {
@@ -200,6 +202,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 		.mem_mib = mem,
 		.tasks_per_node = tpn, .ntasks_env = nt, .cpus_per_task_env = cptenv,
 		.step_nodelist = nodes, .job_nodelist = jnodes,
+		.lsf_bind_job = lsf_job, .lsf_cpu_list = lsf_list,
 		.owner = getpid(), .log = log_admin,
 	};
 	bnd_step_prepare(&step, &in);
@@ -213,6 +216,8 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	free(cptenv);
 	free(nodes);
 	free(jnodes);
+	free(lsf_job);
+	free(lsf_list);
 	if (step.reason[0])
 		slurm_info(TAG ": job %u step %u: no binding: %s", job, stepid, step.reason);
 	return 0;

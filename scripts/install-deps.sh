@@ -5,6 +5,9 @@ set -eu
 PKGS="build-essential pkg-config libhwloc-dev hwloc libnuma-dev numactl check libsubunit-dev
 libjansson-dev libslurm-dev slurmctld slurmd slurm-client munge cppcheck valgrind
 qemu-system-x86 busybox-static cpio xz-utils clang libclang-rt-14-dev"
+PKGS="$PKGS openmpi-bin"  # tests/cli/t_rankfile.sh: a real mpirun --rankfile
+PKGS="$PKGS mandoc groff-base"  # tests/cli/t_ship.sh: man page lint
+PKGS="$PKGS debhelper lintian fakeroot"  # tests/pkg/run.sh: dpkg-buildpackage, lintian
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -12,12 +12,15 @@ static const char usage[] =
 	"usage: sbind <command> [options]\n"
 	"\n"
 	"commands:\n"
-	"  topology [--topology SRC] [--mask STR] [--state DIR] [--format sge|ocs|json]\n"
+	"  topology [--topology SRC] [--mask STR] [--state DIR] [--format sge|ocs|numa|json]\n"
 	"      the node's topology string; taken units (mask or state) in lower case\n"
-	"  place --binding SPEC [--mbind SPEC] [--tasks N] [--topology SRC] [--mask STR]\n"
+	"  place --binding SPEC [--mbind SPEC] [--mem SIZE [--mem-reserve SIZE|N%]]\n"
+	"        [--tasks N] [--topology SRC] [--mask STR]\n"
 	"        [--state DIR [--commit --job J --step S [--owner-pid PID]]]\n"
-	"        [--format text|sge|ocs|json]\n"
+	"        [--format text|sge|ocs|json|rankfile [--host NAME] [--first-rank N]]\n"
 	"      what a request would get (dry run), or record it with --commit\n"
+	"  rankfile [--output FILE] FILE...            one Open MPI rankfile from the\n"
+	"      nodes' rankfiles (every rank from 0 exactly once)\n"
 	"  status [--state DIR] [--format text|json] [--job J]\n"
 	"      current bindings on this node (suspended/deferred: since when, why)\n"
 	"  release --job J [--step S] [--state DIR]    drop records\n"
@@ -26,6 +29,7 @@ static const char usage[] =
 	"SRC: an hwloc synthetic description (\"pack:2 core:4 pu:2\") or an hwloc XML\n"
 	"file; default: this machine (through the state dir's topology cache).\n"
 	"Exit: 0 ok/bound, 1 error, 2 bad input, 3 no binding possible.\n"
+	"sbind --version prints the version.\n"
 	"\n"
 	"examples:\n"
 	"  sbind topology --topology \"pack:2 core:2\"                  -> SCCSCC\n"
@@ -47,6 +51,10 @@ int main(int argc, char **argv)
 		printf("\n%s\n%s", bnd_request_help(), bnd_mbind_help());
 		return SBIND_EXIT_OK;
 	}
+	if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
+		printf("sbind (spank-binding) %s\n", BND_VERSION);
+		return SBIND_EXIT_OK;
+	}
 	if (!strcmp(cmd, "topology"))
 		return sbind_cmd_topology(argc - 1, argv + 1);
 	if (!strcmp(cmd, "place"))
@@ -57,6 +65,8 @@ int main(int argc, char **argv)
 		return sbind_cmd_release(argc - 1, argv + 1);
 	if (!strcmp(cmd, "gc"))
 		return sbind_cmd_gc(argc - 1, argv + 1);
-	fprintf(stderr, "sbind: unknown command \"%s\" (expected topology, place, status, release or gc)\n", cmd);
+	if (!strcmp(cmd, "rankfile"))
+		return sbind_cmd_rankfile(argc - 1, argv + 1);
+	fprintf(stderr, "sbind: unknown command \"%s\" (expected topology, place, rankfile, status, release or gc)\n", cmd);
 	return SBIND_EXIT_USAGE;
 }

@@ -13,12 +13,13 @@
 #include "binding/memory/memplace.h"
 #include "binding/placement/place.h"
 #include "binding/request/request.h"
+#include "binding/task/taskenv.h"
 #include "binding/topology/topostring.h"
 #include "sbind.h"
 
 struct place_opts {
-	const char *binding, *mbind, *source, *mask, *state, *format;
-	int ntasks, commit, has_job, has_step;
+	const char *binding, *mbind, *source, *mask, *state, *format, *host;
+	int ntasks, commit, has_job, has_step, first_rank;
 	uint64_t mem_mib;
 	struct bnd_mem_reserve reserve;
 	uint32_t job, step;
@@ -53,6 +54,8 @@ static int parse_opts(int argc, char **argv, struct place_opts *o)
 		{ "job", required_argument, NULL, 'j' },
 		{ "step", required_argument, NULL, 's' },
 		{ "owner-pid", required_argument, NULL, 'o' },
+		{ "host", required_argument, NULL, 'H' },
+		{ "first-rank", required_argument, NULL, 'r' },
 		{ "mem", required_argument, NULL, 'G' },
 		{ "mem-reserve", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
@@ -70,6 +73,11 @@ static int parse_opts(int argc, char **argv, struct place_opts *o)
 		case 'm': o->mask = optarg; break;
 		case 'S': o->state = optarg; break;
 		case 'f': o->format = optarg; break;
+		case 'H': o->host = optarg; break;
+		case 'r':
+			rc = parse_long("--first-rank", optarg, 0, 1 << 20, &v);
+			o->first_rank = (int)v;
+			break;
 		case 'c': o->commit = 1; break;
 		case 'n':
 			rc = parse_long("--tasks", optarg, 1, 4096, &v);
@@ -100,7 +108,8 @@ static int parse_opts(int argc, char **argv, struct place_opts *o)
 		case 'h': fputs("usage: sbind place --binding SPEC [--mbind SPEC] [--mem SIZE] "
 				"[--mem-reserve SIZE|N%] [--tasks N] "
 				"[--topology SRC] [--mask STR] [--state DIR [--commit --job J --step S "
-				"[--owner-pid PID]]] [--format text|sge|ocs|json]\n", stdout);
+				"[--owner-pid PID]]] [--format text|sge|ocs|json|rankfile [--host NAME] "
+				"[--first-rank N]]\n", stdout);
 			return -1;
 		default: return SBIND_EXIT_USAGE;
 		}
@@ -119,8 +128,13 @@ static int parse_opts(int argc, char **argv, struct place_opts *o)
 		return SBIND_EXIT_USAGE;
 	}
 	if (strcmp(o->format, "text") && strcmp(o->format, "sge") && strcmp(o->format, "ocs") &&
-	    strcmp(o->format, "json")) {
-		fprintf(stderr, "sbind place: --format \"%s\": expected text, sge, ocs or json\n", o->format);
+	    strcmp(o->format, "json") && strcmp(o->format, "rankfile")) {
+		fprintf(stderr, "sbind place: --format \"%s\": expected text, sge, ocs, json or "
+			"rankfile\n", o->format);
+		return SBIND_EXIT_USAGE;
+	}
+	if ((o->host || o->first_rank) && strcmp(o->format, "rankfile")) {
+		fprintf(stderr, "sbind place: --host and --first-rank go with --format rankfile\n");
 		return SBIND_EXIT_USAGE;
 	}
 	if (o->commit && (!o->has_job || !o->has_step)) {
@@ -155,6 +169,11 @@ static void print_text(const struct bnd_topology *t, const struct bnd_placement 
 	for (int i = 0; i < p->ntasks; i++) {
 		const struct bnd_task_place *tp = &p->tasks[i];
 		char cpus[BND_MAX_CPUS * 6];
+		if (!tp->ncores) {
+			/* none, packed:0 */
+			printf("task %d: not bound\n", i);
+			continue;
+		}
 		printf("task %d:", i);
 		for (int k = 0; k < tp->ncores; k++)
 			printf(" %d,%d", t->cores[tp->cores[k]].socket, t->cores[tp->cores[k]].core);
@@ -196,6 +215,37 @@ static int print_json(const struct bnd_topology *t, const struct bnd_placement *
 	return SBIND_EXIT_OK;
 }
 
+/* The lines a pe step's node writes, ranks from --first-rank on: what
+ * mpirun --rankfile reads (several nodes: sbind rankfile merges them). */
+static int print_rankfile(const struct bnd_topology *t, const struct place_opts *o,
+			  const struct bnd_placement *p)
+{
+	char host[256] = "localhost", err[BND_ERRLEN] = "", *text = NULL;
+	bnd_cpuset_t *cpus = calloc((size_t)p->ntasks, sizeof(*cpus));
+	int *ids = calloc((size_t)p->ntasks, sizeof(*ids)), rc = SBIND_EXIT_ERROR;
+	if (o->host)
+		snprintf(host, sizeof(host), "%s", o->host);
+	else if (gethostname(host, sizeof(host) - 1) != 0)
+		snprintf(host, sizeof(host), "localhost");
+	if (cpus && ids) {
+		for (int i = 0; i < p->ntasks; i++) {
+			ids[i] = o->first_rank + i;
+			cpus[i] = p->tasks[i].cpus;
+		}
+		if (bnd_rankfile_format(t, host, p->ntasks, ids, cpus, &text, err, sizeof(err)) ==
+		    BND_OK) {
+			fputs(text, stdout);
+			rc = SBIND_EXIT_OK;
+		} else {
+			fprintf(stderr, "sbind place: %s\n", err);
+		}
+	}
+	free(text);
+	free(cpus);
+	free(ids);
+	return rc;
+}
+
 static int report(const struct bnd_topology *t, const struct place_opts *o,
 		  const struct bnd_placement *p, enum bnd_mbind mbind,
 		  const struct bnd_mem_result *m)
@@ -205,6 +255,8 @@ static int report(const struct bnd_topology *t, const struct place_opts *o,
 		print_mem_text(t, m, mbind);
 		return SBIND_EXIT_OK;
 	}
+	if (!strcmp(o->format, "rankfile"))
+		return print_rankfile(t, o, p);
 	size_t len = bnd_topostring_length(t, BND_TOPO_OCS) + 1;
 	char *sge = malloc(len), *ocs = malloc(len);
 	int rc = SBIND_EXIT_OK;

@@ -245,6 +245,13 @@ static int unit_letter(char ch)
 enum { K_UNIT, K_TYPE, K_SORT, K_START, K_STOP, K_FILTER, K_COUNT };
 static const char *const packed_keys[K_COUNT] = { "unit", "type", "sort", "start", "stop", "filter" };
 
+/* Other spellings of a key the OCS documents use ("end" in the -bstop
+ * examples); they count as the key itself for "given twice". */
+static const struct {
+	const char *word;
+	int key;
+} packed_aliases[] = { { "end", K_STOP } };
+
 static int packed_value(const struct ctx *c, struct bnd_request *r, int key, struct span v)
 {
 	struct tok a, b;
@@ -314,7 +321,8 @@ static int parse_packed(const struct ctx *c, struct bnd_request *r, const struct
 	r->ptype = BND_PT_TASK;
 	if (n == 0)
 		return fail(c, "amount is missing");
-	int rc = num_field(c, a[0], a[0], "amount", 1, &r->amount);
+	/* 0 is OCS's -bamount 0: binding disabled (checked for syntax still). */
+	int rc = num_field(c, a[0], a[0], "amount", 0, &r->amount);
 	for (size_t i = 1; i < n && rc == BND_OK; i++) {
 		const char *eq = find(a[i], '=');
 		if (!eq || eq == a[i].p)
@@ -325,10 +333,14 @@ static int parse_packed(const struct ctx *c, struct bnd_request *r, const struct
 		for (int j = 0; j < K_COUNT; j++)
 			if (is(key, packed_keys[j]))
 				id = j;
+		for (size_t j = 0; j < sizeof(packed_aliases) / sizeof(packed_aliases[0]); j++)
+			if (is(key, packed_aliases[j].word))
+				id = packed_aliases[j].key;
 		if (id < 0)
 			return fail(c, "unknown key \"%s\"", T(&t, key));
 		if (seen & (1u << id))
-			return fail(c, "key \"%s\" is given twice", packed_keys[id]);
+			return fail(c, "key \"%s\" is given twice%s", packed_keys[id],
+				    id == K_STOP ? " (end= is another name for stop=)" : "");
 		seen |= 1u << id;
 		if (!val.n)
 			return fail(c, "empty value for key \"%s\"", packed_keys[id]);
@@ -355,14 +367,16 @@ static int parse_level(const struct ctx *c, struct bnd_request *r, const struct 
 			return fail(c, "unknown option \"%s\"", T(&t, key));
 		if (seen++)
 			return fail(c, "level is given twice");
-		if (is(val, "socket"))
+		/* LSF's documents call a socket a processor. */
+		if (is(val, "socket") || is(val, "processor"))
 			r->level = BND_L_SOCKET;
 		else if (is(val, "core"))
 			r->level = BND_L_CORE;
 		else if (is(val, "thread"))
 			r->level = BND_L_THREAD;
 		else
-			return fail(c, "level \"%s\" is not socket, core or thread", T(&t, val));
+			return fail(c, "level \"%s\" is not socket (or processor), core or thread",
+				    T(&t, val));
 	}
 	return BND_OK;
 }
@@ -548,7 +562,12 @@ static int parse(struct bnd_request *r, const struct ctx *base)
 			return fail(&c, "trailing \":\" after \"%s\"", T(&t, f[j - 1]));
 		return fail(&c, "empty field after \"%s\"", T(&t, f[j - 1]));
 	}
-	return strategies[s].parse(&c, r, f + i + 1, nf - i - 1);
+	int rc = strategies[s].parse(&c, r, f + i + 1, nf - i - 1);
+	/* OCS's -bamount 0 disables binding: the same request as none (which
+	 * also opts the job out of implicit and default binding). */
+	if (rc == BND_OK && r->strategy == BND_S_PACKED && r->amount == 0)
+		reset(r, c.text);
+	return rc;
 }
 
 int bnd_request_parse(struct bnd_request *r, const char *text, char *err, size_t errlen)
@@ -657,7 +676,8 @@ const char *bnd_request_help(void)
 "  e.g. --binding=linear:2  striding:2:2:0,0  explicit:0,0:1,0\n"
 "\n"
 "OCS/GCS 9.1 packed: the first <amount> free units of the topology string:\n"
-"  packed:<amount>[:<key>=<value>...]   each key at most once\n"
+"  packed:<amount>[:<key>=<value>...]   each key at most once; packed:0 binds\n"
+"                    nothing (OCS -bamount 0)\n"
 "    unit=<u>        C power core (default), E efficiency core, T thread,\n"
 "                    S socket, X L3, Y L2, N NUMA node; CT ET CS ES CX EX CY\n"
 "                    EY CN EN restrict a unit to power (C) or efficiency (E)\n"
@@ -666,11 +686,12 @@ const char *bnd_request_help(void)
 "    sort=<letters>  some of N S X Y C E T: upper case least used first,\n"
 "                    lower case most used first\n"
 "    start=<l> stop=<l>  walk from / up to a unit letter: upper case an\n"
-"                    unused unit, lower case a (partly) used one\n"
+"                    unused unit, lower case a (partly) used one; end= is\n"
+"                    another name for stop=\n"
 "    filter=<topo>   a topology string whose lower-case units are never used\n"
 "  e.g. --binding=packed:4:sort=S:start=S\n"
 "\n"
-"LSF (optional :level=socket|core|thread, default core):\n"
+"LSF (optional :level=socket|core|thread, default core; processor = socket):\n"
 "  balance:<n>     one unit at a time on the least-loaded socket\n"
 "  pack:<n>        fill one socket, else as few sockets as possible\n"
 "  any:<n>         the first <n> free units in OS order\n"
@@ -679,7 +700,8 @@ const char *bnd_request_help(void)
 "\n"
 "Instance prefix: set: binds (default); env: only exports the choice; pe:\n"
 "only exports the cores as 0,0:0,1 and writes an OpenMPI rankfile.\n"
-"Numbers are plain decimal, at most 1000000; amounts and steps at least 1.\n"
+"Numbers are plain decimal, at most 1000000; amounts and steps at least 1\n"
+"(packed:0 is the one 0: no binding).\n"
 "\n"
 "--mbind=none|cores|cores:strict|round_robin|nlocal   memory policy\n";
 }

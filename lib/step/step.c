@@ -14,6 +14,7 @@
 #include "binding/util/error.h"
 #include "binding/util/safefile.h"
 #include "binding/request/implicit.h"
+#include "binding/request/lsfenv.h"
 #include "binding/step/nofit.h"
 #include "binding/step/stepinfo.h"
 #include "binding/topology/topocache.h"
@@ -101,6 +102,28 @@ static int implicit_request(struct bnd_step *s, int cpus_per_task)
 	return rc;
 }
 
+/* LSF's user variables, turned into a request now that the topology tells
+ * how many cores hold a task's CPUs. */
+static int lsf_env_request(struct bnd_step *s, const struct bnd_step_in *in, int cpus_per_task)
+{
+	char text[BND_MAX_REQUEST_TEXT], err[BND_ERRLEN] = "";
+	int amount = 1;
+	int rc = bnd_implicit_amount(s->topo, "C", cpus_per_task, &amount, err, sizeof(err));
+	if (rc == BND_OK)
+		rc = bnd_lsf_user_request(in->lsf_bind_job, in->lsf_cpu_list, amount, text,
+					  sizeof(text), err, sizeof(err));
+	if (rc == BND_OK)
+		rc = bnd_request_parse(&s->req, text, err, sizeof(err));
+	if (rc != BND_OK) {
+		bnd_fail(s->reason, sizeof(s->reason), BND_OK, "%s", err);
+		return rc;
+	}
+	bnd_fail(s->note, sizeof(s->note), BND_OK, " request=%s from LSB_USER_BIND_JOB=%s "
+		 "LSB_USER_BIND_CPU_LIST=%s", text, in->lsf_bind_job ? in->lsf_bind_job : "",
+		 in->lsf_cpu_list ? in->lsf_cpu_list : "");
+	return BND_OK;
+}
+
 /* Entry nodeid of a host list, when it is a valid host name. */
 static int name_from_list(const char *list, uint32_t nodeid, char *out, size_t outlen)
 {
@@ -148,15 +171,22 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 	node_name(s, in);
 
 	const char *text = in->binding;
-	if (!text && *s->cfg.default_spec)
+	int lsf = bnd_lsf_user_wanted(in->lsf_bind_job, in->lsf_cpu_list);
+	if (text && lsf)
+		bnd_fail(s->note, sizeof(s->note), BND_OK, " (--binding wins over LSB_USER_BIND_JOB=%s "
+			 "LSB_USER_BIND_CPU_LIST=%s)", in->lsf_bind_job ? in->lsf_bind_job : "",
+			 in->lsf_cpu_list ? in->lsf_cpu_list : "");
+	s->lsf_env = !text && lsf;
+	if (!text && !s->lsf_env && *s->cfg.default_spec)
 		text = s->cfg.default_spec;
 	/* default= wins over implicit= (bnd_config_parse already cleared
-	 * implicit then); --binding=none opts a job out of both. */
-	s->implicit = !text && s->cfg.implicit;
+	 * implicit then); --binding=none opts a job out of both, and so does
+	 * a request in LSF's user variables. */
+	s->implicit = !text && !s->lsf_env && s->cfg.implicit;
 	/* Nothing asked and no default: the step costs nothing. The extern
 	 * step runs no user task worth binding. */
 	if (!s->cfg.enabled || in->step == BND_STEP_EXTERN ||
-	    (!text && !s->implicit && !in->mbind))
+	    (!text && !s->implicit && !s->lsf_env && !in->mbind))
 		return BND_OK;
 	s->active = 1;
 
@@ -173,7 +203,7 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 		return BND_OK;
 	}
 	/* nlocal brings its own binding (memplace.h). */
-	s->have_request = s->implicit || (text && s->req.strategy != BND_S_NONE) ||
+	s->have_request = s->implicit || s->lsf_env || (text && s->req.strategy != BND_S_NONE) ||
 			  s->mbind == BND_M_NLOCAL;
 	s->mem_mib = in->mem_mib;
 
@@ -207,6 +237,8 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 	int cpt = s->is_batch ? bnd_batch_cpus_per_task(in->cpus_per_task_env)
 			      : in->cpus_per_task;
 	if (s->implicit && implicit_request(s, cpt) != BND_OK)
+		return BND_OK;
+	if (s->lsf_env && lsf_env_request(s, in, cpt) != BND_OK)
 		return BND_OK;
 
 	const char *cores = in->step_cores && *in->step_cores ? in->step_cores : in->job_cores;
@@ -296,8 +328,8 @@ static void verbose_line(const struct bnd_step *s, int global_id, const bnd_cpus
 		snprintf(list, sizeof(list), "...");
 	bnd_mempolicy_describe(pol, sizeof(pol), perr, sizeof(perr));
 	bnd_fail(out->verbose, sizeof(out->verbose), BND_OK,
-		 "spank-binding: host=%s task=%d cores=%s cpus=%s mempolicy=%s%s",
-		 s->host, global_id, pairs, list, pol, bound ? "" : " (unbound)");
+		 "spank-binding: host=%s task=%d cores=%s cpus=%s mempolicy=%s%s%s",
+		 s->host, global_id, pairs, list, pol, bound ? "" : " (unbound)", s->note);
 }
 
 int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
@@ -376,6 +408,7 @@ int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
 		.topo = s->topo,
 		.request = s->req_text ? s->req_text : s->req.text[0] ? s->req.text : "none",
 		.instance = s->req.instance,
+		.strategy = s->req.strategy,
 		.mbind = s->mbind,
 		.cpus = bound ? &cpus : NULL,
 		.reason = why,

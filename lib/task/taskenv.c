@@ -123,21 +123,75 @@ int bnd_omp_places(const struct bnd_topology *t, const bnd_cpuset_t *cpus,
 	return each_core(t, cpus, omp_one, &o);
 }
 
-struct rank_sink {
-	struct sink s;
-	int socket; /* socket of the previous core, -1 at the start */
+/* Open MPI 4.1 reads a slot list by splitting it at ';', then each item at
+ * ',', and only then at ':' and '-' (rmaps rank_file and
+ * opal_hwloc_base_cpu_list_parse): "0:0,1" is socket 0 core 0 plus all of
+ * socket 1. So several cores of a socket are a range "0:0-1", cores that
+ * are not consecutive or on another socket are further items "0:0;0:2;1:0".
+ * A task holding only some threads of a core (unit=T, level=thread, a cpus:
+ * list) cannot be said in socket:core terms: its line is a list of logical
+ * hardware thread ids ("0,2" or "4-5"), which mpirun reads with
+ * --use-hwthread-cpus (socket:core lines mean the same either way). */
+static int whole_cores(const struct bnd_topology *t, const bnd_cpuset_t *cpus)
+{
+	for (int c = 0; c < t->ncores; c++) {
+		const struct bnd_core *k = &t->cores[c];
+		int in = 0;
+		for (int p = k->pu_first; p < k->pu_first + k->npus; p++)
+			in += bnd_cpuset_isset(cpus, t->pu_os[p]) != 0;
+		if (in && in != k->npus)
+			return 0;
+	}
+	return 1;
+}
+
+struct run {
+	int key, first, last; /* socket (or -1), first and last number */
 };
 
-static int rank_one(const struct bnd_topology *t, int core, void *arg)
+static int put_run(struct sink *s, const struct run *r, const char *sep)
 {
-	struct rank_sink *r = arg;
-	const struct bnd_core *k = &t->cores[core];
-	int rc;
-	if (k->socket != r->socket)
-		rc = sink_printf(&r->s, "%s%d:%d", r->socket < 0 ? "" : ";", k->socket, k->core);
-	else
-		rc = sink_printf(&r->s, ",%d", k->core);
-	r->socket = k->socket;
+	char pre[16] = "";
+	if (r->key >= 0)
+		snprintf(pre, sizeof(pre), "%d:", r->key);
+	if (r->first == r->last)
+		return sink_printf(s, "%s%s%d", s->n++ ? sep : "", pre, r->first);
+	return sink_printf(s, "%s%s%d-%d", s->n++ ? sep : "", pre, r->first, r->last);
+}
+
+/* Adds (key, num) to the current run or starts a new one. */
+static int run_add(struct sink *s, struct run *r, int key, int num, const char *sep)
+{
+	if (r->first >= 0 && r->key == key && num == r->last + 1) {
+		r->last = num;
+		return BND_OK;
+	}
+	int rc = r->first >= 0 ? put_run(s, r, sep) : BND_OK;
+	*r = (struct run){ key, num, num };
+	return rc;
+}
+
+int bnd_rankfile_slot(const struct bnd_topology *t, const bnd_cpuset_t *cpus,
+		      char *buf, size_t buflen)
+{
+	struct sink s = { buf, buflen, 0, 0 };
+	struct run r = { -1, -1, -1 };
+	int rc = BND_OK, threads;
+	if (!buflen)
+		return BND_EINVAL;
+	buf[0] = '\0';
+	threads = !whole_cores(t, cpus);
+	if (threads) {
+		for (int p = 0; rc == BND_OK && p < t->npus; p++)
+			if (bnd_cpuset_isset(cpus, t->pu_os[p]))
+				rc = run_add(&s, &r, -1, p, ",");
+	} else {
+		for (int c = 0; rc == BND_OK && c < t->ncores; c++)
+			if (bnd_cpuset_isset(cpus, t->pu_os[t->cores[c].pu_first]))
+				rc = run_add(&s, &r, t->cores[c].socket, t->cores[c].core, ";");
+	}
+	if (rc == BND_OK && r.first >= 0)
+		rc = put_run(&s, &r, threads ? "," : ";");
 	return rc;
 }
 
@@ -149,25 +203,26 @@ int bnd_rankfile_format(const struct bnd_topology *t, const char *host, int ntas
 	*out = NULL;
 	for (int i = 0; i < ntasks; i++)
 		len += strlen(host) + 48 + list_room(&task_cpus[i]);
-	struct rank_sink r = { { malloc(len), len, 0, 0 }, -1 };
-	if (!r.s.buf)
+	struct sink s = { malloc(len), len, 0, 0 };
+	if (!s.buf)
 		return bnd_fail(err, errlen, BND_ENOMEM, "rankfile: out of memory");
-	r.s.buf[0] = '\0';
+	s.buf[0] = '\0';
 	for (int i = 0; i < ntasks; i++) {
 		if (bnd_cpuset_empty(&task_cpus[i]))
 			continue;
-		r.socket = -1;
-		int rc = sink_printf(&r.s, "rank %d=%s slot=", global_ids ? global_ids[i] : i, host);
+		int rc = sink_printf(&s, "rank %d=%s slot=", global_ids ? global_ids[i] : i, host);
+		if (rc == BND_OK) {
+			rc = bnd_rankfile_slot(t, &task_cpus[i], s.buf + s.used, s.len - s.used);
+			s.used += strlen(s.buf + s.used);
+		}
 		if (rc == BND_OK)
-			rc = each_core(t, &task_cpus[i], rank_one, &r);
-		if (rc == BND_OK)
-			rc = sink_printf(&r.s, "\n");
+			rc = sink_printf(&s, "\n");
 		if (rc != BND_OK) {
-			free(r.s.buf);
+			free(s.buf);
 			return bnd_fail(err, errlen, BND_EINVAL, "rankfile: text too long");
 		}
 	}
-	*out = r.s.buf;
+	*out = s.buf;
 	return BND_OK;
 }
 
@@ -187,6 +242,44 @@ static int put_topology(struct bnd_taskenv *e, const char *name, const struct bn
 		return BND_EINVAL;
 	}
 	return put(e, name, buf);
+}
+
+/* LSF's name of the binding method (its LSB_BIND_JOB values). A Grid
+ * Engine or OCS binding is a list of CPUs chosen for the task, which LSF
+ * calls USER_CPU_LIST. */
+static const char *lsf_method(enum bnd_strategy s)
+{
+	switch (s) {
+	case BND_S_LSF_BALANCE: return "BALANCE";
+	case BND_S_LSF_PACK: return "PACK";
+	case BND_S_LSF_ANY: return "ANY";
+	default: return "USER_CPU_LIST";
+	}
+}
+
+/* What job scripts written for OCS/GCS and LSF read, in those products'
+ * formats: GCS_BINDING as SGE_BINDING (cpu ids, space separated),
+ * GCS_BINDING_INSTANCE the instance or NONE (as OCS's
+ * SGE_BINDING_INSTANCE), LSB_BIND_CPU_LIST the cpus as LSF lists them
+ * (0,5,7,9-11), LSB_BIND_JOB the method or NONE. */
+static int put_compat(struct bnd_taskenv *e, const struct bnd_taskenv_in *in, int bound,
+		      const char *spaced)
+{
+	int rc;
+	if ((rc = put_str(e, "GCS_BINDING", spaced)) ||
+	    (rc = put_str(e, "GCS_BINDING_INSTANCE",
+			  bound ? bnd_instance_name(in->instance) : "NONE")) ||
+	    (rc = put_str(e, "LSB_BIND_JOB", bound ? lsf_method(in->strategy) : "NONE")))
+		return rc;
+	size_t room = list_room(bound ? in->cpus : NULL);
+	char *list = calloc(1, room);
+	if (!list)
+		return BND_ENOMEM;
+	if (bound && bnd_cpuset_format_list(in->cpus, list, room) != BND_OK) {
+		free(list);
+		return BND_EINVAL;
+	}
+	return put(e, "LSB_BIND_CPU_LIST", list);
 }
 
 /* One bracket per NUMA node: 2 letters per core at most, plus brackets. */
@@ -228,7 +321,8 @@ static int build(struct bnd_taskenv *e, const struct bnd_taskenv_in *in)
 		free(buf);
 		return BND_EINVAL;
 	}
-	if ((rc = put_str(e, "SGE_BINDING", buf)) != BND_OK) {
+	if ((rc = put_str(e, "SGE_BINDING", buf)) != BND_OK ||
+	    (rc = put_compat(e, in, bound, buf)) != BND_OK) {
 		free(buf);
 		return rc;
 	}

@@ -42,8 +42,10 @@ static bool pu_taken(const struct bnd_topology *t, const bnd_cpuset_t *taken, in
 	return taken && bnd_cpuset_isset(taken, t->pu_os[pu]);
 }
 
+/* Both forms agree (Grid Engine's own example after linear:2 on a 2x2
+ * host is "sccSCC"): a container is lower case once all below it is taken. */
 static bool lower(const struct bnd_topology *t, const struct bnd_unit *u,
-		  enum bnd_topo_format fmt, const bnd_cpuset_t *taken)
+		  const bnd_cpuset_t *taken)
 {
 	if (!taken)
 		return false;
@@ -56,10 +58,6 @@ static bool lower(const struct bnd_topology *t, const struct bnd_unit *u,
 		return false;
 	case BND_U_PU:
 		return pu_taken(t, taken, u->index);
-	case BND_U_SOCKET:
-		if (fmt == BND_TOPO_SGE)
-			return false;
-		/* fall through */
 	default:
 		if (n == 0)
 			return false;
@@ -94,7 +92,7 @@ int bnd_topostring_format(const struct bnd_topology *t, enum bnd_topo_format fmt
 		char ch = letter(t, u, fmt);
 		if (!ch)
 			continue;
-		buf[k++] = lower(t, u, fmt, taken) ? (char)tolower((unsigned char)ch) : ch;
+		buf[k++] = lower(t, u, taken) ? (char)tolower((unsigned char)ch) : ch;
 	}
 	buf[k] = '\0';
 	return BND_OK;

@@ -2,12 +2,17 @@
 T22="pack:2 core:2"
 expect_out "topology pack:2 core:2 is SCCSCC" "SCCSCC" $SBIND topology --topology "$T22"
 expect_out "topology with threads is SCTTCTT" "SCTTCTT" $SBIND topology --topology "pack:1 core:2 pu:2"
-expect_out "linear:2 on SCCSCC -> SccSCC" "SccSCC" $SBIND place --topology "$T22" --binding linear:2 --format sge
-expect_out "linear:2 again with those masked -> SCCScc" "SCCScc" \
-	$SBIND place --topology "$T22" --binding linear:2 --mask SccSCC --format sge
+expect_out "linear:2 on SCCSCC -> sccSCC (GE example)" "sccSCC" $SBIND place --topology "$T22" --binding linear:2 --format sge
+expect_out "linear:2 again with those masked -> SCCscc" "SCCscc" \
+	$SBIND place --topology "$T22" --binding linear:2 --mask sccSCC --format sge
+expect_out "GE example SCCSCcSCCscc: a fully used socket is lower case" "SCCSCcSCCscc" \
+	$SBIND topology --topology "pack:4 core:2" --mask SCCSCcSCCscc
+expect_out "the same occupancy in OCS form" "NSCCSCcSCCscc" \
+	$SBIND topology --topology "pack:4 core:2" --mask SCCSCcSCCscc --format ocs
+expect_out "none binds nothing" "task 0: not bound" $SBIND place --topology "$T22" --binding none
 expect_out "striding:2:2 -> ScCScC" "ScCScC" $SBIND place --topology "$T22" --binding striding:2:2 --format sge
 expect_out "striding:2:2:0,0 -> ScCScC" "ScCScC" $SBIND place --topology "$T22" --binding striding:2:2:0,0 --format sge
-expect_out "linear:2:1,0 -> SCCScc" "SCCScc" $SBIND place --topology "$T22" --binding linear:2:1,0 --format sge
+expect_out "linear:2:1,0 -> SCCscc" "SCCscc" $SBIND place --topology "$T22" --binding linear:2:1,0 --format sge
 expect_out "SCCCCSCCCC masked ScCCCSCCCC: linear:2 -> socket 1" "task 0: 1,0 1,1 (cpus 4-5)" \
 	$SBIND place --topology "pack:2 core:4" --mask ScCCCSCCCC --binding linear:2
 expect_err "explicit on a taken core -> exit 3" 3 "explicit: core 0,0 is not free" \
@@ -31,4 +36,4 @@ expect_err "unknown command is exit 2" 2 'unknown command' $SBIND frobnicate
 expect_rc "binding help exits 0" 0 $SBIND place --binding help
 expect_rc "sbind --help exits 0" 0 $SBIND --help
 expect_err "bad topology is an error" 1 'topology' $SBIND topology --topology "pack:zz"
-expect_out "env instance still places" "SccSCC" $SBIND place --topology "$T22" --binding env:linear:2 --format sge
+expect_out "env instance still places" "sccSCC" $SBIND place --topology "$T22" --binding env:linear:2 --format sge

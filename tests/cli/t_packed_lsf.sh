@@ -15,6 +15,16 @@ expect_err "packed:6:sort=S:start=S:stop=s -> no binding" 3 "4 found between sta
 	$SBIND place --topology "$T1" --mask "$M1" --binding packed:6:sort=S:start=S:stop=s
 expect_out "packed:2:sort=S:start=s:stop=S -> 0,0 0,1" "task 0: 0,0 0,1 (cpus 0-1)" \
 	$SBIND place --topology "$T1" --mask "$M1" --binding packed:2:sort=S:start=s:stop=S
+expect_out "end= is another name for stop= (OCS documents)" "task 0: 1,0 1,1 1,2 1,3 (cpus 4-7)" \
+	$SBIND place --topology "$T1" --mask "$M1" --binding packed:4:sort=S:start=S:end=s
+expect_err "stop= and end= together is a duplicate" 2 'end= is another name for stop=' \
+	$SBIND place --topology "$T1" --binding packed:4:stop=s:end=s
+expect_out "packed:0 (OCS -bamount 0) binds nothing" "task 0: not bound
+task 1: not bound" $SBIND place --topology "$T1" --binding packed:0 --tasks 2
+expect_out "packed:0 leaves the topology unused" "NSXCCCCSXCCCC" \
+	$SBIND place --topology "$T1" --binding packed:0:sort=S --format ocs
+expect_err "packed:0 still checks its keys" 2 'unit "Q"' \
+	$SBIND place --topology "$T1" --binding packed:0:unit=Q
 expect_out "packed:6 --format ocs marks the chosen cores" "NSXccCCsxcccc" \
 	$SBIND place --topology "$T1" --mask "$M1" --binding packed:6 --format ocs
 expect_out "filter=ScCCCScCCC never gives 0,0 nor 1,0" "task 0: 0,1 0,2 0,3 (cpus 1-3)" \
@@ -92,6 +102,8 @@ expect_err "cpus:9,10 -> no binding" 3 "none of the listed cpus exists" $SBIND p
 expect_out "any:3 -> the first three" "task 0: 0,0 0,1 0,2 (cpus 0-2)" $SBIND place --topology "$P" --binding any:3
 expect_out "balance:4:level=thread spreads over cores" "task 0: 0,0 1,0 0,1 1,1 (cpus 0,2,4,6)" \
 	$SBIND place --topology "pack:2 core:2 pu:2" --binding balance:4:level=thread
+expect_out "pack:1:level=processor is level=socket (LSF's name)" "task 0: 1,0 1,1 1,2 1,3 (cpus 4-7)" \
+	$SBIND place --topology "$P" --binding pack:1:level=processor --mask ScCCCSCCCC
 expect_out "pack:1:level=socket -> a whole free socket" "task 0: 1,0 1,1 1,2 1,3 (cpus 4-7)" \
 	$SBIND place --topology "$P" --binding pack:1:level=socket --mask ScCCCSCCCC
 

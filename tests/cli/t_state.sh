@@ -25,7 +25,7 @@ expect_out "status lists both, cores as s,c, held cores lower case" \
 "$HDR
 12         0           0      0,0:0,1:0,2:0,3      0-7              active            <age> -
 13         batch       0      1,0                  8-9              active            <age> -
-topology: ScttcttcttcttScttCTTCTTCTT
+topology: scttcttcttcttScttCTTCTTCTT
 $NUMA0" status_noage
 expect_out "the state file is readable text" \
 "rec job=12 step=0 pid=$owner cpus=0-7 tasks=0-3;4-7 req=linear:2
@@ -33,7 +33,7 @@ rec job=13 step=4294967291 pid=$owner cpus=8-9 tasks=8-9 req=linear:1" \
 	sh -c "grep '^rec ' '$SD/state' | sed -E 's/ start=[0-9]+ uid=0 status=active created=[0-9]+//; s/ mem= / /'"
 
 expect_out "status json (created and age normalised)" \
-'{"state_dir":"'"$SD"'","records":[{"job":12,"step":0,"step_name":"0","uid":0,"owner_pid":'$owner',"owner_alive":true,"status":"active","created":C,"age":A,"cpus":"0-7","cores":["0,0","0,1","0,2","0,3"],"tasks":["0-3","4-7"],"mem_mib":{},"request":"linear:2"},{"job":13,"step":4294967291,"step_name":"batch","uid":0,"owner_pid":'$owner',"owner_alive":true,"status":"active","created":C,"age":A,"cpus":"8-9","cores":["1,0"],"tasks":["8-9"],"mem_mib":{},"request":"linear:1"}],"topology_sge":"ScttcttcttcttScttCTTCTTCTT","topology_ocs":"NscttcttcttcttScttCTTCTTCTT","numa":[{"node":0,"total_mib":1024,"reserved_mib":0}]}' \
+'{"state_dir":"'"$SD"'","records":[{"job":12,"step":0,"step_name":"0","uid":0,"owner_pid":'$owner',"owner_alive":true,"status":"active","created":C,"age":A,"cpus":"0-7","cores":["0,0","0,1","0,2","0,3"],"tasks":["0-3","4-7"],"mem_mib":{},"request":"linear:2"},{"job":13,"step":4294967291,"step_name":"batch","uid":0,"owner_pid":'$owner',"owner_alive":true,"status":"active","created":C,"age":A,"cpus":"8-9","cores":["1,0"],"tasks":["8-9"],"mem_mib":{},"request":"linear:1"}],"topology_sge":"scttcttcttcttScttCTTCTTCTT","topology_ocs":"NscttcttcttcttScttCTTCTTCTT","numa":[{"node":0,"total_mib":1024,"reserved_mib":0}]}' \
 	sh -c "$SBIND status --state '$SD' --topology '$T' --format json | sed -E 's/\"created\":[0-9]+,\"age\":[0-9]+/\"created\":C,\"age\":A/g'"
 expect_out "status --job: that job's records only (what its tasks read)" \
 "$HDR
@@ -53,7 +53,7 @@ kill $owner; wait $owner 2>/dev/null
 expect_out "status marks a dead owner's record stale" \
 "$HDR
 12         0           0      0,0:0,1:0,2:0,3      0-7              active(stale)     <age> -
-topology: ScttcttcttcttSCTTCTTCTTCTT
+topology: scttcttcttcttSCTTCTTCTTCTT
 $NUMA0" status_noage
 expect_err "gc reclaims it and says so on stderr" 0 "reclaimed job 12 step 0 (owner pid $owner, cpus 0-7): owner is gone" \
 	$SBIND gc --state "$SD"

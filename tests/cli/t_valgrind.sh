@@ -25,6 +25,11 @@ _vg "no binding" 3 place --topology "pack:2 core:2" --binding linear:9
 _vg "bad request" 2 place --topology "pack:2 core:2" --binding "linear:1:x"
 _vg "bad mask" 2 place --topology "pack:2 core:2" --binding linear:1 --mask SC
 _vg "bad topology" 1 topology --topology "nonsense:7"
+_vg "rankfile format, threads" 0 place --topology "pack:1 core:2 pu:2" --binding packed:1:unit=T --tasks 2 --format rankfile --host n1
+printf 'rank 1=n1 slot=0:0\n# x\nrank 0=n1 slot=0:1\n' >"$_vgdir/rf"
+_vg "rankfile merge" 0 rankfile "$_vgdir/rf"
+_vg "rankfile merge, a rank twice" 2 rankfile "$_vgdir/rf" "$_vgdir/rf"
+_vg "version" 0 --version
 _vg "numa string" 0 topology --topology "pack:2 numa:2 core:2" --format numa
 _vg "strict memory, json" 0 place --topology "pack:2 numa:1 core:2" --binding linear:1 --tasks 2 --mbind cores:strict --mem 1G --format json
 _vg "strict memory short" 3 place --topology "pack:2 numa:1 core:2" --binding linear:1 --mbind cores:strict --mem 4G

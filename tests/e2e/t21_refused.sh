@@ -18,10 +18,10 @@ EOF2
 bad='packed:1:unit=Q|unit "Q" is not one of
 balance:0|n must be >= 1
 pack:0|n must be >= 1
-packed:0|amount must be >= 1
+packed:0:unit=Q|unit "Q" is not one of
 packed:1:colour=red|unknown key "colour"
 packed:2:sort=Q|sort letter "Q" in "Q" is not one of
-any:1:level=die|level "die" is not socket, core or thread
+any:1:level=die|level "die" is not socket (or processor), core or thread
 cpus:x|cpu "x" is not a decimal number'
 while IFS='|' read -r req why; do
 	for tool in srun sbatch salloc; do

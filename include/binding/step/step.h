@@ -58,6 +58,11 @@ struct bnd_step_in {
 	                                < 1: unknown, counted as 1; not used
 	                                for the batch step (see below) */
 	const char *mbind;           /* --mbind text, NULL when not given */
+	/* LSF's LSB_USER_BIND_JOB / LSB_USER_BIND_CPU_LIST from the step's
+	 * environment (NULL when unset): the request when --binding is not
+	 * given (before default= and implicit=, which are the site's); with
+	 * --binding they are ignored and the verbose line says so. */
+	const char *lsf_bind_job, *lsf_cpu_list;
 	/* The step's memory on this node in MiB: S_STEP_ALLOC_MEM, else
 	 * S_JOB_ALLOC_MEM (Slurm's MB, from --mem / --mem-per-cpu); 0 when
 	 * Slurm gave none. Shared evenly among the node's tasks. */
@@ -96,6 +101,8 @@ struct bnd_step {
 	bnd_cpuset_t domain;  /* what Slurm gave the step here */
 	bnd_cpuset_t reserved; /* kept from every job by the admin (filter=) */
 	int implicit;         /* req is the admin's implicit packed request */
+	int lsf_env;          /* req comes from LSB_USER_BIND_JOB/_CPU_LIST */
+	char note[512];       /* for the verbose line: where the request came from */
 	struct bnd_placement pl;
 	struct bnd_mem_result mem; /* reserved per node; nlocal's nodes */
 	uint64_t mem_mib;

@@ -15,6 +15,13 @@
  *                                "" when no policy names nodes
  *   SLURM_BINDING_PE             pe only: the task's cores as OCS pe pairs "0,0:0,1"
  *   SLURM_BINDING_RANKFILE       pe only: path of the node's OpenMPI rankfile
+ * and, for job scripts written for OCS/GCS and LSF, in their formats:
+ *   GCS_BINDING                  as SGE_BINDING
+ *   GCS_BINDING_INSTANCE         set | env | pe, NONE when not bound
+ *   LSB_BIND_CPU_LIST            the task's cpus as LSF lists them: 0,5,7,9-11
+ *   LSB_BIND_JOB                 BALANCE | PACK | ANY (LSF policies),
+ *                                USER_CPU_LIST (cpus: and every other
+ *                                strategy: a chosen cpu list), NONE when not bound
  * With `set` and a binding, OMP_PLACES (one {..} place per core, its
  * threads in the binding) and
  * OMP_PROC_BIND=close, unless the user set them. Values this module set
@@ -47,6 +54,7 @@ struct bnd_taskenv_in {
 	const struct bnd_topology *topo; /* NULL when it could not be loaded */
 	const char *request;             /* --binding text; NULL/"" = none */
 	enum bnd_instance instance;
+	enum bnd_strategy strategy;      /* for LSB_BIND_JOB */
 	enum bnd_mbind mbind;
 	const bnd_cpuset_t *cpus;        /* the task's cpus; NULL/empty = unbound */
 	const char *reason;              /* why unbound (NULL when bound) */
@@ -72,9 +80,16 @@ int bnd_pe_pairs(const struct bnd_topology *t, const bnd_cpuset_t *cpus,
 int bnd_omp_places(const struct bnd_topology *t, const bnd_cpuset_t *cpus,
 		   char *buf, size_t buflen);
 
+/* The slot list of a rankfile line, in the syntax Open MPI 4.1 reads:
+ * whole cores as "<socket>:<core>[-<core>]" items joined by ';' (a run of
+ * consecutive cores of one socket is a range: "0:0-1;1:0"); a task holding
+ * part of a core (threads) as logical hardware thread ids "0,2", "4-5",
+ * which mpirun reads with --use-hwthread-cpus. */
+int bnd_rankfile_slot(const struct bnd_topology *t, const bnd_cpuset_t *cpus,
+		      char *buf, size_t buflen);
+
 /* OpenMPI rankfile for a node's tasks: one line per task,
- * "rank <global id>=<host> slot=<socket>:<core>[,<core>...][;<socket>:...]"
- * (sockets separated by ';' as Open MPI's slot lists want). Tasks without
+ * "rank <global id>=<host> slot=<bnd_rankfile_slot>". Tasks without
  * cpus are left out. Returns malloc'd text in *out. */
 int bnd_rankfile_format(const struct bnd_topology *t, const char *host, int ntasks,
 			const int *global_ids, const bnd_cpuset_t *task_cpus,

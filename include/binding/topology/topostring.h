@@ -6,10 +6,11 @@
  * T (only for cores with more than one thread).
  * Lower case marks a taken unit. For printing, a core is lower case when
  * any of its PUs is taken; a T when its PU is taken; N/S/X/Y when every PU
- * below them is taken (Grid Engine prints sockets upper case always, and
- * every core as C: the E of efficiency cores is OCS form only).
+ * below them is taken, in both forms (Grid Engine's example after linear:2
+ * on a 2x2 host is "sccSCC"; Grid Engine prints every core as C: the E of
+ * efficiency cores is OCS form only).
  * Examples ("pack:2 l3:1 core:4 pu:1", cpus 2-3 taken): GE "SCCccSCCCC",
- * OCS "NSXCCccSXCCCC"; cpus 0-3 taken: "SccccSCCCC", "NsxccccSXCCCC".
+ * OCS "NSXCCccSXCCCC"; cpus 0-3 taken: "sccccSCCCC", "NsxccccSXCCCC".
  * Since cores are taken whole, parse then print gives back any string in
  * which each core's T letters have the case of the core and N/S/X/Y are
  * lower case exactly when everything below them is.

@@ -48,13 +48,13 @@ static const char *place_sge(const char *topo, const char *mask, const char *tex
 
 START_TEST(linear_fills_free_socket_first)
 {
-	ck_assert_str_eq(place_sge("pack:2 core:2", NULL, "linear:2", 1), "SccSCC");
-	ck_assert_str_eq(place_sge("pack:2 core:2", "SccSCC", "linear:2", 1), "SCCScc");
+	ck_assert_str_eq(place_sge("pack:2 core:2", NULL, "linear:2", 1), "sccSCC");
+	ck_assert_str_eq(place_sge("pack:2 core:2", "sccSCC", "linear:2", 1), "SCCscc");
 	ck_assert_str_eq(place_sge("pack:2 core:4", "ScCCCSCCCC", "linear:2", 1), "SCCCCSccCC");
 	/* no free socket left: the one with the most free cores */
 	ck_assert_str_eq(place_sge("pack:2 core:4", "ScCCCSccCC", "linear:2", 1), "SCccCSCCCC");
 	/* spills over: 3 cores with socket 0 free and socket 1 half taken */
-	ck_assert_str_eq(place_sge("pack:2 core:2", "SCCScC", "linear:3", 1), "SccSCc");
+	ck_assert_str_eq(place_sge("pack:2 core:2", "SCCScC", "linear:3", 1), "sccSCc");
 	ck_assert_str_eq(place_sge("pack:2 core:2", "ScCScC", "linear:3", 1),
 			 "ENOFIT: linear: 3 cores needed, only 2 free");
 }
@@ -62,7 +62,7 @@ END_TEST
 
 START_TEST(linear_with_start)
 {
-	ck_assert_str_eq(place_sge("pack:2 core:2", NULL, "linear:2:1,0", 1), "SCCScc");
+	ck_assert_str_eq(place_sge("pack:2 core:2", NULL, "linear:2:1,0", 1), "SCCscc");
 	/* continues into the next socket */
 	ck_assert_str_eq(place_sge("pack:2 core:2", NULL, "linear:2:0,1", 1), "SCcScC");
 	ck_assert_str_eq(place_sge("pack:2 core:2", "SCCScC", "linear:2:0,1", 1),

@@ -271,6 +271,28 @@ START_TEST(test_packed_keys)
 }
 END_TEST
 
+/* OCS documents: -bamount 0 disables binding, and -bstop is written end=
+ * in the examples. */
+START_TEST(test_packed_ocs_spellings)
+{
+	const char *zero[] = { "packed:0", "env:packed:0", "pe:packed:0:sort=S:end=s" };
+	for (size_t i = 0; i < sizeof(zero) / sizeof(zero[0]); i++) {
+		parse_ok(zero[i]);
+		want_init(zero[i], BND_S_NONE);
+		check_same();
+	}
+
+	parse_ok("packed:4:sort=S:start=S:end=s");
+	want_init("packed:4:sort=S:start=S:end=s", BND_S_PACKED);
+	want.amount = 4;
+	strcpy(want.unit, "C");
+	strcpy(want.sort, "S");
+	want.start_letter = 'S';
+	want.stop_letter = 's';
+	check_same();
+}
+END_TEST
+
 START_TEST(test_packed_units)
 {
 	static const char *const units[] = { "T", "CT", "ET", "C", "E", "S", "CS", "ES", "X",
@@ -343,6 +365,9 @@ START_TEST(test_lsf_counts)
 		{ "balance:4:level=socket", BND_S_LSF_BALANCE, BND_I_SET, 4, BND_L_SOCKET },
 		{ "env:pack:1:level=thread", BND_S_LSF_PACK, BND_I_ENV, 1, BND_L_THREAD },
 		{ "pe:any:1000000:level=core", BND_S_LSF_ANY, BND_I_PE, 1000000, BND_L_CORE },
+		/* LSF's documents name the socket level "processor". */
+		{ "balance:2:level=processor", BND_S_LSF_BALANCE, BND_I_SET, 2, BND_L_SOCKET },
+		{ "pack:1:level=processor", BND_S_LSF_PACK, BND_I_SET, 1, BND_L_SOCKET },
 	};
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		parse_ok(v[i].text);
@@ -495,7 +520,9 @@ static const struct bad {
 
 static const struct bad bad_packed[] = {
 	{ "packed", "amount is missing", PACKED_FORM },
-	{ "packed:0", "amount must be >= 1", PACKED_FORM },
+	{ "packed:0:unit=Q", "unit \"Q\" is not one of", PACKED_FORM },
+	{ "packed:2:stop=s:end=S", "key \"stop\" is given twice (end= is another name for stop=)",
+	  PACKED_FORM },
 	{ "packed:two", "amount \"two\" is not a decimal number", PACKED_FORM },
 	{ "packed:2:", "trailing \":\" after \"2\"", PACKED_FORM },
 	{ "packed:2:unit", "\"unit\" is not <key>=<value>", PACKED_FORM },
@@ -536,9 +563,9 @@ static const struct bad bad_lsf[] = {
 	{ "balance:0", "n must be >= 1", "(expected balance:<n>" LEVEL_FORM },
 	{ "pack:x", "n \"x\" is not a decimal number", "(expected pack:<n>" LEVEL_FORM },
 	{ "pack:1000001", "n \"1000001\" is too large", "(expected pack:<n>" LEVEL_FORM },
-	{ "any:2:level=numa", "level \"numa\" is not socket, core or thread",
+	{ "any:2:level=numa", "level \"numa\" is not socket (or processor), core or thread",
 	  "(expected any:<n>" LEVEL_FORM },
-	{ "any:2:level=", "level \"\" is not socket, core or thread", "(expected any:<n>" LEVEL_FORM },
+	{ "any:2:level=", "level \"\" is not socket (or processor), core or thread", "(expected any:<n>" LEVEL_FORM },
 	{ "any:2:level=core:level=core", "level is given twice", "(expected any:<n>" LEVEL_FORM },
 	{ "any:2:foo=1", "unknown option \"foo\"", "(expected any:<n>" LEVEL_FORM },
 	{ "any:2:3", "unexpected \"3\"", "(expected any:<n>" LEVEL_FORM },
@@ -559,7 +586,7 @@ static const struct bad bad_lsf[] = {
 	{ "cpus:0-3,2", "cpu 2 is listed twice", CPUS_FORM },
 	{ "cpus:5000,4000-6000", "cpu 5000 is listed twice", CPUS_FORM },
 	{ "cpus:1000001", "cpu \"1000001\" is too large", CPUS_FORM },
-	{ "cpus:1:level=die", "level \"die\" is not socket, core or thread", CPUS_FORM },
+	{ "cpus:1:level=die", "level \"die\" is not socket (or processor), core or thread", CPUS_FORM },
 	{ "cpus:1:2", "unexpected \"2\"", CPUS_FORM },
 };
 
@@ -874,6 +901,7 @@ static Suite *request_suite(void)
 	tcase_add_test(tc, test_packed_defaults);
 	tcase_add_test(tc, test_packed_keys);
 	tcase_add_test(tc, test_packed_units);
+	tcase_add_test(tc, test_packed_ocs_spellings);
 	tcase_add_test(tc, test_packed_type_synonyms);
 	tcase_add_test(tc, test_packed_filter_max);
 	tcase_add_test(tc, test_lsf_counts);

@@ -842,6 +842,105 @@ START_TEST(implicit_binding_from_cpus_per_task)
 }
 END_TEST
 
+/* LSF job scripts: LSB_USER_BIND_JOB / LSB_USER_BIND_CPU_LIST in the
+ * environment and no --binding are bound as LSF would bind them. */
+START_TEST(lsf_user_variables)
+{
+	struct bnd_topology *t = fake_node("pack:2 core:4");
+	struct bnd_step s;
+	struct bnd_task_result r;
+
+	/* BALANCE, two tasks of one cpu: one core on each socket */
+	struct bnd_step_in in = base(151, 0, 2, "0-7", NULL);
+	in.lsf_bind_job = "BALANCE";
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert(s.lsf_env);
+	ck_assert_str_eq(s.req.text, "balance:1");
+	ck_assert_str_eq(list_of(&s.pl.tasks[0].cpus), "0");
+	ck_assert_str_eq(list_of(&s.pl.tasks[1].cpus), "4");
+	s.req.instance = BND_I_ENV;
+	ck_assert_int_eq(bnd_step_task(&s, 1, 1, 1, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_str_eq(env(&r, "LSB_BIND_JOB"), "BALANCE");
+	ck_assert_str_eq(env(&r, "LSB_BIND_CPU_LIST"), "4");
+	ck_assert_msg(strstr(r.verbose, "request=balance:1 from LSB_USER_BIND_JOB=BALANCE"), "%s",
+		      r.verbose);
+	bnd_taskenv_free(&r.env);
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+
+	/* USER with a list: the listed cpus; -c3 with PACK: one task, 3 cores */
+	in = base(152, 0, 1, "0-7", NULL);
+	in.lsf_bind_job = "USER";
+	in.lsf_cpu_list = "1,2";
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_str_eq(s.req.text, "cpus:1,2");
+	ck_assert_str_eq(list_of(&s.pl.all_cpus), "1-2");
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+	in = base(153, 0, 1, "0-7", NULL);
+	in.lsf_bind_job = "PACK";
+	in.cpus_per_task = 3;
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_str_eq(s.req.text, "pack:3");
+	ck_assert_str_eq(list_of(&s.pl.all_cpus), "0-2");
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+
+	/* only the list */
+	in = base(154, 0, 1, "0-7", NULL);
+	in.lsf_cpu_list = "6";
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_str_eq(s.req.text, "cpus:6");
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+
+	/* --binding wins, and the verbose line says so */
+	in = base(155, 0, 1, "0-7", "env:linear:2");
+	in.lsf_bind_job = "PACK";
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(!s.lsf_env);
+	ck_assert_str_eq(s.req.text, "env:linear:2");
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 1, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_msg(strstr(r.verbose, "(--binding wins over LSB_USER_BIND_JOB=PACK"), "%s",
+		      r.verbose);
+	bnd_taskenv_free(&r.env);
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+
+	/* the user's LSF variables win over the site's default= and implicit= */
+	snprintf(cfg.default_spec, sizeof(cfg.default_spec), "linear:2");
+	cfg.implicit = 1;
+	in = base(156, 0, 1, "0-7", NULL);
+	in.lsf_bind_job = "whatever";
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_str_eq(s.req.text, "any:1");
+	ck_assert(!s.implicit);
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+	/* N: no request from LSF, the site's default applies */
+	in = base(157, 0, 1, "0-7", NULL);
+	in.lsf_bind_job = "N";
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_str_eq(s.req.text, "linear:2");
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+	cfg.default_spec[0] = '\0';
+	cfg.implicit = 0;
+
+	/* USER without a list: unbound, and why */
+	in = base(158, 0, 1, "0-7", NULL);
+	in.lsf_bind_job = "USER";
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(s.active && !s.placed && strstr(s.reason, "needs LSB_USER_BIND_CPU_LIST"),
+		      "%s", s.reason);
+	bnd_step_free(&s);
+	ck_assert_int_eq(records(), 0);
+	bnd_topology_free(t);
+}
+END_TEST
+
 /* implicit=yes on this machine, really bound: -c1 gets one core. */
 START_TEST(implicit_binding_binds_here)
 {
@@ -966,6 +1065,7 @@ int main(void)
 	tcase_add_test(tc, first_core_on_every_strategy);
 	tcase_add_test(tc, implicit_binding_from_cpus_per_task);
 	tcase_add_test(tc, implicit_binding_binds_here);
+	tcase_add_test(tc, lsf_user_variables);
 	tcase_add_test(tc, long_request_used_whole);
 	suite_add_tcase(s, tc);
 	return tu_run(s);

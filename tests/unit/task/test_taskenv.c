@@ -60,6 +60,55 @@ START_TEST(bound_set_task)
 	ck_assert_str_eq(must(&e, "OMP_PROC_BIND"), "close");
 	ck_assert_str_eq(must(&e, "SLURM_BINDING_OMP_PLACES"), "{2,3},{4,5}");
 	ck_assert_str_eq(must(&e, "SLURM_BINDING_OMP_PROC_BIND"), "close");
+	/* OCS/GCS and LSF names, their formats */
+	ck_assert_str_eq(must(&e, "GCS_BINDING"), "2 3 4 5");
+	ck_assert_str_eq(must(&e, "GCS_BINDING_INSTANCE"), "set");
+	ck_assert_str_eq(must(&e, "LSB_BIND_CPU_LIST"), "2-5");
+	ck_assert_str_eq(must(&e, "LSB_BIND_JOB"), "USER_CPU_LIST");
+	bnd_taskenv_free(&e);
+	bnd_topology_free(t);
+}
+END_TEST
+
+/* LSF's own example list (0,5,7,9-11) and each policy's LSB_BIND_JOB. */
+START_TEST(lsf_and_gcs_variables)
+{
+	struct bnd_topology *t = tu_topo("pack:2 core:8");
+	bnd_cpuset_t c = cpus_of("0,5,7,9-11");
+	static const struct {
+		enum bnd_strategy s;
+		enum bnd_instance i;
+		const char *job, *inst;
+	} v[] = {
+		{ BND_S_LSF_BALANCE, BND_I_SET, "BALANCE", "set" },
+		{ BND_S_LSF_PACK, BND_I_SET, "PACK", "set" },
+		{ BND_S_LSF_ANY, BND_I_ENV, "ANY", "env" },
+		{ BND_S_LSF_CPUS, BND_I_SET, "USER_CPU_LIST", "set" },
+		{ BND_S_PACKED, BND_I_PE, "USER_CPU_LIST", "pe" },
+		{ BND_S_EXPLICIT, BND_I_SET, "USER_CPU_LIST", "set" },
+	};
+	for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+		struct bnd_taskenv_in in = { .topo = t, .request = "x", .instance = v[k].i,
+					     .strategy = v[k].s, .cpus = &c };
+		struct bnd_taskenv e;
+		char err[BND_ERRLEN];
+		ck_assert_int_eq(bnd_taskenv_build(&e, &in, err, sizeof(err)), BND_OK);
+		ck_assert_str_eq(must(&e, "LSB_BIND_CPU_LIST"), "0,5,7,9-11");
+		ck_assert_str_eq(must(&e, "LSB_BIND_JOB"), v[k].job);
+		ck_assert_str_eq(must(&e, "GCS_BINDING"), "0 5 7 9 10 11");
+		ck_assert_str_eq(must(&e, "GCS_BINDING_INSTANCE"), v[k].inst);
+		bnd_taskenv_free(&e);
+	}
+	/* not bound: NONE, as OCS and LSF say it */
+	struct bnd_taskenv_in in = { .topo = t, .request = "linear:9", .strategy = BND_S_LINEAR,
+				     .reason = "no room" };
+	struct bnd_taskenv e;
+	char err[BND_ERRLEN];
+	ck_assert_int_eq(bnd_taskenv_build(&e, &in, err, sizeof(err)), BND_OK);
+	ck_assert_str_eq(must(&e, "LSB_BIND_JOB"), "NONE");
+	ck_assert_str_eq(must(&e, "GCS_BINDING_INSTANCE"), "NONE");
+	ck_assert_str_eq(must(&e, "LSB_BIND_CPU_LIST"), "");
+	ck_assert_str_eq(must(&e, "GCS_BINDING"), "");
 	bnd_taskenv_free(&e);
 	bnd_topology_free(t);
 }
@@ -193,6 +242,39 @@ START_TEST(ocs_topology_marks_the_task)
 }
 END_TEST
 
+/* The issue's vectors: one core, several cores, across sockets, cores
+ * that are not consecutive, and threads where a task holds part of a core. */
+START_TEST(rankfile_slots_open_mpi_reads)
+{
+	static const struct {
+		const char *topo, *cpus, *slot;
+	} v[] = {
+		{ "pack:1 core:4", "0", "0:0" },
+		{ "pack:1 core:4", "0-1", "0:0-1" },
+		{ "pack:1 core:4", "0,2", "0:0;0:2" },
+		{ "pack:1 core:4", "0-1,3", "0:0-1;0:3" },
+		{ "pack:2 core:2", "0,2", "0:0;1:0" },
+		{ "pack:2 core:2", "0-3", "0:0-1;1:0-1" },
+		/* whole cores with their threads: still socket:core */
+		{ "pack:1 core:2 pu:2", "0-3", "0:0-1" },
+		/* part of a core: logical thread ids */
+		{ "pack:1 core:2 pu:2", "0,2", "0,2" },
+		{ "pack:1 core:2 pu:2", "0-2", "0-2" },
+		{ "pack:2 core:2 pu:2", "1,4-5", "1,4-5" },
+	};
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct bnd_topology *t = tu_topo(v[i].topo);
+		bnd_cpuset_t c = cpus_of(v[i].cpus);
+		char buf[64];
+		ck_assert_int_eq(bnd_rankfile_slot(t, &c, buf, sizeof(buf)), BND_OK);
+		ck_assert_msg(!strcmp(buf, v[i].slot), "%s cpus %s: slot=%s, want %s", v[i].topo,
+			      v[i].cpus, buf, v[i].slot);
+		ck_assert_int_eq(bnd_rankfile_slot(t, &c, buf, 3), BND_EINVAL);
+		bnd_topology_free(t);
+	}
+}
+END_TEST
+
 START_TEST(rankfile_text)
 {
 	struct bnd_topology *t = tu_topo("pack:2 core:4");
@@ -200,8 +282,10 @@ START_TEST(rankfile_text)
 	int ids[3] = { 4, 5, 6 };
 	char *text = NULL, err[BND_ERRLEN];
 	ck_assert_int_eq(bnd_rankfile_format(t, "n1", 3, ids, tc, &text, err, sizeof(err)), BND_OK);
-	ck_assert_str_eq(text, "rank 4=n1 slot=0:0,1\n"
-			       "rank 6=n1 slot=0:3;1:0,1\n");
+	/* Open MPI 4.1 reads "0:0,1" as socket 0 core 0 plus socket 1: ranges
+	 * and ';' only */
+	ck_assert_str_eq(text, "rank 4=n1 slot=0:0-1\n"
+			       "rank 6=n1 slot=0:3;1:0-1\n");
 	free(text);
 	char pe[64];
 	ck_assert_int_eq(bnd_pe_pairs(t, &tc[2], pe, sizeof(pe)), BND_OK);
@@ -252,12 +336,14 @@ int main(void)
 	Suite *s = suite_create("taskenv");
 	TCase *tc = tcase_create("taskenv");
 	tcase_add_test(tc, bound_set_task);
+	tcase_add_test(tc, lsf_and_gcs_variables);
 	tcase_add_test(tc, unbound_task_says_why_and_clears_inherited);
 	tcase_add_test(tc, user_omp_values_are_left_alone);
 	tcase_add_test(tc, env_and_pe_instances);
 	tcase_add_test(tc, no_request_no_topology);
 	tcase_add_test(tc, ocs_topology_marks_the_task);
 	tcase_add_test(tc, rankfile_text);
+	tcase_add_test(tc, rankfile_slots_open_mpi_reads);
 	tcase_add_test(tc, omp_places_only_the_tasks_threads);
 	suite_add_tcase(s, tc);
 	return tu_run(s);

@@ -46,11 +46,16 @@ START_TEST(format_vectors)
 	/* Cores 0,2 and 0,3 taken. */
 	expect("pack:2 l3:1 core:4 pu:1", BND_TOPO_OCS, "2-3", "NSXCCccSXCCCC");
 	expect("pack:2 l3:1 core:4 pu:1", BND_TOPO_SGE, "2-3", "SCCccSCCCC");
-	/* A whole socket: S and X lower in OCS form, S stays upper in GE form. */
+	/* A whole socket: S (and X) lower in both forms. */
 	expect("pack:2 l3:1 core:4 pu:1", BND_TOPO_OCS, "0-3", "NsxccccSXCCCC");
-	expect("pack:2 l3:1 core:4 pu:1", BND_TOPO_SGE, "0-3", "SccccSCCCC");
+	expect("pack:2 l3:1 core:4 pu:1", BND_TOPO_SGE, "0-3", "sccccSCCCC");
 	expect("pack:2 l3:1 core:4 pu:1", BND_TOPO_OCS, "0-7", "nsxccccsxcccc");
-	expect("pack:2 l3:1 core:4 pu:1", BND_TOPO_SGE, "0-7", "SccccScccc");
+	expect("pack:2 l3:1 core:4 pu:1", BND_TOPO_SGE, "0-7", "sccccscccc");
+	/* Grid Engine's documented examples: after linear:2 on a 2x2 host, and
+	 * a 4x2 host with core 1,1 and all of socket 3 in use. */
+	expect("pack:2 core:2", BND_TOPO_SGE, "0-1", "sccSCC");
+	expect("pack:4 core:2", BND_TOPO_SGE, "3,6-7", "SCCSCcSCCscc");
+	expect("pack:4 core:2", BND_TOPO_OCS, "3,6-7", "NSCCSCcSCCscc");
 	/* One thread taken: its core and that T lower. */
 	expect("pack:1 core:2 pu:2", BND_TOPO_SGE, "1", "ScTtCTT");
 	expect("pack:1 core:2 pu:2", BND_TOPO_OCS, "2-3", "NSCTTctt");
@@ -96,6 +101,8 @@ static void parse_ok(const char *src, const char *str, const char *want_cpus)
 START_TEST(parse_vectors)
 {
 	parse_ok("pack:2 core:2", "SccSCC", "0-1");
+	parse_ok("pack:2 core:2", "sccSCC", "0-1");
+	parse_ok("pack:4 core:2", "SCCSCcSCCscc", "3,6-7");
 	parse_ok("pack:2 core:2", "SCCSCC", "");
 	parse_ok("pack:2 core:2", "sccscc", "0-3");
 	parse_ok("pack:2 core:2", "sCCSCC", "0-1"); /* lower socket = all below */

@@ -1,0 +1,48 @@
+# What ships with sbind (issue 12): its version is the Debian changelog's,
+# the man pages lint clean and carry the --binding=help / --mbind=help text
+# sbind prints (one source), and the bash completion offers only options
+# sbind has.
+root=$(cd "$(dirname "$SBIND")/.." && pwd)
+man_dir=$(dirname "$SBIND")/man
+
+want=$(head -n1 "$root/debian/changelog" | sed -n 's/^[^(]*(\([^)-]*\).*/\1/p')
+expect_out "sbind --version is debian/changelog's version" "sbind (spank-binding) $want" $SBIND --version
+
+if ! [ -f "$man_dir/sbind.1" ] || ! [ -f "$man_dir/spank-binding.8" ]; then
+	_report 0 "man pages built" "no $man_dir/sbind.1 or spank-binding.8 (make all builds them)"
+elif ! command -v mandoc >/dev/null 2>&1; then
+	skip "man pages lint" "mandoc is not installed"
+else
+	for page in sbind.1 spank-binding.8; do
+		out=$(mandoc -T lint -W warning "$man_dir/$page" 2>&1)
+		if [ -z "$out" ]; then _report 1 "mandoc -T lint -W warning $page: clean"
+		else _report 0 "mandoc -T lint -W warning $page: clean" "$out"; fi
+		if command -v groff >/dev/null 2>&1; then
+			out=$(groff -ww -z -man "$man_dir/$page" 2>&1)
+			if [ -z "$out" ]; then _report 1 "groff -ww $page: no warnings"
+			else _report 0 "groff -ww $page: no warnings" "$out"; fi
+		fi
+		# Every line --binding=help and --mbind=help print is in the page
+		# as rendered (one source for both).
+		text=$(mandoc -T ascii "$man_dir/$page" | col -bx)
+		missing=$( { $SBIND place --binding help; $SBIND --help | sed -n '/^--mbind=<policy>/,$p'; } |
+			sed 's/^ *//' | grep -v '^$' | while IFS= read -r l; do
+				printf '%s\n' "$text" | grep -qF -- "$l" || printf '%s\n' "$l"; done)
+		if [ -z "$missing" ]; then _report 1 "$page has --binding=help and --mbind=help word for word"
+		else _report 0 "$page has --binding=help and --mbind=help word for word" "missing: $missing"; fi
+	done
+fi
+
+comp="$root/tools/sbind.bash-completion"
+if ! command -v bash >/dev/null 2>&1; then
+	skip "bash completion" "bash is not installed"
+else
+	for cmd in topology place rankfile status release gc; do
+		# shellcheck disable=SC2016 # for the inner bash
+		offered=$(bash -c '. "$1"; COMP_WORDS=(sbind "$2" -); COMP_CWORD=2; _sbind; printf "%s\n" "${COMPREPLY[@]}"' _ "$comp" "$cmd" | grep '^--')
+		usage=$($SBIND "$cmd" --help 2>&1)
+		bad=$(for o in $offered; do [ "$o" = --help ] || printf '%s\n' "$usage" | grep -qF -- "$o" || echo "$o"; done)
+		if [ -n "$offered" ] && [ -z "$bad" ]; then _report 1 "completion of sbind $cmd offers only its options"
+		else _report 0 "completion of sbind $cmd offers only its options" "offered: $offered | not in sbind $cmd --help: $bad"; fi
+	done
+fi
