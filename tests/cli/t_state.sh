@@ -38,7 +38,7 @@ expect_out "status json (created and age normalised)" \
 expect_out "status --job: that job's records only (what its tasks read)" \
 "$HDR
 13         batch       0      1,0                  8-9              active            <age> -
-topology: ScttcttcttcttScttCTTCTTCTT
+topology: scttcttcttcttScttCTTCTTCTT
 $NUMA0" status_noage --job 13
 expect_rc "status --job with a bad id: usage error" 2 $SBIND status --state "$SD" --topology "$T" --job x
 
