@@ -13,6 +13,7 @@
 #include "binding/task/apply.h"
 #include "binding/util/error.h"
 #include "binding/request/implicit.h"
+#include "binding/step/stepfit.h"
 #include "binding/step/stepinfo.h"
 #include "binding/topology/topocache.h"
 #include "binding/state/state.h"
@@ -76,9 +77,34 @@ static void explain_nofit(struct bnd_step *s, const char *alloc_err)
 		put_text(kept, sizeof(kept), ", of which the site's filter=first_core keeps cpus %s "
 			 "from every job,", rl);
 	}
-	int rc = bnd_place(s->topo, &d, &s->req, s->ntasks, &tmp, perr, sizeof(perr));
+	int rc = bnd_place(s->topo, &d, &s->req, bnd_share_groups(s->ntasks, s->share), &tmp,
+			   perr, sizeof(perr));
 	if (rc == BND_OK)
 		bnd_placement_free(&tmp);
+	/* A start core fixes the cores: name the ones the step lacks rather
+	 * than call the allocation too small. */
+	if (rc == BND_ENOFIT && s->req.has_start) {
+		char miss[256] = "", werr[BND_ERRLEN] = "";
+		bnd_cpuset_t usable = s->domain;
+		bnd_cpuset_andnot(&usable, &s->reserved);
+		int mrc = bnd_start_cores_missing(s->topo, &usable, &s->req, s->ntasks, miss,
+						  sizeof(miss), werr, sizeof(werr));
+		if (mrc == BND_ENOFIT) {
+			put_text(s->reason, sizeof(s->reason),
+				 "--binding=%s cannot be placed on this node for %d task%s: %s",
+				 s->req.text, s->ntasks, plural(s->ntasks), werr);
+			return;
+		}
+		if (mrc == BND_OK && *miss) {
+			put_text(s->reason, sizeof(s->reason),
+				 "--binding=%s needs core%s %s, which %s not among this step's "
+				 "cores: Slurm gave it %d core%s (cpus %s)%s for %d task%s",
+				 s->req.text, strchr(miss, ':') ? "s" : "", miss,
+				 strchr(miss, ':') ? "are" : "is", ncores, plural(ncores), dl, kept,
+				 s->ntasks, plural(s->ntasks));
+			return;
+		}
+	}
 	/* An explicit list names its cores: more cpus would not help. */
 	if (rc == BND_ENOFIT && s->req.strategy == BND_S_EXPLICIT) {
 		int n = s->req.nexplicit;
@@ -154,9 +180,9 @@ static int write_rankfile(struct bnd_step *s, const struct bnd_step_in *in,
 
 	if (!ids || !cpus)
 		goto out;
-	for (int i = 0; i < s->ntasks && i < s->pl.ntasks; i++) {
+	for (int i = 0; i < s->ntasks && bnd_share_group_of(i, s->share) < s->pl.ntasks; i++) {
 		ids[i] = (!s->is_batch && in->global_ids) ? in->global_ids[i] : i;
-		cpus[i] = s->pl.tasks[i].cpus;
+		cpus[i] = s->pl.tasks[bnd_share_group_of(i, s->share)].cpus;
 	}
 	rc = bnd_rankfile_format(s->topo, s->host, s->ntasks, ids, cpus, &text, err, errlen);
 	if (rc != BND_OK)
@@ -322,11 +348,12 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 	if (s->cfg.filter_first_core)
 		first_core_cpus(s->topo, &s->reserved);
 	bnd_cpuset_andnot(&usable, &s->reserved);
+	s->share = bnd_step_share(s->topo, &s->domain, &usable, &s->req, s->ntasks);
 
 	struct bnd_state_opts o;
 	state_opts(s, &o);
 	struct bnd_alloc_args a = {
-		.job = s->job, .step = s->step, .ntasks = s->ntasks,
+		.job = s->job, .step = s->step, .ntasks = bnd_share_groups(s->ntasks, s->share),
 		.owner_pid = in->owner, .uid = in->uid, .allowed = &usable,
 		/* steps of a batch job go inside the cores the script holds */
 		.inherit_job = !s->is_batch,
@@ -400,8 +427,8 @@ int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
 	if (!why && s->placed) {
 		if (s->is_batch)
 			cpus = s->pl.all_cpus;
-		else if (local_id >= 0 && local_id < s->pl.ntasks)
-			cpus = s->pl.tasks[local_id].cpus;
+		else if (local_id >= 0 && bnd_share_group_of(local_id, s->share) < s->pl.ntasks)
+			cpus = s->pl.tasks[bnd_share_group_of(local_id, s->share)].cpus;
 		if (bnd_cpuset_empty(&cpus)) {
 			put_text(why_buf, sizeof(why_buf), "no cpus were placed for local task %d",
 				 local_id);

@@ -78,7 +78,8 @@ struct bnd_step {
 	enum bnd_mbind mbind;
 	int have_request;     /* a request other than none */
 	struct bnd_topology *topo;
-	int ntasks;           /* tasks placed (batch: the job's tasks here) */
+	int ntasks;           /* tasks here (batch: the job's tasks here) */
+	int share;            /* tasks per placement group (stepfit.h), >= 1 */
 	bnd_cpuset_t domain;  /* what Slurm gave the step here */
 	bnd_cpuset_t reserved; /* kept from every job by the admin (filter=) */
 	int implicit;         /* req is the admin's implicit packed request */
