@@ -41,7 +41,11 @@
 # one machine (engineers working in parallel) would both have job 1 there.
 # Debian's Slurm is built with MULTIPLE_SLURMD, so `slurmd -N <name>` works.
 #
-# Knobs (environment): E2E_USER (default bindtest), E2E_CGROUP=auto|v1|none,
+# Knobs (environment): E2E_USER (default bindtest), E2E_CGROUP=auto|v1|v2|none
+# (v2: pure cgroup v2 without systemd, as in the guest node), E2E_CR
+# (SelectTypeParameters, default CR_Core), E2E_NODES=1|2, E2E_POLL (seconds
+# between start-up polls, default 0.1), E2E_SLOW (integer factor for the
+# start-up hang guards, default 1; the emulated guest node uses 20),
 # E2E_DEBUG (SlurmdDebug/SlurmctldDebug level, default info), E2E_GANG=1
 # (PreemptMode=GANG: oversubscribed jobs are time-sliced every 5 s),
 # KEEP_E2E=1 (keep the directory after stopping), BINDING_BUILD, E2E_TMPDIR
@@ -103,7 +107,22 @@ _e2e_cgroup_v1_usable() {
 _e2e_write_conf() {
 	local mode=$1 d=$E2E_DIR
 	local proctrack task
-	if [ "$mode" = cgroup-v1 ]; then
+	if [ "$mode" = cgroup-v2 ]; then
+		# Pure cgroup v2 without systemd (the guest node): slurmd makes its
+		# own system.slice/<node>_slurmstepd.scope, which needs the
+		# controllers enabled above it (tests/guest/stage2.sh does that).
+		proctrack=proctrack/cgroup
+		task=task/cgroup,task/affinity
+		cat >"$d/cgroup.conf" <<-EOF
+			CgroupPlugin=cgroup/v2
+			CgroupMountpoint=/sys/fs/cgroup
+			IgnoreSystemd=yes
+			CgroupAutomount=yes
+			ConstrainCores=yes
+			ConstrainRAMSpace=no
+			ConstrainDevices=no
+		EOF
+	elif [ "$mode" = cgroup-v1 ]; then
 		proctrack=proctrack/cgroup
 		task=task/cgroup,task/affinity
 		cat >"$d/cgroup.conf" <<-EOF
@@ -153,7 +172,7 @@ PreemptMode=GANG"
 		ProctrackType=$proctrack
 		TaskPlugin=$task
 		SelectType=select/cons_tres
-		SelectTypeParameters=CR_Core
+		SelectTypeParameters=${E2E_CR:-CR_Core}
 		SchedulerType=sched/backfill
 		SchedulerTimeSlice=5
 		SchedulerParameters=batch_sched_delay=0
@@ -273,7 +292,8 @@ _e2e_wait_until() {	# SECONDS CMD...: polls every 0.1 s; CMD's rc 2 means "give 
 		[ $rc -eq 0 ] && return 0
 		[ $rc -eq 2 ] && return 2
 		awk -v e="$end" -v n="$(_e2e_now)" 'BEGIN { exit !(n > e) }' && return 1
-		sleep 0.1
+		# E2E_POLL: a slower poll leaves an emulated guest's cpus to Slurm
+		sleep "${E2E_POLL:-0.1}"
 	done
 }
 
@@ -304,20 +324,20 @@ cluster_logs() {	# [LINES]: the daemons' log tails, for failures
 _e2e_start_slurm() {	# MODE: slurmctld + slurmd until a user's srun works
 	_e2e_write_conf "$1"
 	_e2e_spawn slurmctld "$E2E_DIR/log/slurmctld.out" slurmctld -D -f "$E2E_DIR/slurm.conf"
-	if ! _e2e_wait_until 15 _e2e_ctld_up; then
-		_e2e_say "slurmctld did not answer within 15 s"
+	if ! _e2e_wait_until "$((15 * ${E2E_SLOW:-1}))" _e2e_ctld_up; then
+		_e2e_say "slurmctld did not answer within $((15 * ${E2E_SLOW:-1})) s"
 		return 1
 	fi
 	local n
 	for n in $E2E_NODE_LIST; do _e2e_spawn_slurmd "$n"; done
 	local rc=0
-	_e2e_wait_until 20 _e2e_node_idle || rc=1
+	_e2e_wait_until "$((20 * ${E2E_SLOW:-1}))" _e2e_node_idle || rc=1
 	if [ $rc -ne 0 ]; then
 		_e2e_alive "$(_e2e_pid_of slurmd)" slurmd || _e2e_say "slurmd exited during start ($1)"
 		_e2e_say "node(s) $E2E_NODE_LIST not idle: $(sinfo -h -N -o '%N %T %E' 2>&1)"
 		return 1
 	fi
-	if ! run_as_user timeout 20 srun -N"$E2E_NODES" -t 1 true >"$E2E_DIR/log/first-srun.out" 2>&1; then
+	if ! run_as_user timeout "$((20 * ${E2E_SLOW:-1}))" srun -N"$E2E_NODES" -t 1 true >"$E2E_DIR/log/first-srun.out" 2>&1; then
 		_e2e_say "first 'srun -N1 true' as $E2E_USER failed ($1):"
 		cat "$E2E_DIR/log/first-srun.out" >&2
 		return 1
@@ -420,7 +440,7 @@ cluster_start() {
 	export E2E_NCPUS E2E_CPUS
 	cluster_plugstack "$@" || return 1
 
-	if ! _e2e_wait_until 10 test -S "$E2E_DIR/munge/munge.socket"; then
+	if ! _e2e_wait_until "$((10 * ${E2E_SLOW:-1}))" test -S "$E2E_DIR/munge/munge.socket"; then
 		_e2e_say "munged did not create its socket"
 		cluster_logs
 		return 1
@@ -428,6 +448,7 @@ cluster_start() {
 
 	case "${E2E_CGROUP:-auto}" in
 	v1) mode=cgroup-v1 ;;
+	v2) mode=cgroup-v2 ;;
 	none) mode=linuxproc ;;
 	*) if _e2e_cgroup_v1_usable; then mode=cgroup-v1; else mode=linuxproc; fi ;;
 	esac
@@ -449,6 +470,8 @@ cluster_start() {
 	export E2E_MODE=$mode
 	local what="ProctrackType=proctrack/linuxproc TaskPlugin=task/affinity"
 	[ "$mode" = cgroup-v1 ] && what="cgroup/v1: proctrack/cgroup, task/cgroup+task/affinity, ConstrainCores"
+	[ "$mode" = cgroup-v2 ] && what="cgroup/v2: proctrack/cgroup, task/cgroup+task/affinity, ConstrainCores"
+	what="$what, ${E2E_CR:-CR_Core}"
 	_e2e_say "up in $(_e2e_elapsed "$t0") s: node${E2E_NODES#1} $E2E_NODE_LIST (${E2E_HW% }) cpus $E2E_CPUS"
 	_e2e_say "mode $mode ($what)"
 	_e2e_say "plugin: ${E2E_PLUGIN:-none (build/spank_binding.so missing)}; dir $E2E_DIR"
@@ -460,7 +483,7 @@ cluster_restart_slurmd() {
 	_e2e_kill_recorded slurmd || return 1
 	local n
 	for n in $E2E_NODE_LIST; do _e2e_spawn_slurmd "$n"; done
-	_e2e_wait_until 20 _e2e_node_idle || { cluster_logs; return 1; }
+	_e2e_wait_until "$((20 * ${E2E_SLOW:-1}))" _e2e_node_idle || { cluster_logs; return 1; }
 }
 
 _e2e_kill_pid() {	# PID NAME: TERM, up to 5 s, then KILL; reaps our children

@@ -108,8 +108,7 @@ for nodes in 1 2; do
 	fi
 	trap 'cluster_stop; rm -f "$E2E_RESULTS"' EXIT
 	for t in "${files[@]}"; do run_file "$t"; done
-	read -r _ f _ < <(awk '{ n[$1]++ } END { print n["pass"] + 0, n["fail"] + 0, n["skip"] + 0 }' "$E2E_RESULTS")
-	[ "$f" -gt 0 ] && cluster_logs 40
+	grep -q '^fail ' "$E2E_RESULTS" && cluster_logs 40
 	cluster_stop
 	trap 'rm -f "$E2E_RESULTS"' EXIT
 done

@@ -1,0 +1,23 @@
+#!/bin/bash
+# g10_node.sh (guest node): the node is what the guest tests assume: slurmd
+# -C sees 2 sockets x 4 cores x 2 threads, hwloc 4 NUMA nodes; only cgroup2
+# is mounted and Slurm runs cgroup/v2 (tasks in the step's v2 cgroup, whose
+# cpuset.cpus.effective is the job's allocation).
+. "$(dirname "$0")/../e2e/lib.sh"
+. "$(dirname "$0")/guest_helpers.sh"
+need_plugin
+
+assert_contains "$(slurmd -C | head -1)" "CPUs=16 Boards=1 SocketsPerBoard=2 CoresPerSocket=4 ThreadsPerCore=2" "slurmd -C: 2 sockets x 4 cores x 2 threads"
+assert_eq 4 "$(hwloc-calc --number-of numanode all 2>/dev/null)" "hwloc: 4 NUMA nodes"
+assert_eq "cgroup2" "$(awk '$2 == "/sys/fs/cgroup" { print $3 }' /proc/mounts)" "only cgroup2 at /sys/fs/cgroup"
+assert_eq "" "$(awk '$3 == "cgroup" { print $2 }' /proc/mounts)" "no cgroup v1 hierarchy mounted"
+assert_eq cgroup-v2 "$E2E_MODE" "the cluster runs cgroup/v2"
+
+# shellcheck disable=SC2016 # expanded by the task
+out=$(run_as_user timeout 600 srun -n1 -c4 --cpu-bind=none sh -c 'cat /proc/self/cgroup; cat "/sys/fs/cgroup$(cut -d: -f3 /proc/self/cgroup)/cpuset.cpus.effective"; awk "/^Cpus_allowed_list/ { print \$2 }" /proc/self/status' 2>&1)
+e2e_note "$(echo "$out" | tr '\n' ' ')"
+assert_match "$out" "^0::/system.slice/${E2E_NODE}_slurmstepd.scope/job_[0-9]+/step_0/user/task_[0-9a-z]+$" "the task is in its step's cgroup v2 tree"
+cg=$(echo "$out" | sed -n 2p)
+assert_eq 4 "$(cpulist_count "$cg")" "its cpuset.cpus.effective holds the 4 cpus Slurm gave (-c4: $cg)"
+assert_eq "$cg" "$(echo "$out" | sed -n 3p)" "unbound (--cpu-bind=none, no --binding), the task may use all of them"
+e2e_done

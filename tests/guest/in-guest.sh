@@ -1,0 +1,21 @@
+#!/bin/sh
+# Inside the guest node (stage2.sh): the guest test files on private
+# clusters started by tests/e2e/cluster.sh with cgroup v2 (cgroup/v2,
+# proctrack/cgroup, task/cgroup with ConstrainCores, task/affinity): the
+# g*.sh files with CR_Core, then the c*.sh files with CR_CPU. Each
+# tests/e2e/run.sh prints its "e2e: N passed, M failed, K skipped" line;
+# tests/guest/run.sh on the host adds them up.
+here=$(cd "$(dirname "$0")" && pwd)
+export E2E_CGROUP=v2 E2E_TIMEOUT=${E2E_TIMEOUT:-1200} E2E_POLL=${E2E_POLL:-0.5} E2E_SLOW=${E2E_SLOW:-20}
+# run.sh appends to $BINDING_BUILD/results: that is the host's file seen
+# through the overlay (a private copy); the host keeps its own count.
+g=$(ls "$here"/g[0-9][0-9]_*.sh 2>/dev/null | grep -E "/(${GUEST_FILTER:-g})[^/]*$")
+c=$(ls "$here"/c[0-9][0-9]_*.sh 2>/dev/null | grep -E "/(${GUEST_FILTER:-c})[^/]*$")
+rc=0
+echo "== CR_Core: $(echo $g)"
+# shellcheck disable=SC2086
+[ -z "$g" ] || E2E_CR=CR_Core sh "$here/../e2e/run.sh" $g || rc=1
+echo "== CR_CPU: $(echo $c)"
+# shellcheck disable=SC2086
+[ -z "$c" ] || E2E_CR=CR_CPU sh "$here/../e2e/run.sh" $c || rc=1
+exit $rc
