@@ -30,6 +30,10 @@ B           := build
 LIB_SRC     := $(sort $(wildcard lib/*/*.c))
 LIB_HDR     := $(wildcard include/binding/*/*.h)
 LIB_OBJ     := $(LIB_SRC:lib/%.c=$(B)/lib/%.o)
+# Unit tests link a build of the library with fault points (util/fault.h);
+# the plugin and sbind link the one without.
+TEST_FLAGS  := -DBND_FAULT_POINTS
+LIB_TEST_OBJ := $(LIB_SRC:lib/%.c=$(B)/tests/lib/%.o)
 LIB_SAN_OBJ := $(LIB_SRC:lib/%.c=$(B)/san/lib/%.o)
 UNIT_SRC    := $(sort $(wildcard tests/unit/*/test_*.c))
 UNIT_BIN    := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
@@ -66,11 +70,19 @@ $(B)/lib/%.o: lib/%.c $(LIB_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
+$(B)/tests/lib/%.o: lib/%.c $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(TEST_FLAGS) -c $< -o $@
+
 $(B)/san/lib/%.o: lib/%.c $(LIB_HDR)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) $(TEST_FLAGS) $(SAN_FLAGS) -c $< -o $@
 
 $(B)/libbinding.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/tests/libbinding.a: $(LIB_TEST_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -84,13 +96,13 @@ $(B)/sbind: $(TOOLS_SRC) $(TOOLS_HDR) $(B)/libbinding.a $(LIB_HDR)
 $(PLUGIN): spank_binding.c $(B)/libbinding.a $(LIB_HDR)
 	$(CC) $(ALL_CFLAGS) -shared $< -o $@ -Wl,--whole-archive $(B)/libbinding.a -Wl,--no-whole-archive $(PKG_LIBS)
 
-$(B)/tests/%: tests/unit/%.c $(TESTUTIL) $(B)/libbinding.a
+$(B)/tests/%: tests/unit/%.c $(TESTUTIL) $(B)/tests/libbinding.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Itests/unit $< $(TESTUTIL) -o $@ $(B)/libbinding.a $(PKG_LIBS) $(CHECK_LIBS)
+	$(CC) $(ALL_CFLAGS) $(TEST_FLAGS) $(CHECK_CFLAGS) -Itests/unit $< $(TESTUTIL) -o $@ $(B)/tests/libbinding.a $(PKG_LIBS) $(CHECK_LIBS)
 
 $(B)/san/tests/%: tests/unit/%.c $(TESTUTIL) $(B)/san/libbinding.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(CHECK_CFLAGS) -Itests/unit $< $(TESTUTIL) -o $@ $(B)/san/libbinding.a $(PKG_LIBS) $(CHECK_LIBS)
+	$(CC) $(ALL_CFLAGS) $(TEST_FLAGS) $(SAN_FLAGS) $(CHECK_CFLAGS) -Itests/unit $< $(TESTUTIL) -o $@ $(B)/san/libbinding.a $(PKG_LIBS) $(CHECK_LIBS)
 
 $(B)/fuzz/lib/%.o: lib/%.c $(LIB_HDR)
 	@mkdir -p $(@D)

@@ -1,11 +1,12 @@
 #!/bin/bash
 # `make e2e`: starts one private Slurm cluster, runs tests/e2e/t[0-9][0-9]_*.sh in
-# order, then a two-node cluster (E2E_NODES=2, cluster.sh) for m[0-9][0-9]_*.sh, each as its own bash process bounded by `timeout` (lib.sh explains how
+# order, then a two-node cluster (E2E_NODES=2, cluster.sh) for m[0-9][0-9]_*.sh,
+# each as its own bash process bounded by `timeout` (lib.sh explains how
 # a test file is written), prints "e2e: N passed, M failed, K skipped", appends
 # "e2e N M K" to $BINDING_BUILD/results and stops the cluster.
 #   sh tests/e2e/run.sh [NAME...]   only the files whose name starts with a NAME
 #   sh tests/e2e/run.sh DIR/tNN_x.sh  that file (any path with a slash), e.g. a draft
-# Environment: E2E_TIMEOUT (seconds per file, default 180), E2E_PLUGSTACK_ARGS
+# Environment: E2E_TIMEOUT (seconds per file, default 900), E2E_PLUGSTACK_ARGS
 # (plugin arguments besides state_dir=), KEEP_E2E=1, and cluster.sh's knobs.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
@@ -59,15 +60,15 @@ run_file() {	# one test file on the running cluster, with the checks after it
 	echo "== $name"
 	before=$(grep -c "^fail $name " "$E2E_RESULTS")
 	t0=$(date +%s)
-	timeout -k 5 "${E2E_TIMEOUT:-180}" bash "$t" </dev/null &
+	timeout -k 5 "${E2E_TIMEOUT:-900}" bash "$t" </dev/null &
 	tpid=$!
 	wait "$tpid"
 	rc=$?
 	tpid=
 	after=$(grep -c "^fail $name " "$E2E_RESULTS")
 	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-		echo "fail $name timed out after ${E2E_TIMEOUT:-180} s" >>"$E2E_RESULTS"
-		echo "  FAIL $name timed out after ${E2E_TIMEOUT:-180} s"
+		echo "fail $name timed out after ${E2E_TIMEOUT:-900} s" >>"$E2E_RESULTS"
+		echo "  FAIL $name timed out after ${E2E_TIMEOUT:-900} s"
 	elif [ $rc -ne 0 ] && [ "$after" -eq "$before" ]; then
 		echo "fail $name exited $rc without recording a failure" >>"$E2E_RESULTS"
 		echo "  FAIL $name exited $rc without recording a failure"

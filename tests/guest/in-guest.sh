@@ -6,7 +6,7 @@
 # tests/e2e/run.sh prints its "e2e: N passed, M failed, K skipped" line;
 # tests/guest/run.sh on the host adds them up.
 here=$(cd "$(dirname "$0")" && pwd)
-export E2E_CGROUP=v2 E2E_TIMEOUT=${E2E_TIMEOUT:-1200} E2E_POLL=${E2E_POLL:-0.5} E2E_SLOW=${E2E_SLOW:-20}
+export E2E_CGROUP=v2 E2E_TIMEOUT=${E2E_TIMEOUT:-1200} E2E_POLL=${E2E_POLL:-0.5} E2E_WAIT_MIN=${E2E_WAIT_MIN:-900}
 # run.sh appends to $BINDING_BUILD/results: that is the host's file seen
 # through the overlay (a private copy); the host keeps its own count.
 g=$(ls "$here"/g[0-9][0-9]_*.sh 2>/dev/null | grep -E "/(${GUEST_FILTER:-g})[^/]*$")
