@@ -20,6 +20,7 @@ ln -sf /proc/self/fd/0 /dev/stdin
 ln -sf /proc/self/fd/1 /dev/stdout
 ln -sf /proc/self/fd/2 /dev/stderr
 . /binding-chan/env
+export GUEST_TOP GUEST_BUILD GUEST_FILTER GUEST_SHELL
 chan=/binding-chan
 exec >>"$chan/log" 2>&1 </dev/null
 echo "GUEST-STAGE2 $(cut -d' ' -f1 /proc/uptime) s after boot"
