@@ -73,7 +73,7 @@ done
 # 3. pe over two nodes: each node's rankfile lists its own ranks, with the
 # node's name and the slot of the rank's pe pair.
 # shellcheck disable=SC2016 # expanded by the tasks
-out=$(run_as_user timeout 60 srun -N2 -n4 --binding=pe:linear:1 sh -c \
+out=$(run_as_user timeout "$(e2e_wait_secs 60)" srun -N2 -n4 --binding=pe:linear:1 sh -c \
 	'echo "pe $SLURM_PROCID $(hostname) $SLURM_BINDING_PE"; sed "s/^/rf /" "$SLURM_BINDING_RANKFILE"' 2>&1)
 e2e_note "$(echo "$out" | sort -u | tr '\n' ';')"
 for r in 0 1 2 3; do

@@ -14,7 +14,7 @@ assert_eq "" "$(awk '$3 == "cgroup" { print $2 }' /proc/mounts)" "no cgroup v1 h
 assert_eq cgroup-v2 "$E2E_MODE" "the cluster runs cgroup/v2"
 
 # shellcheck disable=SC2016 # expanded by the task
-out=$(run_as_user timeout 600 srun -n1 -c4 --cpu-bind=none sh -c 'cat /proc/self/cgroup; cat "/sys/fs/cgroup$(cut -d: -f3 /proc/self/cgroup)/cpuset.cpus.effective"; awk "/^Cpus_allowed_list/ { print \$2 }" /proc/self/status' 2>&1)
+out=$(run_as_user timeout "$(e2e_wait_secs 600)" srun -n1 -c4 --cpu-bind=none sh -c 'cat /proc/self/cgroup; cat "/sys/fs/cgroup$(cut -d: -f3 /proc/self/cgroup)/cpuset.cpus.effective"; awk "/^Cpus_allowed_list/ { print \$2 }" /proc/self/status' 2>&1)
 e2e_note "$(echo "$out" | tr '\n' ' ')"
 assert_match "$out" "^0::/system.slice/${E2E_NODE}_slurmstepd.scope/job_[0-9]+/step_0/user/task_[0-9a-z]+$" "the task is in its step's cgroup v2 tree"
 cg=$(echo "$out" | sed -n 2p)
@@ -30,7 +30,7 @@ assert_eq RUNNING "$(wait_job_state "$j" RUNNING 600)" "job $j runs"
 cgj=/sys/fs/cgroup/system.slice/${E2E_NODE}_slurmstepd.scope/job_$j
 e2e_note "job $j cgroup cpus: $(cat "$cgj/cpuset.cpus.effective" 2>&1)"
 echo 0 >"$cgj/cpuset.cpus" || e2e_fail "cannot narrow $cgj/cpuset.cpus"
-out=$(run_as_user timeout 600 srun --jobid="$j" --overlap -n1 --binding=linear:1 sh -c "$GUEST_TASKLINE" 2>&1)
+out=$(run_as_user timeout "$(e2e_wait_secs 600)" srun --jobid="$j" --overlap -n1 --binding=linear:1 sh -c "$GUEST_TASKLINE" 2>&1)
 e2e_note "$out"
 assert_match "$out" "^0 0 0 unbound: placed cpus 0-1 are outside the task's cpuset 0$" \
 	"cgroup v2: the plugin leaves a task unbound rather than bind it outside its cpuset"

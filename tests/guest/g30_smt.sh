@@ -30,6 +30,6 @@ assert_contains "$out" "unbound: --binding=linear:1:1,0 needs core 1,0, which is
 
 # OMP_PLACES lists the task's threads, one place per core.
 # shellcheck disable=SC2016 # expanded by the task
-out=$(run_as_user timeout 600 srun -n1 -c4 --binding=linear:2 sh -c 'echo "$OMP_PLACES $OMP_PROC_BIND"' 2>&1)
+out=$(run_as_user timeout "$(e2e_wait_secs 600)" srun -n1 -c4 --binding=linear:2 sh -c 'echo "$OMP_PLACES $OMP_PROC_BIND"' 2>&1)
 assert_eq "{0,1},{2,3} close" "$out" "-c4 linear:2: OMP_PLACES names both cores' threads"
 e2e_done

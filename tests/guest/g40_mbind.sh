@@ -12,7 +12,7 @@ need_plugin
 for v in "0,2 1 4-7" "1,0 2 8-11" "1,2 3 12-15"; do
 	# shellcheck disable=SC2086 # three words
 	set -- $v
-	out=$(run_as_user timeout 600 srun -n1 -c16 --binding=linear:2:$1 --mbind=cores:strict \
+	out=$(run_as_user timeout "$(e2e_wait_secs 600)" srun -n1 -c16 --binding=linear:2:$1 --mbind=cores:strict \
 		sh -c "awk '/^Cpus_allowed_list/ { print \$2 }' /proc/self/status; $PAGENODE 32" 2>&1)
 	e2e_note "linear:2:$1 cores:strict: $(echo "$out" | tr '\n' ' ')"
 	assert_eq "$3" "$(echo "$out" | head -1)" "linear:2:$1: cpus $3 (NUMA node $2)"
@@ -23,7 +23,7 @@ for v in "0,2 1 4-7" "1,0 2 8-11" "1,2 3 12-15"; do
 	assert_eq "$want" "$(echo "$out" | sed -n 2p)" "cores:strict: all 8192 pages on node $2"
 done
 
-out=$(run_as_user timeout 600 srun -n1 -c16 --binding=linear:8 --mbind=round_robin "$PAGENODE" 32 2>&1)
+out=$(run_as_user timeout "$(e2e_wait_secs 600)" srun -n1 -c16 --binding=linear:8 --mbind=round_robin "$PAGENODE" 32 2>&1)
 e2e_note "linear:8 round_robin: $out"
 assert_match "$out" "^policy=interleave mask=0xf pages=8192 " "round_robin: the task interleaves over nodes 0-3"
 # Interleaving deals pages out in turn; a node short of free pages may

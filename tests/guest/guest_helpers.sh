@@ -12,7 +12,7 @@ GUEST_TASKLINE='echo "$SLURM_PROCID $(awk "/^Cpus_allowed_list/ { print \$2 }" /
 
 # gsrun SRUN-ARGS...: a step whose tasks print their line; sorted by rank.
 gsrun() {
-	run_as_user timeout 600 srun "$@" sh -c "$GUEST_TASKLINE" 2>&1 | sort -n
+	run_as_user timeout "$(e2e_wait_secs 600)" srun "$@" sh -c "$GUEST_TASKLINE" 2>&1 | sort -n
 }
 
 # expect_tasks MSG OUT CPUS...: task r is bound (status "bound") to CPUS[r]
