@@ -45,6 +45,8 @@ TOOLS_SRC   := $(sort $(wildcard tools/*.c))
 TOOLS_HDR   := $(wildcard tools/*.h)
 TOOLS_BIN   := $(B)/sbind
 PLUGIN      := $(B)/spank_binding.so
+# Programs the end-to-end tests run next to the cluster (tests/e2e/*.c).
+E2E_HELPERS := $(patsubst tests/e2e/%.c,$(B)/e2e/%,$(wildcard tests/e2e/*.c))
 
 # libFuzzer targets (tests/fuzz): the library built again with clang's
 # coverage instrumentation and sanitizers, into $(B)/fuzz.
@@ -111,6 +113,10 @@ $(B)/fuzz/lib/%.o: lib/%.c $(LIB_HDR)
 $(FUZZ_BIN): $(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_OBJ)
 	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -Itests/fuzz $< $(FUZZ_OBJ) -o $@ $(PKG_LIBS)
 
+$(B)/e2e/%: tests/e2e/%.c $(B)/libbinding.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $< -o $@ $(B)/libbinding.a $(PKG_LIBS)
+
 $(B)/bench/%: bench/%.c $(B)/libbinding.a
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $< -o $@ $(B)/libbinding.a $(PKG_LIBS) -lm
@@ -141,7 +147,7 @@ unit-san: $(UNIT_SAN)
 cli: $(TOOLS_BIN)
 	@sh tests/cli/run.sh
 
-e2e: all
+e2e: all $(E2E_HELPERS)
 	@sh tests/e2e/run.sh
 
 # CPU and memory placement inside a 2-socket, 4-NUMA-node QEMU guest.
