@@ -146,6 +146,7 @@ check: deps
 	$(MAKE) e2e
 	$(MAKE) pkg
 	$(MAKE) numa
+	$(MAKE) e2e-guest
 	$(MAKE) fuzz
 	@sh tests/summary.sh $(B)/results
 
@@ -172,6 +173,11 @@ pkg: all
 # CPU and memory placement inside a 2-socket, 4-NUMA-node QEMU guest.
 numa: $(B)/libbinding.a
 	@CC="$(CC)" NUMA_CFLAGS="$(ALL_CFLAGS)" NUMA_LIBS="$(PKG_LIBS)" sh tests/numa/run.sh
+
+# Real Slurm (cgroup v2) in a 2-socket, 4-NUMA, SMT QEMU guest node.
+.PHONY: e2e-guest
+e2e-guest: all
+	@CC="$(CC)" sh tests/guest/run.sh
 
 # Each target for FUZZ_SECONDS; skipped with a message without clang.
 fuzz:

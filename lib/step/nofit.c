@@ -4,7 +4,9 @@
 #include "binding/step/nofit.h"
 
 #include <stdio.h>
+#include <string.h>
 
+#include "binding/step/stepfit.h"
 #include "binding/step/stepinfo.h"
 #include "binding/util/error.h"
 
@@ -29,6 +31,30 @@ void bnd_nofit_explain(struct bnd_step *s, const struct bnd_nofit *n, const char
 			snprintf(rl, sizeof(rl), "...");
 		bnd_fail(kept, sizeof(kept), BND_OK, ", of which the site's filter=first_core keeps cpus %s "
 			 "from every job,", rl);
+	}
+	/* A start core fixes the cores: name the ones the step lacks rather
+	 * than call the allocation too small. */
+	if (rc == BND_ENOFIT && s->req.has_start) {
+		char miss[256] = "", werr[BND_ERRLEN] = "";
+		bnd_cpuset_t usable = s->domain;
+		bnd_cpuset_andnot(&usable, &s->reserved);
+		int mrc = bnd_start_cores_missing(s->topo, &usable, &s->req, s->ntasks, miss,
+						  sizeof(miss), werr, sizeof(werr));
+		if (mrc == BND_ENOFIT) {
+			bnd_fail(s->reason, sizeof(s->reason), BND_OK,
+				 "--binding=%s cannot be placed on this node for %d task%s: %s",
+				 s->req.text, s->ntasks, plural(s->ntasks), werr);
+			return;
+		}
+		if (mrc == BND_OK && *miss) {
+			bnd_fail(s->reason, sizeof(s->reason), BND_OK,
+				 "--binding=%s needs core%s %s, which %s not among this step's "
+				 "cores: Slurm gave it %d core%s (cpus %s)%s for %d task%s",
+				 s->req.text, strchr(miss, ':') ? "s" : "", miss,
+				 strchr(miss, ':') ? "are" : "is", ncores, plural(ncores), dl, kept,
+				 s->ntasks, plural(s->ntasks));
+			return;
+		}
 	}
 	/* An explicit or LSF cpus: list names its cores or cpus: more cpus
 	 * would not help. */

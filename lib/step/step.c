@@ -16,6 +16,7 @@
 #include "binding/request/implicit.h"
 #include "binding/request/lsfenv.h"
 #include "binding/step/nofit.h"
+#include "binding/step/stepfit.h"
 #include "binding/step/stepinfo.h"
 #include "binding/topology/topocache.h"
 #include "binding/state/state.h"
@@ -56,9 +57,9 @@ static int write_rankfile(struct bnd_step *s, const struct bnd_step_in *in,
 
 	if (!ids || !cpus)
 		goto out;
-	for (int i = 0; i < s->ntasks && i < s->pl.ntasks; i++) {
+	for (int i = 0; i < s->ntasks && bnd_share_group_of(i, s->share) < s->pl.ntasks; i++) {
 		ids[i] = (!s->is_batch && in->global_ids) ? in->global_ids[i] : i;
-		cpus[i] = s->pl.tasks[i].cpus;
+		cpus[i] = s->pl.tasks[bnd_share_group_of(i, s->share)].cpus;
 	}
 	rc = bnd_rankfile_format(s->topo, s->host, s->ntasks, ids, cpus, &text, err, errlen);
 	if (rc == BND_OK)
@@ -255,19 +256,14 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 	if (s->cfg.filter_first_core)
 		first_core_cpus(s->topo, &s->reserved);
 	bnd_cpuset_andnot(&usable, &s->reserved);
+	s->share = bnd_step_share(s->topo, &s->domain, &usable, &s->req, s->ntasks);
 
 	struct bnd_state_opts o;
 	struct bnd_nofit nofit = { .alone_rc = BND_OK };
 	state_opts(s, &o);
-	struct bnd_alloc_args a = {
-		.job = s->job, .step = s->step, .ntasks = s->ntasks,
-		.owner_pid = in->owner, .uid = in->uid, .allowed = &usable,
-		/* steps of a batch job go inside the cores the script holds */
-		.inherit_job = !s->is_batch,
-		.nofit = &nofit,
-		.mem_mib = s->mem_mib, .mbind = s->mbind,
-		.mem_reserve = &s->cfg.mem_reserve, .mem_out = &s->mem,
-	};
+	struct bnd_alloc_args a;
+	bnd_step_alloc_args(s, &usable, &a);
+	a.nofit = &nofit;
 	rc = bnd_state_allocate(&o, s->topo, &s->req, &a, &s->pl, err, sizeof(err));
 	/* With --mbind the task's memory policy is set in the task, at
 	 * start: one bound later from outside would have none. */
@@ -346,11 +342,7 @@ int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
 	bnd_cpuset_zero(&cpus);
 
 	if (!why && s->placed) {
-		if (s->is_batch)
-			cpus = s->pl.all_cpus;
-		else if (local_id >= 0 && local_id < s->pl.ntasks)
-			cpus = s->pl.tasks[local_id].cpus;
-		if (bnd_cpuset_empty(&cpus)) {
+		if (!bnd_step_task_cpus(s, &s->pl, local_id, &cpus)) {
 			bnd_fail(why_buf, sizeof(why_buf), BND_OK, "no cpus were placed for local task %d",
 				 local_id);
 			why = why_buf;
@@ -446,6 +438,30 @@ void bnd_step_usable(const struct bnd_step *s, bnd_cpuset_t *out)
 {
 	*out = s->domain;
 	bnd_cpuset_andnot(out, &s->reserved);
+}
+
+void bnd_step_alloc_args(struct bnd_step *s, const bnd_cpuset_t *usable,
+			 struct bnd_alloc_args *a)
+{
+	*a = (struct bnd_alloc_args){
+		.job = s->job, .step = s->step, .ntasks = bnd_share_groups(s->ntasks, s->share),
+		.owner_pid = s->owner, .uid = s->uid, .allowed = usable,
+		/* steps of a batch job go inside the cores the script holds */
+		.inherit_job = !s->is_batch,
+		.mem_mib = s->mem_mib, .mbind = s->mbind,
+		.mem_reserve = &s->cfg.mem_reserve, .mem_out = &s->mem,
+	};
+}
+
+int bnd_step_task_cpus(const struct bnd_step *s, const struct bnd_placement *p, int local_id,
+		       bnd_cpuset_t *out)
+{
+	bnd_cpuset_zero(out);
+	if (s->is_batch)
+		*out = p->all_cpus;
+	else if (local_id >= 0 && bnd_share_group_of(local_id, s->share) < p->ntasks)
+		*out = p->tasks[bnd_share_group_of(local_id, s->share)].cpus;
+	return !bnd_cpuset_empty(out);
 }
 
 int bnd_step_finish(struct bnd_step *s)

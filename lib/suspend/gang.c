@@ -79,12 +79,11 @@ static int rebind_all(struct bnd_gang *g, const struct bnd_placement *p, int *th
 	int rc = BND_OK;
 	*threads = 0;
 	for (int i = 0; i < g->in.npids; i++) {
-		const bnd_cpuset_t *c = s->is_batch ? &p->all_cpus
-				       : i < p->ntasks ? &p->tasks[i].cpus : NULL;
+		bnd_cpuset_t c;
 		int n = 0;
-		if (!c || bnd_cpuset_empty(c))
+		if (!bnd_step_task_cpus(s, p, i, &c))
 			continue;
-		int r = bnd_rebind_tree(g->proc_root, g->pids[i], c, &n, err, errlen);
+		int r = bnd_rebind_tree(g->proc_root, g->pids[i], &c, &n, err, errlen);
 		*threads += n;
 		/* A task that ended is no failure; keep going with the others. */
 		if (r != BND_OK && rc == BND_OK && n > 0)
@@ -106,10 +105,8 @@ static int on_resume(struct bnd_gang *g, long long seen, int slurm_resumed)
 	bnd_step_state_opts(s, &o);
 	bnd_cpuset_t usable;
 	bnd_step_usable(s, &usable);
-	struct bnd_alloc_args a = {
-		.job = s->job, .step = s->step, .ntasks = s->ntasks, .owner_pid = s->owner,
-		.uid = s->uid, .allowed = &usable, .inherit_job = !s->is_batch,
-	};
+	struct bnd_alloc_args a;
+	bnd_step_alloc_args(s, &usable, &a);
 	struct bnd_resume_args ra = {
 		&a, s->placed ? &s->pl : NULL,
 		s->mbind != BND_M_NONE || s->req.instance != BND_I_SET,

@@ -26,13 +26,25 @@
 #   E2E_MODE     cgroup-v1 or linuxproc (which process tracking/binding works)
 #   E2E_CPUS     the node's CPUs as a list ("0-1"); E2E_NCPUS their number
 #   E2E_PLUGSTACK_DEFAULT  the plugstack args cluster_start was given
+#   E2E_NODES    how many slurmd nodes (1, or 2 with E2E_NODES=2);
+#   E2E_NODE_LIST  their names, space separated (E2E_NODE is the first)
+#
+# Two nodes on one host (E2E_NODES=2): nodes e2e-<suffix>1 and e2e-<suffix>2,
+# each slurmd with its own Port, started under `unshare --uts --mount`: its
+# own host name (= node name, also NodeHostname) and a private tmpfs mounted
+# over $E2E_STATE, so each node has its own state file and topology cache,
+# as on two machines. Both see the host's cpus. From the host, a node's
+# state dir is read through its slurmd's mount namespace (node_exec).
 #
 # Why the node name is not the host name: with cgroup v1, slurmd's cgroups
 # are /sys/fs/cgroup/<ctrl>/slurm_<node>/uid_<u>/job_<id>; two clusters on
 # one machine (engineers working in parallel) would both have job 1 there.
 # Debian's Slurm is built with MULTIPLE_SLURMD, so `slurmd -N <name>` works.
 #
-# Knobs (environment): E2E_USER (default bindtest), E2E_CGROUP=auto|v1|none,
+# Knobs (environment): E2E_USER (default bindtest), E2E_CGROUP=auto|v1|v2|none
+# (v2: pure cgroup v2 without systemd, as in the guest node), E2E_CR
+# (SelectTypeParameters, default CR_Core), E2E_NODES=1|2, E2E_POLL (seconds
+# between start-up polls, default 0.1),
 # E2E_DEBUG (SlurmdDebug/SlurmctldDebug level, default info), E2E_GANG=1
 # (PreemptMode=GANG: oversubscribed jobs are time-sliced every 5 s),
 # KEEP_E2E=1 (keep the directory after stopping), BINDING_BUILD, E2E_TMPDIR
@@ -94,7 +106,22 @@ _e2e_cgroup_v1_usable() {
 _e2e_write_conf() {
 	local mode=$1 d=$E2E_DIR
 	local proctrack task
-	if [ "$mode" = cgroup-v1 ]; then
+	if [ "$mode" = cgroup-v2 ]; then
+		# Pure cgroup v2 without systemd (the guest node): slurmd makes its
+		# own system.slice/<node>_slurmstepd.scope, which needs the
+		# controllers enabled above it (tests/guest/stage2.sh does that).
+		proctrack=proctrack/cgroup
+		task=task/cgroup,task/affinity
+		cat >"$d/cgroup.conf" <<-EOF
+			CgroupPlugin=cgroup/v2
+			CgroupMountpoint=/sys/fs/cgroup
+			IgnoreSystemd=yes
+			CgroupAutomount=yes
+			ConstrainCores=yes
+			ConstrainRAMSpace=no
+			ConstrainDevices=no
+		EOF
+	elif [ "$mode" = cgroup-v1 ]; then
 		proctrack=proctrack/cgroup
 		task=task/cgroup,task/affinity
 		cat >"$d/cgroup.conf" <<-EOF
@@ -144,7 +171,7 @@ PreemptMode=GANG"
 		ProctrackType=$proctrack
 		TaskPlugin=$task
 		SelectType=select/cons_tres
-		SelectTypeParameters=CR_Core
+		SelectTypeParameters=${E2E_CR:-CR_Core}
 		SchedulerType=sched/backfill
 		SchedulerTimeSlice=5
 		SchedulerParameters=batch_sched_delay=0
@@ -158,10 +185,57 @@ PreemptMode=GANG"
 		InactiveLimit=0
 		KillWait=2
 		MinJobAge=600
-		NodeName=$E2E_NODE NodeHostname=$(hostname -s) NodeAddr=127.0.0.1 $E2E_HW State=UNKNOWN
-		PartitionName=$E2E_PARTITION Nodes=$E2E_NODE Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:2
+		$(_e2e_node_lines)
+		PartitionName=$E2E_PARTITION Nodes=$(echo "$E2E_NODE_LIST" | tr ' ' ,) Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:2
 	EOF
 	chmod 644 "$d/slurm.conf" "$d/cgroup.conf"
+}
+
+_e2e_node_lines() {
+	if [ "$E2E_NODES" = 1 ]; then
+		echo "NodeName=$E2E_NODE NodeHostname=$(hostname -s) NodeAddr=127.0.0.1 $E2E_HW State=UNKNOWN"
+		return
+	fi
+	local n i=0
+	for n in $E2E_NODE_LIST; do
+		i=$((i + 1))
+		echo "NodeName=$n NodeHostname=$n NodeAddr=127.0.0.1 Port=$(_e2e_node_port "$i") $E2E_HW State=UNKNOWN"
+	done
+}
+
+_e2e_node_port() { eval echo "\$E2E_SLURMD_PORT$1"; }
+
+# Starts the slurmd of node NAME (recorded as slurmd). With two nodes it
+# gets its own UTS and mount namespace: host name NAME and a private tmpfs
+# over the plugin's state dir (unshare makes the mounts private, so nothing
+# leaks to the host). unshare and sh exec, so the recorded pid is slurmd's.
+_e2e_spawn_slurmd() {
+	local n=$1
+	mkdir -p "$E2E_DIR/spool/$n"
+	if [ "$E2E_NODES" = 1 ]; then
+		_e2e_spawn slurmd "$E2E_DIR/log/slurmd.out" slurmd -D -f "$E2E_DIR/slurm.conf" -N "$n"
+		return
+	fi
+	mkdir -p "$E2E_STATE"
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	_e2e_spawn slurmd "$E2E_DIR/log/slurmd-$n.out" unshare --uts --mount --propagation private \
+		sh -c 'hostname "$1" && mount -t tmpfs -o mode=0755,size=16m binding-state "$2" &&
+			exec slurmd -D -f "$3" -N "$1"' sh "$n" "$E2E_STATE" "$E2E_DIR/slurm.conf"
+}
+
+# node_exec NODE CMD...: CMD in NODE's mount and UTS namespace (its state
+# dir); on a one-node cluster simply CMD.
+node_exec() {
+	local n=$1 pid; shift
+	if [ "$E2E_NODES" = 1 ]; then "$@"; return; fi
+	for pid in $(awk '$1 == "slurmd" { print $2 }' "$E2E_DIR/run/daemons"); do
+		[ "$(tr -d '\n' <"/proc/$pid/comm" 2>/dev/null)" = slurmd ] || continue
+		case " $(tr '\0' ' ' <"/proc/$pid/cmdline") " in
+		*" -N $n "*) nsenter -t "$pid" -m -u -- "$@"; return ;;
+		esac
+	done
+	_e2e_say "node_exec: no slurmd for node $n"
+	return 1
 }
 
 # Writes plugstack.conf: the freshly built plugin (copied into the cluster
@@ -227,16 +301,20 @@ _e2e_wait_until() {	# SECONDS CMD...: polls every 0.1 s; CMD's rc 2 means "give 
 		[ $rc -eq 0 ] && return 0
 		[ $rc -eq 2 ] && return 2
 		awk -v e="$end" -v n="$(_e2e_now)" 'BEGIN { exit !(n > e) }' && return 1
-		sleep 0.1
+		# E2E_POLL: a slower poll leaves an emulated guest's cpus to Slurm
+		sleep "${E2E_POLL:-0.1}"
 	done
 }
 
 _e2e_node_idle() {
-	local pid
-	pid=$(_e2e_pid_of slurmd)
-	_e2e_alive "$pid" slurmd || return 2
-	case "$(sinfo -h -N -n "$E2E_NODE" -o %T 2>/dev/null)" in idle*) return 0 ;; esac
-	return 1
+	local pid n
+	for pid in $(awk '$1 == "slurmd" { print $2 }' "$E2E_DIR/run/daemons"); do
+		_e2e_alive "$pid" slurmd || return 2
+	done
+	for n in $E2E_NODE_LIST; do
+		case "$(sinfo -h -N -n "$n" -o %T 2>/dev/null)" in idle*) ;; *) return 1 ;; esac
+	done
+	return 0
 }
 
 _e2e_ctld_up() { scontrol ping 2>/dev/null | grep -q UP; }
@@ -259,16 +337,16 @@ _e2e_start_slurm() {	# MODE: slurmctld + slurmd until a user's srun works
 		_e2e_say "slurmctld did not answer within 15 s"
 		return 1
 	fi
-	mkdir -p "$E2E_DIR/spool/$E2E_NODE"
-	_e2e_spawn slurmd "$E2E_DIR/log/slurmd.out" slurmd -D -f "$E2E_DIR/slurm.conf" -N "$E2E_NODE"
+	local n
+	for n in $E2E_NODE_LIST; do _e2e_spawn_slurmd "$n"; done
 	local rc=0
 	_e2e_wait_until "$E2E_WAIT_MIN" _e2e_node_idle || rc=1
 	if [ $rc -ne 0 ]; then
 		_e2e_alive "$(_e2e_pid_of slurmd)" slurmd || _e2e_say "slurmd exited during start ($1)"
-		_e2e_say "node $E2E_NODE not idle: $(sinfo -h -N -o '%N %T %E' 2>&1)"
+		_e2e_say "node(s) $E2E_NODE_LIST not idle: $(sinfo -h -N -o '%N %T %E' 2>&1)"
 		return 1
 	fi
-	if ! run_as_user timeout "$E2E_WAIT_MIN" srun -N1 -t 1 true >"$E2E_DIR/log/first-srun.out" 2>&1; then
+	if ! run_as_user timeout "$E2E_WAIT_MIN" srun -N"$E2E_NODES" -t 1 true >"$E2E_DIR/log/first-srun.out" 2>&1; then
 		_e2e_say "first 'srun -N1 true' as $E2E_USER failed ($1):"
 		cat "$E2E_DIR/log/first-srun.out" >&2
 		return 1
@@ -345,8 +423,19 @@ cluster_start() {
 
 	local suffix
 	suffix=$(basename "$E2E_DIR" | sed 's/.*\.//' | tr '[:upper:]' '[:lower:]' | tr -cd 'a-z0-9')
-	export E2E_NODE="e2e-$suffix" E2E_PARTITION=e2e
-	if ! E2E_CTLD_PORT=$(_e2e_free_port) || ! E2E_SLURMD_PORT=$(_e2e_free_port "$E2E_CTLD_PORT"); then
+	E2E_NODES=${E2E_NODES:-1}
+	case "$E2E_NODES" in 1|2) ;; *) _e2e_say "E2E_NODES must be 1 or 2"; return 1 ;; esac
+	if [ "$E2E_NODES" = 1 ]; then
+		E2E_NODE_LIST="e2e-$suffix"
+	else
+		command -v unshare >/dev/null && command -v nsenter >/dev/null ||
+			{ _e2e_say "two nodes need unshare and nsenter (util-linux)"; return 1; }
+		E2E_NODE_LIST="e2e-${suffix}1 e2e-${suffix}2"
+	fi
+	export E2E_NODE=${E2E_NODE_LIST%% *} E2E_PARTITION=e2e E2E_NODES E2E_NODE_LIST
+	if ! E2E_CTLD_PORT=$(_e2e_free_port) || ! E2E_SLURMD_PORT=$(_e2e_free_port "$E2E_CTLD_PORT") ||
+		! E2E_SLURMD_PORT1=$E2E_SLURMD_PORT ||
+		! E2E_SLURMD_PORT2=$(_e2e_free_port "$E2E_CTLD_PORT" "$E2E_SLURMD_PORT"); then
 		_e2e_say "no free port"
 		return 1
 	fi
@@ -368,6 +457,7 @@ cluster_start() {
 
 	case "${E2E_CGROUP:-auto}" in
 	v1) mode=cgroup-v1 ;;
+	v2) mode=cgroup-v2 ;;
 	none) mode=linuxproc ;;
 	*) if _e2e_cgroup_v1_usable; then mode=cgroup-v1; else mode=linuxproc; fi ;;
 	esac
@@ -389,7 +479,9 @@ cluster_start() {
 	export E2E_MODE=$mode
 	local what="ProctrackType=proctrack/linuxproc TaskPlugin=task/affinity"
 	[ "$mode" = cgroup-v1 ] && what="cgroup/v1: proctrack/cgroup, task/cgroup+task/affinity, ConstrainCores"
-	_e2e_say "up in $(_e2e_elapsed "$t0") s: node $E2E_NODE (${E2E_HW% }) cpus $E2E_CPUS"
+	[ "$mode" = cgroup-v2 ] && what="cgroup/v2: proctrack/cgroup, task/cgroup+task/affinity, ConstrainCores"
+	what="$what, ${E2E_CR:-CR_Core}"
+	_e2e_say "up in $(_e2e_elapsed "$t0") s: node${E2E_NODES#1} $E2E_NODE_LIST (${E2E_HW% }) cpus $E2E_CPUS"
 	_e2e_say "mode $mode ($what)"
 	_e2e_say "plugin: ${E2E_PLUGIN:-none (build/spank_binding.so missing)}; dir $E2E_DIR"
 }
@@ -398,7 +490,8 @@ cluster_start() {
 # its own init only see the file at slurmd start).
 cluster_restart_slurmd() {
 	_e2e_kill_recorded slurmd || return 1
-	_e2e_spawn slurmd "$E2E_DIR/log/slurmd.out" slurmd -D -f "$E2E_DIR/slurm.conf" -N "$E2E_NODE"
+	local n
+	for n in $E2E_NODE_LIST; do _e2e_spawn_slurmd "$n"; done
 	_e2e_wait_until "$E2E_WAIT_MIN" _e2e_node_idle || { cluster_logs; return 1; }
 }
 
@@ -457,9 +550,11 @@ _e2e_stop_slurm() {
 		done
 	fi
 	# slurmd leaves its (empty) cgroups behind; remove ours, deepest first.
-	local c
-	for c in /sys/fs/cgroup/*/slurm_"$E2E_NODE"; do
-		[ -d "$c" ] && find "$c" -depth -type d -exec rmdir {} + 2>/dev/null
+	local c n
+	for n in ${E2E_NODE_LIST:-$E2E_NODE}; do
+		for c in /sys/fs/cgroup/*/slurm_"$n"; do
+			[ -d "$c" ] && find "$c" -depth -type d -exec rmdir {} + 2>/dev/null
+		done
 	done
 	return 0
 }
@@ -468,7 +563,8 @@ cluster_stop() {	# [DIR]: stops the cluster of this shell, or the one in DIR
 	[ -n "${1:-}" ] && export E2E_DIR=$1 SLURM_CONF=$1/slurm.conf
 	[ -n "${E2E_DIR:-}" ] && [ -d "$E2E_DIR" ] || return 0
 	if [ -z "${E2E_NODE:-}" ]; then
-		E2E_NODE=$(sed -nE 's/^NodeName=([^ ]+).*/\1/p' "$E2E_DIR/slurm.conf" 2>/dev/null)
+		E2E_NODE_LIST=$(sed -nE 's/^NodeName=([^ ]+).*/\1/p' "$E2E_DIR/slurm.conf" 2>/dev/null | tr '\n' ' ')
+		E2E_NODE=${E2E_NODE_LIST%% *}
 		E2E_UID=$(stat -c %u "$E2E_DIR/work" 2>/dev/null)
 	fi
 	_e2e_stop_slurm

@@ -1,11 +1,12 @@
 #!/bin/bash
 # `make e2e`: starts one private Slurm cluster, runs tests/e2e/t[0-9][0-9]_*.sh in
-# order, each as its own bash process bounded by `timeout` (lib.sh explains how
+# order, then a two-node cluster (E2E_NODES=2, cluster.sh) for m[0-9][0-9]_*.sh,
+# each as its own bash process bounded by `timeout` (lib.sh explains how
 # a test file is written), prints "e2e: N passed, M failed, K skipped", appends
 # "e2e N M K" to $BINDING_BUILD/results and stops the cluster.
 #   sh tests/e2e/run.sh [NAME...]   only the files whose name starts with a NAME
 #   sh tests/e2e/run.sh DIR/tNN_x.sh  that file (any path with a slash), e.g. a draft
-# Environment: E2E_TIMEOUT (seconds per file, default 180), E2E_PLUGSTACK_ARGS
+# Environment: E2E_TIMEOUT (seconds per file, default 900), E2E_PLUGSTACK_ARGS
 # (plugin arguments besides state_dir=), KEEP_E2E=1, and cluster.sh's knobs.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
@@ -37,7 +38,7 @@ tests=()
 for a in "$@"; do
 	case "$a" in
 	*/*) [ -f "$a" ] && tests+=("$(cd "$(dirname "$a")" && pwd)/$(basename "$a")") ;;
-	*) for t in "$here"/t[0-9][0-9]_*.sh; do
+	*) for t in "$here"/t[0-9][0-9]_*.sh "$here"/m[0-9][0-9]_*.sh; do
 		case "$(basename "$t")" in "$a"*) [ -f "$t" ] && tests+=("$t") ;; esac
 	done ;;
 	esac
@@ -48,21 +49,13 @@ export E2E_RESULTS
 # shellcheck source=tests/e2e/cluster.sh
 . "$here/cluster.sh"
 trap 'rm -f "$E2E_RESULTS"' EXIT
-# shellcheck disable=SC2086
-if ! cluster_start ${E2E_PLUGSTACK_ARGS:-}; then
-	echo "fail cluster could not start" >>"$E2E_RESULTS"
-	echo "e2e: the private cluster did not start"
-	record 0 1 0
-	rm -f "$E2E_RESULTS"
-	exit 1
-fi
-trap 'cluster_stop; rm -f "$E2E_RESULTS"' EXIT
 # The test runs in the background so that a signal interrupts `wait` at once
 # (bash runs traps only between commands); the trap ends that test first.
 tpid=
 trap 'echo "e2e: interrupted"; [ -n "$tpid" ] && kill -TERM "$tpid" 2>/dev/null && wait "$tpid"; exit 130' INT TERM
 
-for t in "${tests[@]}"; do
+run_file() {	# one test file on the running cluster, with the checks after it
+	local t=$1 name before after t0 rc state n
 	name=$(basename "$t" .sh)
 	echo "== $name"
 	before=$(grep -c "^fail $name " "$E2E_RESULTS")
@@ -85,22 +78,46 @@ for t in "${tests[@]}"; do
 		echo "  FAIL $name left jobs that scancel did not end"; }
 	# shellcheck disable=SC2086 # several arguments
 	cluster_plugstack ${E2E_PLUGSTACK_DEFAULT:-}
-	state=$(sinfo -h -N -n "$E2E_NODE" -o '%T|%E')
-	case "$state" in
-	drain*|down*|fail*)
-		echo "fail $name left the node ${state%%|*}: ${state#*|}" >>"$E2E_RESULTS"
-		echo "  FAIL $name left the node ${state%%|*}: ${state#*|}"
-		scontrol update nodename="$E2E_NODE" state=resume >/dev/null 2>&1
-		;;
-	esac
+	for n in $E2E_NODE_LIST; do
+		state=$(sinfo -h -N -n "$n" -o '%T|%E')
+		case "$state" in
+		drain*|down*|fail*)
+			echo "fail $name left the node $n ${state%%|*}: ${state#*|}" >>"$E2E_RESULTS"
+			echo "  FAIL $name left the node $n ${state%%|*}: ${state#*|}"
+			scontrol update nodename="$n" state=resume >/dev/null 2>&1
+			;;
+		esac
+	done
 	echo "   ($name: $(( $(date +%s) - t0 )) s)"
+}
+
+# One cluster per node count: the t files on one node, the m files on two.
+for nodes in 1 2; do
+	files=()
+	for t in "${tests[@]}"; do
+		case "$(basename "$t")" in m[0-9][0-9]_*) [ "$nodes" = 2 ] && files+=("$t") ;;
+		*) [ "$nodes" = 1 ] && files+=("$t") ;; esac
+	done
+	[ ${#files[@]} -gt 0 ] || continue
+	[ "$nodes" = 2 ] && echo "== two-node cluster (E2E_NODES=2)"
+	# shellcheck disable=SC2086
+	if ! E2E_NODES=$nodes cluster_start ${E2E_PLUGSTACK_ARGS:-}; then
+		echo "fail cluster ($nodes node) could not start" >>"$E2E_RESULTS"
+		echo "e2e: the private $nodes-node cluster did not start"
+		trap 'rm -f "$E2E_RESULTS"' EXIT
+		continue
+	fi
+	trap 'cluster_stop; rm -f "$E2E_RESULTS"' EXIT
+	for t in "${files[@]}"; do run_file "$t"; done
+	grep -q '^fail ' "$E2E_RESULTS" && cluster_logs 40
+	cluster_stop
+	trap 'rm -f "$E2E_RESULTS"' EXIT
 done
 
 read -r p f s < <(awk '{ n[$1]++ } END { print n["pass"] + 0, n["fail"] + 0, n["skip"] + 0 }' "$E2E_RESULTS")
 if [ "$f" -gt 0 ]; then
 	echo "e2e failures:"
 	grep '^fail ' "$E2E_RESULTS" | sed 's/^fail /  /'
-	cluster_logs 40
 fi
 record "$p" "$f" "$s"
 [ "$f" -eq 0 ]

@@ -97,7 +97,8 @@ struct bnd_step {
 	enum bnd_mbind mbind;
 	int have_request;     /* a request other than none */
 	struct bnd_topology *topo;
-	int ntasks;           /* tasks placed (batch: the job's tasks here) */
+	int ntasks;           /* tasks here (batch: the job's tasks here) */
+	int share;            /* tasks per placement group (stepfit.h), >= 1 */
 	bnd_cpuset_t domain;  /* what Slurm gave the step here */
 	bnd_cpuset_t reserved; /* kept from every job by the admin (filter=) */
 	int implicit;         /* req is the admin's implicit packed request */
@@ -155,6 +156,18 @@ void bnd_step_state_opts(const struct bnd_step *s, struct bnd_state_opts *o);
 
 /* The cpus a step may be placed in: Slurm's, minus the site's reserved. */
 void bnd_step_usable(const struct bnd_step *s, bnd_cpuset_t *out);
+
+/* The allocator's arguments for this step (at start and on resume alike):
+ * its placement groups (tasks sharing a core on SMT count once), owner,
+ * memory and the cpus it may use (usable must outlive a). */
+struct bnd_alloc_args;
+void bnd_step_alloc_args(struct bnd_step *s, const bnd_cpuset_t *usable,
+			 struct bnd_alloc_args *a);
+
+/* The cpus of local task local_id in placement p (the batch script: all
+ * of them); 0 when p has none for it. */
+int bnd_step_task_cpus(const struct bnd_step *s, const struct bnd_placement *p, int local_id,
+		       bnd_cpuset_t *out);
 
 /* In slurmstepd at the end: releases the record, removes the rankfile. */
 int bnd_step_finish(struct bnd_step *s);

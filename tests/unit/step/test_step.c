@@ -617,6 +617,126 @@ START_TEST(explicit_list_reasons)
 }
 END_TEST
 
+/* The guest node's SMT layout: Slurm's CR_Core gives `srun -n2` one core
+ * and a task per thread. The tasks share the core (issue 13: before, the
+ * step was "too small" and nothing was bound). */
+START_TEST(smt_tasks_share_the_core_slurm_gave)
+{
+	struct bnd_topology *t = fake_node("pack:2 numa:2 core:2 pu:2");
+	struct bnd_step s, s2;
+	struct bnd_task_result r;
+	const struct { const char *cores, *req; int ntasks; const char *want[4]; } v[] = {
+		{ "0", "env:linear:1", 2, { "0 1", "0 1" } },
+		{ "0-1", "env:linear:1", 4, { "0 1", "0 1", "2 3", "2 3" } },
+		{ "0-1", "env:linear:1", 3, { "0 1", "0 1", "2 3" } },
+		{ "0", "env:explicit:0,0", 2, { "0 1", "0 1" } },
+		/* a core per task from Slurm (-n2 -c2): no sharing */
+		{ "0-1", "env:linear:1", 2, { "0 1", "2 3" } },
+		/* threads asked: a thread each */
+		{ "0", "env:packed:1:unit=T", 2, { "0", "1" } },
+	};
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct bnd_step_in in = base(130 + (uint32_t)i, 0, v[i].ntasks, v[i].cores, v[i].req);
+		ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+		ck_assert_msg(s.placed, "%s: %s", v[i].req, s.reason);
+		for (int k = 0; k < v[i].ntasks; k++) {
+			ck_assert_int_eq(bnd_step_task(&s, k, k, 0, NULL, NULL, NULL, &r), BND_OK);
+			ck_assert_msg(!strcmp(env(&r, "SLURM_BINDING"), v[i].want[k]),
+				      "%zu %s task %d: %s, want %s", i, v[i].req, k,
+				      env(&r, "SLURM_BINDING"), v[i].want[k]);
+			ck_assert_str_eq(env(&r, "SLURM_BINDING_STATUS"), "bound");
+			bnd_taskenv_free(&r.env);
+		}
+		bnd_step_finish(&s);
+		bnd_step_free(&s);
+	}
+	/* two jobs of two tasks each on the threads of cores 0 and 1: the
+	 * state keeps them apart, and the core of one is held for the other */
+	struct bnd_step_in a = base(140, 0, 2, "0", "env:linear:1");
+	struct bnd_step_in b = base(141, 0, 2, "1", "env:linear:1");
+	struct bnd_step_in c = base(142, 0, 2, "0", "env:linear:1");
+	ck_assert_int_eq(bnd_step_prepare(&s, &a), BND_OK);
+	ck_assert_int_eq(bnd_step_prepare(&s2, &b), BND_OK);
+	ck_assert(s.placed && s2.placed);
+	ck_assert_str_eq(list_of(&s.pl.all_cpus), "0-1");
+	ck_assert_str_eq(list_of(&s2.pl.all_cpus), "2-3");
+	ck_assert_int_eq(records(), 2);
+	struct bnd_step s3;
+	ck_assert_int_eq(bnd_step_prepare(&s3, &c), BND_OK);
+	ck_assert_msg(!s3.placed && strstr(s3.reason, "cores held by other jobs"), "%s", s3.reason);
+	bnd_step_free(&s3);
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+	bnd_step_finish(&s2);
+	bnd_step_free(&s2);
+	/* pe: the rankfile gives both ranks their shared core */
+	struct bnd_step_in p = base(143, 0, 2, "5", "pe:linear:1");
+	ck_assert_int_eq(bnd_step_prepare(&s, &p), BND_OK);
+	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_str_eq(slurp(s.rankfile), "rank 0=n1 slot=1:1\nrank 1=n1 slot=1:1\n");
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+	/* the batch script of a 2-task job on one core gets it */
+	struct bnd_step_in ib = base(144, BND_STEP_BATCH, 1, "2", "linear:1");
+	ib.tasks_per_node = "2";
+	ck_assert_int_eq(bnd_step_prepare(&s, &ib), BND_OK);
+	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_str_eq(list_of(&s.pl.all_cpus), "4-5");
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+	/* two cores per task do not fit one core, shared or not */
+	struct bnd_step_in l2 = base(145, 0, 2, "0", "linear:2");
+	ck_assert_int_eq(bnd_step_prepare(&s, &l2), BND_OK);
+	ck_assert_msg(!s.placed && strstr(s.reason, "allocation on this node is too small"), "%s",
+		      s.reason);
+	bnd_step_free(&s);
+	ck_assert_int_eq(records(), 0);
+	bnd_topology_free(t);
+}
+END_TEST
+
+/* A start core the step was not given is named as such; the allocation is
+ * not "too small" when it holds more cores than asked (issue 13). */
+START_TEST(start_core_outside_the_step_is_the_reason)
+{
+	struct bnd_topology *t = fake_node("pack:2 numa:2 core:2 pu:2");
+	struct bnd_step s;
+	struct bnd_step_in in = base(150, 0, 1, "0-3", "linear:1:1,0");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(!s.placed);
+	ck_assert_str_eq(s.reason, "--binding=linear:1:1,0 needs core 1,0, which is not among this "
+			 "step's cores: Slurm gave it 4 cores (cpus 0-7) for 1 task");
+	bnd_step_free(&s);
+	in = base(151, 0, 1, "0-1", "striding:2:2:0,0");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_str_eq(s.reason, "--binding=striding:2:2:0,0 needs core 0,2, which is not among "
+			 "this step's cores: Slurm gave it 2 cores (cpus 0-3) for 1 task");
+	bnd_step_free(&s);
+	in = base(152, 0, 2, "0-7", "linear:1:1,3");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(!s.placed && strstr(s.reason, "--binding=linear:1:1,3 cannot be placed on this "
+					   "node for 2 tasks: linear: 2 successive cores from 1,3 "
+					   "run past the last core"), "%s", s.reason);
+	bnd_step_free(&s);
+	/* the site's first core is named with the filter */
+	cfg.filter_first_core = 1;
+	in = base(153, 0, 1, "0-3", "linear:1:0,0");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(!s.placed && strstr(s.reason, "needs core 0,0, which is not among") &&
+		      strstr(s.reason, "filter=first_core keeps cpus 0-1"), "%s", s.reason);
+	bnd_step_free(&s);
+	/* the start core is there but not enough after it: still named */
+	cfg.filter_first_core = 0;
+	in = base(154, 0, 1, "0-3", "linear:2:0,3");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_str_eq(s.reason, "--binding=linear:2:0,3 needs core 1,0, which is not among this "
+			 "step's cores: Slurm gave it 4 cores (cpus 0-7) for 1 task");
+	bnd_step_free(&s);
+	ck_assert_int_eq(records(), 0);
+	bnd_topology_free(t);
+}
+END_TEST
+
 /* filter=first_core: core 0,0 is never handed out, whatever the request;
  * the rest of the allocation still is. */
 START_TEST(first_core_is_never_used)
@@ -1063,6 +1183,8 @@ int main(void)
 	tcase_add_test(tc, refused_state_dir_gets_no_cache);
 	tcase_add_test(tc, first_core_is_never_used);
 	tcase_add_test(tc, first_core_on_every_strategy);
+	tcase_add_test(tc, smt_tasks_share_the_core_slurm_gave);
+	tcase_add_test(tc, start_core_outside_the_step_is_the_reason);
 	tcase_add_test(tc, implicit_binding_from_cpus_per_task);
 	tcase_add_test(tc, implicit_binding_binds_here);
 	tcase_add_test(tc, lsf_user_variables);

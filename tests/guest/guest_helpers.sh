@@ -1,0 +1,44 @@
+#!/bin/bash
+# Helpers of the guest node's test files (tests/guest/[gc]NN_*.sh), sourced
+# after tests/e2e/lib.sh. The node: 2 sockets x 2 NUMA nodes x 2 cores x
+# 2 threads; Slurm core k (socket-major) = cpus 2k,2k+1; socket 0 = cpus
+# 0-7, socket 1 = cpus 8-15; NUMA node n = cpus 4n..4n+3.
+
+# What each task prints about itself, read by the task from its own
+# /proc/self/status and its own cgroup v2 directory:
+#   <rank> <Cpus_allowed_list> <cpuset.cpus.effective of its cgroup> <SLURM_BINDING_STATUS...>
+# shellcheck disable=SC2016 # expanded by the task
+GUEST_TASKLINE='echo "$SLURM_PROCID $(awk "/^Cpus_allowed_list/ { print \$2 }" /proc/self/status) $(cat "/sys/fs/cgroup$(cut -d: -f3 /proc/self/cgroup)/cpuset.cpus.effective") $SLURM_BINDING_STATUS"'
+
+# gsrun SRUN-ARGS...: a step whose tasks print their line; sorted by rank.
+gsrun() {
+	run_as_user timeout "$(e2e_wait_secs 600)" srun "$@" sh -c "$GUEST_TASKLINE" 2>&1 | sort -n
+}
+
+# expect_tasks MSG OUT CPUS...: task r is bound (status "bound") to CPUS[r]
+# exactly, and that is inside its cgroup's cpuset (never a cpu Slurm did
+# not give the step).
+expect_tasks() {
+	local msg=$1 out=$2 r=0 want line cpus cg st; shift 2
+	e2e_note "$msg: $(echo "$out" | tr '\n' ';')"
+	[ "$(echo "$out" | grep -cE '^[0-9]+ ')" -eq $# ] ||
+		{ e2e_fail "$msg: expected $# task lines, got: $(echo "$out" | head -c 600)"; return 1; }
+	for want in "$@"; do
+		line=$(echo "$out" | awk -v r="$r" '$1 == r')
+		cpus=$(echo "$line" | awk '{ print $2 }')
+		cg=$(echo "$line" | awk '{ print $3 }')
+		st=$(echo "$line" | cut -d' ' -f4-)
+		if [ "$st" != bound ]; then
+			e2e_fail "$msg: task $r not bound: $st"
+		elif [ "$(cpulist_expand "$cpus")" != "$(cpulist_expand "$want")" ]; then
+			e2e_fail "$msg: task $r on cpus $cpus, expected $want"
+		elif ! cpulist_within "$cpus" "$cg"; then
+			e2e_fail "$msg: task $r on cpus $cpus, outside its cgroup's cpuset $cg"
+		else
+			e2e_pass "$msg: task $r on cpus $cpus (cgroup cpuset $cg)"
+		fi
+		r=$((r + 1))
+	done
+}
+
+PAGENODE=$E2E_BUILD/guest/pagenode

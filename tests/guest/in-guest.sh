@@ -1,0 +1,31 @@
+#!/bin/sh
+# Inside the guest node (stage2.sh): the guest test files on private
+# clusters started by tests/e2e/cluster.sh with cgroup v2 (cgroup/v2,
+# proctrack/cgroup, task/cgroup with ConstrainCores, task/affinity): the
+# g*.sh files with CR_Core, then the c*.sh files with CR_CPU. Each
+# tests/e2e/run.sh prints its "e2e: N passed, M failed, K skipped" line;
+# tests/guest/run.sh on the host adds them up.
+#
+# The host's tree is live under the 9p share: bash reads its scripts as it
+# runs them, so an edit on the host during a run would change scripts
+# mid-line. The tests therefore run from a copy in the guest's /tmp; the
+# plugin and pagenode come from the build dir ($GUEST_BUILD).
+src=$(cd "$(dirname "$0")/../.." && pwd)
+tree=/tmp/guest-tree
+rm -rf "$tree" && mkdir -p "$tree" && cp -a "$src/tests" "$tree/" || exit 1
+chmod 755 "$tree"
+here=$tree/tests/guest
+export BINDING_BUILD="${GUEST_BUILD:-$src/build}"
+export E2E_CGROUP=v2 E2E_TIMEOUT=${E2E_TIMEOUT:-1200} E2E_POLL=${E2E_POLL:-0.5} E2E_WAIT_MIN=${E2E_WAIT_MIN:-900}
+# run.sh appends to $BINDING_BUILD/results: the host's file seen through
+# the overlay (a private copy); the host keeps its own count.
+g=$(ls "$here"/g[0-9][0-9]_*.sh 2>/dev/null | grep -E "/(${GUEST_FILTER:-g})[^/]*$")
+c=$(ls "$here"/c[0-9][0-9]_*.sh 2>/dev/null | grep -E "/(${GUEST_FILTER:-c})[^/]*$")
+rc=0
+echo "== CR_Core: $(echo $g)"
+# shellcheck disable=SC2086
+[ -z "$g" ] || E2E_CR=CR_Core sh "$tree/tests/e2e/run.sh" $g || rc=1
+echo "== CR_CPU: $(echo $c)"
+# shellcheck disable=SC2086
+[ -z "$c" ] || E2E_CR=CR_CPU sh "$tree/tests/e2e/run.sh" $c || rc=1
+exit $rc

@@ -1,0 +1,188 @@
+#!/bin/sh
+# `make e2e-guest`: boots the Slurm guest node and reports its tests.
+#
+# QEMU (TCG) with 2 sockets x 2 NUMA nodes (one per die) x 2 cores x 2
+# threads = 16 PUs, 512 MiB per node, no network device at all. The host's
+# root is shared read-only over virtio-9p (the guest puts a tmpfs overlay on
+# it), so the guest runs the host's own munged, slurmctld, slurmd,
+# slurmstepd, clients and the plugin built in this tree; a second, writable
+# 9p share is the harness's channel: the host writes `env` there (the
+# tree's path, the test filter) and the guest writes `log` (every line of
+# its test run). See build-guest.sh, init, stage2.sh, in-guest.sh.
+#
+# A boot that does not reach GUEST-READY within GUEST_BOOT_LIMIT seconds
+# (default 240; a hung boot prints nothing) is killed and retried once; once
+# the tests started they are never retried, and GUEST_RUN_LIMIT (default
+# 3600) only guards against a hang. Prints the guest's test lines and
+# "e2e-guest: N passed, M failed, K skipped"; appends "e2e-guest N M K" to
+# $BINDING_BUILD/results.
+# Environment: GUEST_FILTER (ERE on test file names, e.g. g30), GUEST_SHELL=1
+# (no tests: a root shell on the serial console, see docs/testing.md),
+# GUEST_CACHE, NUMA_CACHE, CC.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+build=${BINDING_BUILD:-$top/build}
+export BINDING_BUILD="$build"
+cache=${GUEST_CACHE:-$build/guest}
+export GUEST_CACHE="$cache"
+BOOT_LIMIT=${GUEST_BOOT_LIMIT:-240}
+RUN_LIMIT=${GUEST_RUN_LIMIT:-3600}
+
+ms() { date +%s%3N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b - a) / 1000 }'; }
+t_start=$(ms)
+record() { # passed failed skipped
+	echo "e2e-guest: $1 passed, $2 failed, $3 skipped ($(secs "$t_start" "$(ms)") s)"
+	if [ -d "$build" ]; then echo "e2e-guest $1 $2 $3" >>"$build/results"; fi
+	[ "$2" -eq 0 ]
+}
+skip() { echo "# SKIP e2e-guest: $*"; record 0 0 1; exit 0; }
+
+[ "$(id -u)" = 0 ] || skip "needs root (QEMU shares the host's root, Slurm runs as root in the guest)"
+qemu=$(command -v qemu-system-x86_64 || true)
+[ -n "$qemu" ] || skip "qemu-system-x86_64 not installed (package qemu-system-x86)"
+for tool in cpio xz busybox slurmd slurmctld munged srun; do
+	command -v "$tool" >/dev/null || skip "$tool not installed"
+done
+[ -f "$build/spank_binding.so" ] || { echo "not ok - $build/spank_binding.so not built (make)"; record 0 1 0; exit 1; }
+
+mkdir -p "$cache"
+exec 9>"$cache/.lock"
+if command -v flock >/dev/null && ! flock -w 600 9; then
+	echo "not ok - cache $cache stays locked by another run"
+	record 0 1 0; exit 1
+fi
+t0=$(ms)
+sh "$here/build-guest.sh"; rc=$?
+[ "$rc" -eq 77 ] && skip "the guest could not be prepared (see above)"
+if [ "$rc" -ne 0 ]; then
+	echo "not ok - build the guest (build-guest.sh exit $rc)"
+	record 0 1 0; exit 1
+fi
+t_prep=$(secs "$t0" "$(ms)")
+
+numa_args=""
+for n in 0 1 2 3; do
+	numa_args="$numa_args -object memory-backend-ram,id=mem$n,size=512M"
+	numa_args="$numa_args -numa node,nodeid=$n,cpus=$((4 * n))-$((4 * n + 3)),memdev=mem$n"
+done
+for s in 0 1 2 3; do
+	for d in 0 1 2 3; do
+		[ "$s" -lt "$d" ] || continue
+		if [ $((s / 2)) -eq $((d / 2)) ]; then v=12; else v=20; fi
+		numa_args="$numa_args -numa dist,src=$s,dst=$d,val=$v"
+	done
+done
+
+chan=$cache/chan
+console=$cache/console.log
+qpid=
+cleanup() { [ -n "$qpid" ] && kill "$qpid" 2>/dev/null; }
+trap cleanup EXIT
+trap 'cleanup; exit 130' INT TERM
+
+# One boot: 0 the tests ran to their end, 2 no GUEST-READY within
+# BOOT_LIMIT (hung boot), 3 the tests started and did not end in time or
+# the guest died.
+boot() {
+	rm -rf "$chan" "$console"
+	mkdir -p "$chan"
+	{
+		echo "GUEST_TOP='$top'"
+		echo "GUEST_BUILD='$build'"
+		echo "GUEST_FILTER='${GUEST_FILTER:-}'"
+		echo "GUEST_SHELL='${GUEST_SHELL:-0}'"
+	} >"$chan/env"
+	: >"$chan/log"
+	serial="file:$console"
+	stdin=/dev/null
+	if [ "${GUEST_SHELL:-0}" = 1 ]; then serial=stdio; stdin=/dev/tty; fi
+	# shellcheck disable=SC2086
+	"$qemu" -nodefaults -no-reboot -machine pc -accel tcg,thread=multi,tb-size=256 \
+		-cpu max,vendor=GenuineIntel -smp 16,sockets=2,dies=2,cores=2,threads=2 \
+		-m 2048M $numa_args -display none -vga none -serial "$serial" \
+		-fsdev local,id=fsroot,path=/,security_model=none,readonly=on,multidevs=remap \
+		-device virtio-9p-pci,fsdev=fsroot,mount_tag=hostroot \
+		-fsdev local,id=fschan,path="$chan",security_model=none,multidevs=remap \
+		-device virtio-9p-pci,fsdev=fschan,mount_tag=chan \
+		-kernel "$cache/../numa/vmlinux" -initrd "$cache/initramfs.cpio" \
+		-append "console=ttyS0 quiet loglevel=1 panic=-1 lpj=9780000 tsc=reliable no_timer_check mitigations=off" \
+		-pidfile "$cache/qemu.pid" <"$stdin" >"$cache/qemu.log" 2>&1 &
+	qpid=$!
+	[ "${GUEST_SHELL:-0}" = 1 ] && { wait "$qpid"; qpid=; return 0; }
+	b0=$(date +%s)
+	b0ms=$(ms)
+	ready=
+	while kill -0 "$qpid" 2>/dev/null; do
+		now=$(date +%s)
+		if [ -z "$ready" ] && grep -q '^GUEST-READY' "$chan/log" 2>/dev/null; then
+			ready=$now
+			t_boot=$(secs "$b0ms" "$(ms)")
+		fi
+		grep -q '^GUEST-EXIT' "$chan/log" 2>/dev/null && break
+		if [ -z "$ready" ] && [ $((now - b0)) -ge "$BOOT_LIMIT" ]; then
+			kill "$qpid" 2>/dev/null; wait "$qpid" 2>/dev/null; qpid=
+			return 2
+		fi
+		if [ -n "$ready" ] && [ $((now - ready)) -ge "$RUN_LIMIT" ]; then
+			kill "$qpid" 2>/dev/null; wait "$qpid" 2>/dev/null; qpid=
+			return 3
+		fi
+		sleep 0.5
+	done
+	i=0
+	while kill -0 "$qpid" 2>/dev/null && [ $i -lt 40 ]; do sleep 0.25; i=$((i + 1)); done
+	kill "$qpid" 2>/dev/null
+	wait "$qpid" 2>/dev/null
+	qpid=
+	grep -q '^GUEST-EXIT' "$chan/log" && return 0
+	[ -n "$ready" ] && return 3
+	return 2
+}
+
+if [ "${GUEST_SHELL:-0}" = 1 ]; then
+	echo "e2e-guest: a root shell on the console after the cluster setup; 'busybox poweroff -f' ends it"
+	boot
+	exit 0
+fi
+
+t_boot=
+t0=$(ms)
+boot; brc=$?
+if [ "$brc" -eq 2 ]; then
+	echo "# e2e-guest: the guest did not reach GUEST-READY in ${BOOT_LIMIT} s; retrying once"
+	tail -n 20 "$console" "$cache/qemu.log" "$chan/log" 2>/dev/null | sed 's/^/#   /'
+	t0=$(ms)
+	boot; brc=$?
+fi
+t_run=$(secs "$t0" "$(ms)")
+
+log=$(tr -d '\r' <"$chan/log" 2>/dev/null)
+cp "$chan/log" "$cache/last.log" 2>/dev/null
+# The guest's own lines: verdicts, notes, file names, summaries.
+printf '%s\n' "$log" | grep -E '^(  ok|  FAIL|  skip|       |== |   \(|e2e|cluster:|GUEST)' || true
+passed=0 failed=0 skipped=0 runs=0
+for l in $(printf '%s\n' "$log" | sed -nE 's/^e2e: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped.*/\1:\2:\3/p'); do
+	passed=$((passed + ${l%%:*})); l=${l#*:}
+	failed=$((failed + ${l%%:*})); skipped=$((skipped + ${l#*:}))
+	runs=$((runs + 1))
+done
+case $brc in
+0) ;;
+2) echo "not ok - guest boot: no GUEST-READY in two boots of ${BOOT_LIMIT} s"
+   tail -n 40 "$console" "$cache/qemu.log" 2>/dev/null | sed 's/^/#   /'
+   failed=$((failed + 1)) ;;
+*) echo "not ok - the guest's tests did not end (limit ${RUN_LIMIT} s, or the guest died)"
+   tail -n 40 "$console" "$cache/qemu.log" 2>/dev/null | sed 's/^/#   /'
+   failed=$((failed + 1)) ;;
+esac
+ex=$(printf '%s\n' "$log" | sed -nE 's/^GUEST-EXIT ([0-9]+)$/\1/p' | head -n 1)
+if [ "$brc" -eq 0 ] && [ "$runs" -lt 1 ]; then
+	echo "not ok - the guest reported no test run"; failed=$((failed + 1))
+fi
+if [ "$brc" -eq 0 ] && [ "${ex:-1}" -ne 0 ] && [ "$failed" -eq 0 ]; then
+	echo "not ok - in-guest.sh exited ${ex:-?} with no failed test"; failed=$((failed + 1))
+fi
+echo "# e2e-guest: prepare ${t_prep} s, boot to GUEST-READY ${t_boot:-?} s, guest run ${t_run} s (log: $cache/last.log)"
+record "$passed" "$failed" "$skipped"
