@@ -30,6 +30,10 @@ B           := build
 LIB_SRC     := $(sort $(wildcard lib/*/*.c))
 LIB_HDR     := $(wildcard include/binding/*/*.h)
 LIB_OBJ     := $(LIB_SRC:lib/%.c=$(B)/lib/%.o)
+# Unit tests link a build of the library with fault points (util/fault.h);
+# the plugin and sbind link the one without.
+TEST_FLAGS  := -DBND_FAULT_POINTS
+LIB_TEST_OBJ := $(LIB_SRC:lib/%.c=$(B)/tests/lib/%.o)
 LIB_SAN_OBJ := $(LIB_SRC:lib/%.c=$(B)/san/lib/%.o)
 UNIT_SRC    := $(sort $(wildcard tests/unit/*/test_*.c))
 UNIT_BIN    := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
@@ -41,6 +45,8 @@ TOOLS_SRC   := $(sort $(wildcard tools/*.c))
 TOOLS_HDR   := $(wildcard tools/*.h)
 TOOLS_BIN   := $(B)/sbind
 PLUGIN      := $(B)/spank_binding.so
+# Programs the end-to-end tests run next to the cluster (tests/e2e/*.c).
+E2E_HELPERS := $(patsubst tests/e2e/%.c,$(B)/e2e/%,$(wildcard tests/e2e/*.c))
 
 # libFuzzer targets (tests/fuzz): the library built again with clang's
 # coverage instrumentation and sanitizers, into $(B)/fuzz.
@@ -66,11 +72,19 @@ $(B)/lib/%.o: lib/%.c $(LIB_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
+$(B)/tests/lib/%.o: lib/%.c $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(TEST_FLAGS) -c $< -o $@
+
 $(B)/san/lib/%.o: lib/%.c $(LIB_HDR)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) $(TEST_FLAGS) $(SAN_FLAGS) -c $< -o $@
 
 $(B)/libbinding.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/tests/libbinding.a: $(LIB_TEST_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -84,13 +98,13 @@ $(B)/sbind: $(TOOLS_SRC) $(TOOLS_HDR) $(B)/libbinding.a $(LIB_HDR)
 $(PLUGIN): spank_binding.c $(B)/libbinding.a $(LIB_HDR)
 	$(CC) $(ALL_CFLAGS) -shared $< -o $@ -Wl,--whole-archive $(B)/libbinding.a -Wl,--no-whole-archive $(PKG_LIBS)
 
-$(B)/tests/%: tests/unit/%.c $(TESTUTIL) $(B)/libbinding.a
+$(B)/tests/%: tests/unit/%.c $(TESTUTIL) $(B)/tests/libbinding.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Itests/unit $< $(TESTUTIL) -o $@ $(B)/libbinding.a $(PKG_LIBS) $(CHECK_LIBS)
+	$(CC) $(ALL_CFLAGS) $(TEST_FLAGS) $(CHECK_CFLAGS) -Itests/unit $< $(TESTUTIL) -o $@ $(B)/tests/libbinding.a $(PKG_LIBS) $(CHECK_LIBS)
 
 $(B)/san/tests/%: tests/unit/%.c $(TESTUTIL) $(B)/san/libbinding.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(CHECK_CFLAGS) -Itests/unit $< $(TESTUTIL) -o $@ $(B)/san/libbinding.a $(PKG_LIBS) $(CHECK_LIBS)
+	$(CC) $(ALL_CFLAGS) $(TEST_FLAGS) $(SAN_FLAGS) $(CHECK_CFLAGS) -Itests/unit $< $(TESTUTIL) -o $@ $(B)/san/libbinding.a $(PKG_LIBS) $(CHECK_LIBS)
 
 $(B)/fuzz/lib/%.o: lib/%.c $(LIB_HDR)
 	@mkdir -p $(@D)
@@ -98,6 +112,10 @@ $(B)/fuzz/lib/%.o: lib/%.c $(LIB_HDR)
 
 $(FUZZ_BIN): $(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_OBJ)
 	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -Itests/fuzz $< $(FUZZ_OBJ) -o $@ $(PKG_LIBS)
+
+$(B)/e2e/%: tests/e2e/%.c $(B)/libbinding.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $< -o $@ $(B)/libbinding.a $(PKG_LIBS)
 
 $(B)/bench/%: bench/%.c $(B)/libbinding.a
 	@mkdir -p $(@D)
@@ -128,7 +146,7 @@ unit-san: $(UNIT_SAN)
 cli: $(TOOLS_BIN)
 	@sh tests/cli/run.sh
 
-e2e: all
+e2e: all $(E2E_HELPERS)
 	@sh tests/e2e/run.sh
 
 # CPU and memory placement inside a 2-socket, 4-NUMA-node QEMU guest.

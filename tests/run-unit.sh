@@ -3,6 +3,11 @@
 # "<stage> passed failed skipped" to $BINDING_BUILD/results.
 set -u
 stage=$1; shift
+# Check's timeouts are hang guards, never verdicts on speed: a test case
+# without its own gets 4 s by default, too little for an ASan build on a
+# loaded machine. Give every one a wide margin (caller may override).
+export CK_DEFAULT_TIMEOUT="${CK_DEFAULT_TIMEOUT:-60}"
+export CK_TIMEOUT_MULTIPLIER="${CK_TIMEOUT_MULTIPLIER:-3}"
 passed=0 failed=0 bad=0 skipped=0
 for t in "$@"; do
 	out=$("$t" 2>&1); rc=$?

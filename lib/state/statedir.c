@@ -1,5 +1,6 @@
 #include "binding/state/statedir.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "binding/util/error.h"
+#include "binding/util/fault.h"
 
 int bnd_statedir_untrusted(const struct stat *st, int want_dir, char *why, size_t whylen)
 {
@@ -225,6 +227,9 @@ int bnd_statedir_commit_temp(int dirfd, char *err, size_t errlen)
 	 * Plain rename when there is no state yet or the filesystem cannot
 	 * exchange. */
 	if (!renameat2(dirfd, BND_STATE_TEMP_NAME, dirfd, BND_STATE_FILE_NAME, RENAME_EXCHANGE)) {
+		/* A writer that dies here leaves the old state as the temp file,
+		 * which the next writer removes before making its own. */
+		BND_FAULT("txn.exchanged");
 		unlinkat(dirfd, BND_STATE_TEMP_NAME, 0);
 		return BND_OK;
 	}
@@ -234,11 +239,42 @@ int bnd_statedir_commit_temp(int dirfd, char *err, size_t errlen)
 	if (renameat(dirfd, BND_STATE_TEMP_NAME, dirfd, BND_STATE_FILE_NAME))
 		return bnd_fail(err, errlen, BND_ESYS, "renaming %s to %s: %s", BND_STATE_TEMP_NAME,
 				BND_STATE_FILE_NAME, strerror(errno));
+	BND_FAULT("txn.exchanged");
 	return BND_OK;
+}
+
+/* The name the damaged state already has aside, if a writer kept it and
+ * died before replacing it: the next one must not keep a second copy. */
+static int kept_already(int dirfd, char *name, size_t namelen)
+{
+	struct stat st, k;
+	if (fstatat(dirfd, BND_STATE_FILE_NAME, &st, AT_SYMLINK_NOFOLLOW))
+		return 0;
+	int fd = dup(dirfd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	int found = 0;
+	const struct dirent *e;
+	while (!found && (e = readdir(d))) {
+		if (!strncmp(e->d_name, BND_STATE_CORRUPT_PREFIX, strlen(BND_STATE_CORRUPT_PREFIX)) &&
+		    !fstatat(dirfd, e->d_name, &k, AT_SYMLINK_NOFOLLOW) && k.st_ino == st.st_ino &&
+		    k.st_dev == st.st_dev) {
+			snprintf(name, namelen, "%s", e->d_name);
+			found = 1;
+		}
+	}
+	closedir(d);
+	return found;
 }
 
 int bnd_statedir_keep_aside(int dirfd, char *name, size_t namelen, char *err, size_t errlen)
 {
+	if (kept_already(dirfd, name, namelen))
+		return BND_OK;
 	long long t = (long long)time(NULL);
 	for (int k = 0; k < 1000; k++) {
 		if (k)

@@ -1,10 +1,13 @@
 #include "binding/state/statelock.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -12,6 +15,7 @@
 #include <unistd.h>
 
 #include "binding/util/error.h"
+#include "binding/util/fault.h"
 #include "binding/state/statedir.h"
 
 #define LOCK_MAGIC "spank-binding-lk"
@@ -34,11 +38,37 @@ static int open_rc(int e)
 	return (e == ELOOP || e == EACCES || e == EPERM || e == EROFS) ? BND_ESTATE : BND_ESYS;
 }
 
+/* A creator killed before linking its lock in leaves `name`.init.<pid>
+ * behind; a live creator's file is left alone, it is about to be linked. */
+static void remove_dead_inits(int dirfd, const char *name)
+{
+	int fd = dup(dirfd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	char prefix[64];
+	int plen = snprintf(prefix, sizeof(prefix), "%s.init.", name);
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char *end;
+		if (strncmp(e->d_name, prefix, (size_t)plen))
+			continue;
+		long pid = strtol(e->d_name + plen, &end, 10);
+		if (*end || pid <= 0 || (kill((pid_t)pid, 0) && errno == ESRCH))
+			unlinkat(dirfd, e->d_name, 0);
+	}
+	closedir(d);
+}
+
 /* Initialises a lock file under a private name and links it in as `name`;
  * losing the race to another creator is fine. */
 static int create_lock(int dirfd, const char *name, char *err, size_t errlen)
 {
 	char tmp[64];
+	remove_dead_inits(dirfd, name);
 	snprintf(tmp, sizeof(tmp), "%s.init.%d", name, (int)getpid());
 	unlinkat(dirfd, tmp, 0);
 	int fd = openat(dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -67,6 +97,7 @@ static int create_lock(int dirfd, const char *name, char *err, size_t errlen)
 	memcpy(pg->magic, LOCK_MAGIC, sizeof(pg->magic));
 	pg->version = LOCK_VERSION;
 	pg->mutex_size = (uint32_t)sizeof(pthread_mutex_t);
+	BND_FAULT("lock.init");
 	if (linkat(dirfd, tmp, dirfd, name, 0) && errno != EEXIST)
 		goto out;
 	rc = BND_OK;

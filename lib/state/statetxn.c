@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "binding/util/error.h"
+#include "binding/util/fault.h"
 #include "binding/util/proc.h"
 #include "binding/state/statedir.h"
 #include "binding/state/statelock.h"
@@ -34,16 +35,6 @@ static pthread_once_t boot_once = PTHREAD_ONCE_INIT;
 static void boot_init(void)
 {
 	boot_rc = bnd_proc_boot_id(boot_id, sizeof(boot_id), NULL, 0);
-}
-
-static void test_delay(void)
-{
-	const char *v = getenv(BND_STATE_TEST_DELAY_ENV);
-	long us = v ? atol(v) : 0;
-	if (us > 0) {
-		struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
-		nanosleep(&ts, NULL);
-	}
 }
 
 void bnd_state_txn_note(struct bnd_state_txn *tx, const char *verb,
@@ -138,6 +129,7 @@ static int load(struct bnd_state_txn *tx, char *err, size_t errlen)
 			bnd_statefile_free(&tx->f);
 			return rc;
 		}
+		BND_FAULT("txn.kept_aside");
 		int parsed = tx->f.nrec;
 		tx->dropped += drop_overlaps(tx);
 		bnd_state_log(tx->o,
@@ -198,8 +190,10 @@ int bnd_state_txn_begin(struct bnd_state_txn *tx, const struct bnd_state_opts *o
 	if (!rc && tx->lock.recovered)
 		bnd_state_log(o, "state %s: the previous lock holder died inside a transaction; "
 			      "the state it left is whole", tx->dir);
-	if (!rc)
+	if (!rc) {
+		BND_FAULT("txn.locked");
 		rc = load(tx, err, errlen);
+	}
 	if (rc) {
 		bnd_statelock_release(&tx->lock);
 		close(tx->dirfd);
@@ -207,7 +201,7 @@ int bnd_state_txn_begin(struct bnd_state_txn *tx, const struct bnd_state_opts *o
 		return rc;
 	}
 	repair(tx);
-	test_delay();
+	BND_FAULT("txn.loaded");
 	return BND_OK;
 }
 
@@ -236,12 +230,13 @@ int bnd_state_txn_commit(struct bnd_state_txn *tx, char *err, size_t errlen)
 	free(text);
 	if (rc)
 		return rc;
-	test_delay();
+	BND_FAULT("txn.temp_written");
 	rc = bnd_statedir_commit_temp(tx->dirfd, err, errlen);
 	if (rc)
 		return rc;
 	tx->dirty = 0;
 	journal_flush(tx, 1);
+	BND_FAULT("txn.committed");
 	return BND_OK;
 }
 

@@ -79,10 +79,12 @@ static void explain_nofit(struct bnd_step *s, const char *alloc_err)
 	int rc = bnd_place(s->topo, &d, &s->req, s->ntasks, &tmp, perr, sizeof(perr));
 	if (rc == BND_OK)
 		bnd_placement_free(&tmp);
-	/* An explicit list names its cores: more cpus would not help. */
-	if (rc == BND_ENOFIT && s->req.strategy == BND_S_EXPLICIT) {
+	/* An explicit or LSF cpus: list names its cores or cpus: more cpus
+	 * would not help. */
+	int named = s->req.strategy == BND_S_EXPLICIT || s->req.strategy == BND_S_LSF_CPUS;
+	if (rc == BND_ENOFIT && named) {
 		int n = s->req.nexplicit;
-		if (n % s->ntasks)
+		if (s->req.strategy == BND_S_EXPLICIT && n % s->ntasks)
 			put_text(s->reason, sizeof(s->reason),
 				 "--binding=%s lists %d core%s, which cannot be shared out evenly "
 				 "among %s %d tasks on this node (list a multiple of %d cores)",
@@ -90,9 +92,9 @@ static void explain_nofit(struct bnd_step *s, const char *alloc_err)
 				 s->ntasks, s->ntasks);
 		else
 			put_text(s->reason, sizeof(s->reason),
-				 "--binding=%s names cores this step was not given: Slurm gave it "
+				 "--binding=%s names %s this step was not given: Slurm gave it "
 				 "%d core%s (cpus %s)%s for %d task%s; %s",
-				 s->req.text, ncores, plural(ncores), dl, kept, s->ntasks,
+				 s->req.text, s->req.strategy == BND_S_EXPLICIT ? "cores" : "cpus", ncores, plural(ncores), dl, kept, s->ntasks,
 				 plural(s->ntasks), perr);
 		return;
 	}
@@ -142,8 +144,48 @@ static void explain_nofit(struct bnd_step *s, const char *alloc_err)
 		 *hl ? " and by other jobs" : "", dl, sl, *hl ? hl : "none", alloc_err);
 }
 
-/* Root writes it in the root-owned state dir, so no user can plant a
- * symlink there; O_NOFOLLOW all the same. Tasks only read it. */
+/* A fresh file root creates in the trusted state dir (the same checks as
+ * the state's). Whatever already has the name was not written for this
+ * step (the name is unique per job, step and node): a symlink, a hard link
+ * to another file or a file someone else owns is never opened, only its
+ * name removed, with a log line. Tasks only read the rankfile. */
+static int create_rankfile(struct bnd_step *s, const char *text, char *err, size_t errlen)
+{
+	int dfd, rc = bnd_statedir_open(s->cfg.state_dir, 0, &dfd, err, errlen);
+	if (rc == BND_OK && dfd < 0)
+		rc = bnd_fail(err, errlen, BND_ESTATE, "state dir %s is missing", s->cfg.state_dir);
+	if (rc != BND_OK)
+		return rc;
+	const char *name = strrchr(s->rankfile, '/') + 1;
+	struct stat st;
+	if (!fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW)) {
+		step_log(s, "job %u: %s was already there (%s, owner %u, mode %04o, %u links), "
+			 "not written for this step: removed, never opened", s->job, s->rankfile,
+			 S_ISLNK(st.st_mode) ? "a symlink" : S_ISREG(st.st_mode) ? "a file" : "not a file",
+			 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), (unsigned)st.st_nlink);
+		if (unlinkat(dfd, name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) && errno != ENOENT) {
+			rc = bnd_fail(err, errlen, BND_ESTATE, "rankfile %s: cannot remove what is "
+				      "there: %s", s->rankfile, strerror(errno));
+			close(dfd);
+			return rc;
+		}
+	}
+	int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,
+			0644);
+	close(dfd);
+	size_t len = strlen(text);
+	if (fd < 0 || fchmod(fd, 0644) || write(fd, text, len) != (ssize_t)len) {
+		rc = bnd_fail(err, errlen, BND_ESYS, "rankfile %s: %s", s->rankfile, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(s->rankfile);
+		}
+		return rc;
+	}
+	close(fd);
+	return BND_OK;
+}
+
 static int write_rankfile(struct bnd_step *s, const struct bnd_step_in *in,
 			  char *err, size_t errlen)
 {
@@ -163,19 +205,9 @@ static int write_rankfile(struct bnd_step *s, const struct bnd_step_in *in,
 		goto out;
 	put_text(s->rankfile, sizeof(s->rankfile), "%s/" BND_RANKFILE_PREFIX "%u.%s.%u",
 		 s->cfg.state_dir, s->job, bnd_step_name(s->step, sid, sizeof(sid)), s->nodeid);
-	int fd = open(s->rankfile, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	size_t len = strlen(text);
-	if (fd < 0 || fchmod(fd, 0644) || write(fd, text, len) != (ssize_t)len) {
-		rc = bnd_fail(err, errlen, BND_ESYS, "rankfile %s: %s", s->rankfile, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(s->rankfile);
-		}
+	rc = create_rankfile(s, text, err, errlen);
+	if (rc != BND_OK)
 		s->rankfile[0] = '\0';
-		goto out;
-	}
-	close(fd);
-	rc = BND_OK;
 out:
 	free(text);
 	free(ids);
@@ -293,12 +325,17 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 		step_log(s, "state dir: %s", err);
 	}
 	err[0] = '\0';
-	if (bnd_topocache_load(&s->topo, dir_ok ? s->cfg.state_dir : NULL, err,
-			       sizeof(err)) != BND_OK) {
+	char note[2 * BND_ERRLEN] = "";
+	if (bnd_topocache_load_note(&s->topo, dir_ok ? s->cfg.state_dir : NULL, note,
+				    sizeof(note), err, sizeof(err)) != BND_OK) {
 		put_text(s->reason, sizeof(s->reason), "topology: %s", err);
 		s->topo = NULL;
 		return BND_OK;
 	}
+	/* A miss rewrites the cache, so this is logged about once a boot; a
+	 * planted or damaged cache is named here. */
+	if (dir_ok && strncmp(note, "cache hit", 9))
+		step_log(s, "topology %s", note);
 	if (!s->have_request)
 		return BND_OK;
 	/* For the batch step Slurm's cpus per task is the script's whole

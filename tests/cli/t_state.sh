@@ -74,3 +74,13 @@ if [ "$_st" = batch ]; then _report 1 "status shows the batch step by name"; els
 expect_err "a bad step is exit 2" 2 'expected a number from 0 to 4294967295, batch' \
 	$SBIND place --state "$SD" --topology "$T" --binding linear:1 --commit --job 78 --step bogus
 $SBIND release --state "$SD" --job 77 >/dev/null
+
+# Fault points exist only in the unit-test build of the library: the sbind
+# (and plugin) that ships ignores BINDING_FAULT at every point.
+for _fp in lock.init txn.locked txn.loaded txn.temp_written txn.exchanged txn.committed; do
+	expect_out "shipped sbind ignores BINDING_FAULT=$_fp" "task 0: 0,0 (cpus 0-1)" \
+		env BINDING_FAULT="$_fp:kill" $SBIND place --state "$D/fault" --topology "$T" \
+		--binding explicit:0,0 --commit --job 90 --step 0 --owner-pid $$
+	$SBIND release --state "$D/fault" --job 90 >/dev/null
+done
+expect_rc "the shipped sbind has no fault point code" 1 sh -c "strings '$SBIND' | grep -q 'txn.exchanged'"

@@ -209,6 +209,16 @@ _e2e_spawn() {	# NAME LOGFILE CMD...: starts a daemon, records "NAME PID"
 
 _e2e_pid_of() { awk -v n="$1" '$1 == n { p = $2 } END { print p }' "$E2E_DIR/run/daemons" 2>/dev/null; }
 
+# Every wait in the tests is a hang guard, never a verdict on speed: it
+# returns as soon as its condition holds, and gives up only after at least
+# E2E_WAIT_MIN seconds, whatever shorter time a caller names, so that a slow
+# or busy machine cannot fail a test. (Set it lower to debug a hang faster.)
+: "${E2E_WAIT_MIN:=120}"
+e2e_wait_secs() { if [ "${1:-0}" -lt "$E2E_WAIT_MIN" ]; then echo "$E2E_WAIT_MIN"; else echo "$1"; fi; }
+
+# wait_until SECONDS CMD...: what the tests use (the floor above applies).
+wait_until() { local s; s=$(e2e_wait_secs "$1"); shift; _e2e_wait_until "$s" "$@"; }
+
 _e2e_wait_until() {	# SECONDS CMD...: polls every 0.1 s; CMD's rc 2 means "give up"
 	local end rc
 	end=$(awk -v t="$1" -v n="$(_e2e_now)" 'BEGIN { printf "%.1f", n + t }'); shift
@@ -245,20 +255,20 @@ cluster_logs() {	# [LINES]: the daemons' log tails, for failures
 _e2e_start_slurm() {	# MODE: slurmctld + slurmd until a user's srun works
 	_e2e_write_conf "$1"
 	_e2e_spawn slurmctld "$E2E_DIR/log/slurmctld.out" slurmctld -D -f "$E2E_DIR/slurm.conf"
-	if ! _e2e_wait_until 15 _e2e_ctld_up; then
+	if ! _e2e_wait_until "$E2E_WAIT_MIN" _e2e_ctld_up; then
 		_e2e_say "slurmctld did not answer within 15 s"
 		return 1
 	fi
 	mkdir -p "$E2E_DIR/spool/$E2E_NODE"
 	_e2e_spawn slurmd "$E2E_DIR/log/slurmd.out" slurmd -D -f "$E2E_DIR/slurm.conf" -N "$E2E_NODE"
 	local rc=0
-	_e2e_wait_until 20 _e2e_node_idle || rc=1
+	_e2e_wait_until "$E2E_WAIT_MIN" _e2e_node_idle || rc=1
 	if [ $rc -ne 0 ]; then
 		_e2e_alive "$(_e2e_pid_of slurmd)" slurmd || _e2e_say "slurmd exited during start ($1)"
 		_e2e_say "node $E2E_NODE not idle: $(sinfo -h -N -o '%N %T %E' 2>&1)"
 		return 1
 	fi
-	if ! run_as_user timeout 20 srun -N1 -t 1 true >"$E2E_DIR/log/first-srun.out" 2>&1; then
+	if ! run_as_user timeout "$E2E_WAIT_MIN" srun -N1 -t 1 true >"$E2E_DIR/log/first-srun.out" 2>&1; then
 		_e2e_say "first 'srun -N1 true' as $E2E_USER failed ($1):"
 		cat "$E2E_DIR/log/first-srun.out" >&2
 		return 1
@@ -278,7 +288,7 @@ run_as_user() {
 squeue_empty() { [ -z "$(squeue -h -o %i 2>/dev/null)" ]; }
 
 wait_squeue_empty() {
-	for _ in $(seq 1 $((${1:-30} * 10))); do
+	for _ in $(seq 1 $(($(e2e_wait_secs "${1:-30}") * 10))); do
 		squeue_empty && return 0
 		sleep 0.1
 	done
@@ -350,7 +360,7 @@ cluster_start() {
 	export E2E_NCPUS E2E_CPUS
 	cluster_plugstack "$@" || return 1
 
-	if ! _e2e_wait_until 10 test -S "$E2E_DIR/munge/munge.socket"; then
+	if ! _e2e_wait_until "$E2E_WAIT_MIN" test -S "$E2E_DIR/munge/munge.socket"; then
 		_e2e_say "munged did not create its socket"
 		cluster_logs
 		return 1
@@ -389,7 +399,7 @@ cluster_start() {
 cluster_restart_slurmd() {
 	_e2e_kill_recorded slurmd || return 1
 	_e2e_spawn slurmd "$E2E_DIR/log/slurmd.out" slurmd -D -f "$E2E_DIR/slurm.conf" -N "$E2E_NODE"
-	_e2e_wait_until 20 _e2e_node_idle || { cluster_logs; return 1; }
+	_e2e_wait_until "$E2E_WAIT_MIN" _e2e_node_idle || { cluster_logs; return 1; }
 }
 
 _e2e_kill_pid() {	# PID NAME: TERM, up to 5 s, then KILL; reaps our children

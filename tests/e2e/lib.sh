@@ -3,7 +3,7 @@
 #
 # HOW A TEST FILE RUNS
 #   run.sh starts ONE cluster (cluster.sh), then runs each tests/e2e/t[0-9][0-9]_*.sh
-#   in order as its own process: `timeout 180 bash tNN_name.sh`, with the cluster's
+#   in order as its own process: `timeout 900 bash tNN_name.sh` (a hang guard), with the cluster's
 #   variables exported (SLURM_CONF, E2E_DIR, E2E_NODE, E2E_PARTITION, E2E_USER, E2E_UID,
 #   E2E_WORK, E2E_STATE, E2E_PLUGIN, E2E_MODE, E2E_CPUS, E2E_NCPUS, E2E_ROOT, E2E_BUILD;
 #   see cluster.sh) and E2E_RESULTS (the file the verdicts go to). The file's commands
@@ -60,6 +60,8 @@
 #   cancel_all_jobs                   scancel everything, wait for an empty queue
 # FILES, CPUS, /proc
 #   wait_for_file PATH [S=20] [ERE]   waits until PATH exists (and has a line matching ERE)
+#   wait_until S CMD...               polls CMD every 0.1 s until it succeeds
+#   (every S here is a hang guard: at least E2E_WAIT_MIN=120 s, see cluster.sh)
 #   cpus_allowed_of PID               Cpus_allowed_list of /proc/PID/status ("0-1")
 #   mems_allowed_of PID               Mems_allowed_list
 #   cpulist_expand LIST               "0-2,5" -> "0 1 2 5"
@@ -171,7 +173,7 @@ _e2e_end_state() {
 
 wait_job_state() {	# JOBID STATE [SECONDS]
 	local s=
-	for _ in $(seq 1 $((${3:-30} * 10))); do
+	for _ in $(seq 1 $(($(e2e_wait_secs "${3:-30}") * 10))); do
 		s=$(job_state "$1")
 		[ "$s" = "$2" ] && break
 		_e2e_end_state "$s" && break
@@ -183,7 +185,7 @@ wait_job_state() {	# JOBID STATE [SECONDS]
 
 wait_job_done() {	# JOBID [SECONDS]
 	local s=
-	for _ in $(seq 1 $((${2:-60} * 10))); do
+	for _ in $(seq 1 $(($(e2e_wait_secs "${2:-60}") * 10))); do
 		s=$(job_state "$1")
 		_e2e_end_state "$s" && { echo "$s"; return 0; }
 		sleep 0.1
@@ -207,7 +209,7 @@ job_task_pids() {
 # prints them in local task order.
 step_pids() {
 	local pids n
-	for _ in $(seq 1 $((${3:-20} * 10))); do
+	for _ in $(seq 1 $(($(e2e_wait_secs "${3:-20}") * 10))); do
 		pids=$(job_task_pids "$1" | tr '\n' ' ')
 		pids=${pids% }
 		n=$(printf '%s\n' "$pids" | wc -w)
@@ -226,7 +228,7 @@ step_pids() {
 
 
 wait_for_file() {	# PATH [SECONDS] [ERE]
-	for _ in $(seq 1 $((${2:-20} * 10))); do
+	for _ in $(seq 1 $(($(e2e_wait_secs "${2:-20}") * 10))); do
 		if [ -e "$1" ]; then
 			[ -z "${3:-}" ] && return 0
 			grep -qE -- "$3" "$1" 2>/dev/null && return 0

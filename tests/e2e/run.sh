@@ -67,15 +67,15 @@ for t in "${tests[@]}"; do
 	echo "== $name"
 	before=$(grep -c "^fail $name " "$E2E_RESULTS")
 	t0=$(date +%s)
-	timeout -k 5 "${E2E_TIMEOUT:-180}" bash "$t" </dev/null &
+	timeout -k 5 "${E2E_TIMEOUT:-900}" bash "$t" </dev/null &
 	tpid=$!
 	wait "$tpid"
 	rc=$?
 	tpid=
 	after=$(grep -c "^fail $name " "$E2E_RESULTS")
 	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-		echo "fail $name timed out after ${E2E_TIMEOUT:-180} s" >>"$E2E_RESULTS"
-		echo "  FAIL $name timed out after ${E2E_TIMEOUT:-180} s"
+		echo "fail $name timed out after ${E2E_TIMEOUT:-900} s" >>"$E2E_RESULTS"
+		echo "  FAIL $name timed out after ${E2E_TIMEOUT:-900} s"
 	elif [ $rc -ne 0 ] && [ "$after" -eq "$before" ]; then
 		echo "fail $name exited $rc without recording a failure" >>"$E2E_RESULTS"
 		echo "  FAIL $name exited $rc without recording a failure"

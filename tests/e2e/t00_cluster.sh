@@ -8,7 +8,7 @@
 e2e_note "mode $E2E_MODE, node $E2E_NODE, cpus $E2E_CPUS, user $E2E_USER ($E2E_UID)"
 
 # 1. srun -n2 as the job user: two tasks, the user's uid, CPUs within the node.
-out=$(run_as_user timeout 30 srun -n2 -l cat /proc/self/status 2>&1)
+out=$(run_as_user timeout 300 srun -n2 -l cat /proc/self/status 2>&1)
 assert_eq 2 "$(printf '%s\n' "$out" | grep -c 'Cpus_allowed_list:')" "srun -n2 runs two tasks"
 for task in 0 1; do
 	cpus=$(printf '%s\n' "$out" | awk -v t="$task:" '$1 == t && $2 == "Cpus_allowed_list:" { print $3 }')
@@ -19,7 +19,7 @@ done
 
 # 2. With cgroup v1 ConstrainCores a one-task step holds exactly one core.
 if [ "$E2E_MODE" = cgroup-v1 ]; then
-	cpus=$(run_as_user timeout 30 srun -n1 grep Cpus_allowed_list /proc/self/status | awk '{ print $2 }')
+	cpus=$(run_as_user timeout 300 srun -n1 grep Cpus_allowed_list /proc/self/status | awk '{ print $2 }')
 	assert_eq 1 "$(cpulist_count "$cpus")" "srun -n1 confined to one cpu by task/cgroup ($cpus)"
 fi
 
@@ -53,8 +53,8 @@ assert_eq 3:0 "$(job_field "$job" ExitCode)" "its exit code is 3"
 
 # 5. Two jobs asking for the whole node run at the same time (OverSubscribe=FORCE:2);
 #    job_task_pids finds the running tasks, /proc shows where they may run.
-a=$(sbatch_as_user -n"$E2E_NCPUS" -o /dev/null --wrap 'srun sleep 60')
-b=$(sbatch_as_user -n"$E2E_NCPUS" -o /dev/null --wrap 'srun sleep 60')
+a=$(sbatch_as_user -n"$E2E_NCPUS" -o /dev/null --wrap 'srun sleep 600')
+b=$(sbatch_as_user -n"$E2E_NCPUS" -o /dev/null --wrap 'srun sleep 600')
 assert_eq RUNNING "$(wait_job_state "$a" RUNNING 30)" "first whole-node job $a runs"
 assert_eq RUNNING "$(wait_job_state "$b" RUNNING 30)" "second whole-node job $b runs beside it"
 pids=$(step_pids "$a.0" "$E2E_NCPUS")

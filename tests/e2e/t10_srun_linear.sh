@@ -8,7 +8,7 @@
 need_plugin
 [ "$E2E_NCPUS" -ge 2 ] || { e2e_skip "t10 needs 2 cpus, the node has $E2E_NCPUS"; e2e_done; }
 
-bg_srun t10 -n2 --binding=linear:1 sleep 60
+bg_srun t10 -n2 --binding=linear:1 sleep 600
 job=$(job_named t10) || { e2e_fail "srun -n2 --binding=linear:1 did not start: $(cat "$E2E_WORK/t10.out")"; e2e_done; }
 pids=$(step_pids "$job.0" 2) || e2e_fail "step $job.0 has not 2 running tasks: '$pids'"
 # shellcheck disable=SC2086 # one word per pid
@@ -45,11 +45,11 @@ wait_bg
 # overwritten with the task's core) reaches the task as given.
 long="{0}$(printf ',{0}%.0s' $(seq 1 1300))"
 # shellcheck disable=SC2016 # expanded by the task's shell
-out=$(run_as_user env OMP_PLACES="$long" timeout 30 srun -n1 --binding=linear:1 sh -c 'echo "${#OMP_PLACES}|$OMP_PROC_BIND|$SLURM_BINDING_STATUS"' 2>&1)
+out=$(run_as_user env OMP_PLACES="$long" timeout 300 srun -n1 --binding=linear:1 sh -c 'echo "${#OMP_PLACES}|$OMP_PROC_BIND|$SLURM_BINDING_STATUS"' 2>&1)
 assert_eq "${#long}|close|bound" "$out" "a ${#long}-character OMP_PLACES of the user's is left alone"
 
 # srun -v: one line per task with host, task, cores, cpus and mempolicy.
-out=$(run_as_user timeout 30 srun -v -n2 --binding=linear:1 true 2>&1)
+out=$(run_as_user timeout 300 srun -v -n2 --binding=linear:1 true 2>&1)
 for i in 0 1; do
 	assert_match "$out" "^spank-binding: host=$E2E_NODE task=$i cores=[0-9]+,[0-9]+ cpus=[0-9]+ mempolicy=default$" "srun -v: line for task $i"
 done

@@ -14,7 +14,7 @@ need_plugin
 script=$(user_file t11_a.sh <<'EOF2'
 #!/bin/sh
 echo $$ > t11_a.$SLURM_JOB_ID.pid
-srun -n2 sleep 60
+srun -n2 sleep 600
 EOF2
 )
 job=$(sbatch_as_user -n2 --binding=linear:1 -o "$E2E_WORK/t11_a.%j.out" "$script") ||
@@ -46,7 +46,7 @@ script=$(user_file t11_b.sh <<'EOF2'
 #SBATCH -c2
 #SBATCH --binding=linear:2
 echo $$ > t11_b.$SLURM_JOB_ID.pid
-exec sleep 60
+exec sleep 600
 EOF2
 )
 job=$(sbatch_as_user -o "$E2E_WORK/t11_b.%j.out" "$script") ||
@@ -65,8 +65,8 @@ wait_job_done "$job" 30 >/dev/null
 script=$(user_file t11_d.sh <<'EOF2'
 #!/bin/sh
 echo $$ > t11_d.$SLURM_JOB_ID.pid
-srun -n1 --overlap --whole sleep 60 &
-srun -n1 --overlap --whole sleep 60 &
+srun -n1 --overlap --whole sleep 600 &
+srun -n1 --overlap --whole sleep 600 &
 wait
 EOF2
 )
@@ -87,7 +87,7 @@ scancel "$job"
 wait_job_done "$job" 30 >/dev/null
 
 # 3. srun -n1 --binding=linear:2: one cpu allocated, two cores asked.
-bg_srun t11_c -n1 --binding=linear:2 sleep 60
+bg_srun t11_c -n1 --binding=linear:2 sleep 600
 job=$(job_named t11_c) || { e2e_fail "srun -n1 --binding=linear:2 did not start"; e2e_done; }
 pids=$(step_pids "$job.0" 1) || e2e_fail "task of job $job not found"
 st=$(task_env "$pids" SLURM_BINDING_STATUS)

@@ -8,10 +8,10 @@
 need_plugin
 [ "$E2E_NCPUS" -eq 2 ] || { e2e_skip "t12 is written for a 2-cpu node, this one has $E2E_NCPUS"; e2e_done; }
 
-bg_srun t12_a -n1 --binding=linear:1 sleep 60
+bg_srun t12_a -n1 --binding=linear:1 sleep 600
 a=$(job_named t12_a) || { e2e_fail "first job did not start"; e2e_done; }
 pa=$(step_pids "$a.0" 1) || e2e_fail "first job's task not found"
-bg_srun t12_b -n1 --binding=linear:1 sleep 60
+bg_srun t12_b -n1 --binding=linear:1 sleep 600
 b=$(job_named t12_b) || { e2e_fail "second job did not start"; e2e_done; }
 pb=$(step_pids "$b.0" 1) || e2e_fail "second job's task not found"
 ca=$(cpus_allowed_of "$pa") cb=$(cpus_allowed_of "$pb")
@@ -22,7 +22,7 @@ assert_ne "$ca" "$cb" "the two concurrent jobs are on different cpus"
 assert_eq bound "$(task_env "$pb" SLURM_BINDING_STATUS)" "job $b: bound"
 
 # The third: Slurm (OverSubscribe=FORCE:2) runs it on a cpu one of them holds.
-bg_srun t12_c -n1 --binding=linear:1 sleep 60
+bg_srun t12_c -n1 --binding=linear:1 sleep 600
 c=$(job_named t12_c) || { e2e_fail "third job did not start"; e2e_done; }
 pc=$(step_pids "$c.0" 1) || e2e_fail "third job's task not found"
 st=$(task_env "$pc" SLURM_BINDING_STATUS)
@@ -36,7 +36,7 @@ wait_job_done "$c" 30 >/dev/null
 
 # on_failure=fail: the third job's task fails in task_init.
 cluster_plugstack on_failure=fail
-out=$(run_as_user timeout 60 srun -n1 --binding=linear:1 true 2>&1); rc=$?
+out=$(run_as_user timeout 300 srun -n1 --binding=linear:1 true 2>&1); rc=$?
 e2e_note "srun rc $rc: $(echo "$out" | head -3 | tr '\n' '|')"
 assert_ne 0 "$rc" "with on_failure=fail the third job fails"
 assert_contains "$out" "binding failed (on_failure=fail): cores held by other jobs" "its message says why"

@@ -17,7 +17,7 @@ EOF2
 check_refused() {	# WHAT TOKEN CMD...
 	local what=$1 token=$2; shift 2
 	local out rc
-	out=$(run_as_user timeout 30 "$@" 2>&1); rc=$?
+	out=$(run_as_user timeout 300 "$@" 2>&1); rc=$?
 	if [ $rc -ne 0 ]; then e2e_pass "$what: exits $rc"; else e2e_fail "$what: exited 0: $out"; fi
 	assert_contains "$out" "\"$token\"" "$what: the message names \"$token\""
 }
@@ -50,14 +50,14 @@ assert_eq "$before" "$after" "nothing was queued (jobs known before and after: '
 # help: grammar on stdout, exit 0, nothing submitted.
 for tool in srun sbatch salloc; do
 	case $tool in
-	srun) out=$(run_as_user timeout 30 srun --binding=help true 2>&1); rc=$? ;;
-	sbatch) out=$(run_as_user timeout 30 sbatch --binding=help "$script" 2>&1); rc=$? ;;
-	salloc) out=$(run_as_user timeout 30 salloc --binding=help true 2>&1); rc=$? ;;
+	srun) out=$(run_as_user timeout 300 srun --binding=help true 2>&1); rc=$? ;;
+	sbatch) out=$(run_as_user timeout 300 sbatch --binding=help "$script" 2>&1); rc=$? ;;
+	salloc) out=$(run_as_user timeout 300 salloc --binding=help true 2>&1); rc=$? ;;
 	esac
 	assert_eq 0 "$rc" "$tool --binding=help exits 0"
 	assert_contains "$out" "linear:<amount>[:<socket>,<core>]" "$tool --binding=help prints the grammar"
 done
-out=$(run_as_user timeout 30 srun --mbind=help true 2>&1)
+out=$(run_as_user timeout 300 srun --mbind=help true 2>&1)
 assert_contains "$out" "cores:strict" "srun --mbind=help prints the policies"
 assert_eq "$after" "$(jobs_known)" "help submitted nothing"
 

@@ -13,7 +13,7 @@ need_plugin
 status_rows() { sbind_status | awk 'NR > 1 && !/^topology:/'; }
 
 # 1. srun job, cancelled.
-bg_srun t14_a -n1 --binding=linear:1 sleep 60
+bg_srun t14_a -n1 --binding=linear:1 sleep 600
 a=$(job_named t14_a) || { e2e_fail "srun job did not start"; e2e_done; }
 step_pids "$a.0" 1 >/dev/null || e2e_fail "task of job $a not found"
 assert_match "$(status_rows)" "^$a +0 +$E2E_UID " "sbind status lists job $a step 0 while it runs"
@@ -22,7 +22,7 @@ assert_match "$(status_rows)" "^$a +0 +$E2E_UID " "sbind status lists job $a ste
 script=$(user_file t14_b.sh <<'EOF2'
 #!/bin/sh
 echo $$ > t14_b.$SLURM_JOB_ID.pid
-exec sleep 60
+exec sleep 600
 EOF2
 )
 b=$(sbatch_as_user -n1 --binding=linear:1 -o /dev/null "$script") || { e2e_fail "sbatch refused"; e2e_done; }
@@ -36,11 +36,11 @@ scancel "$a"
 assert_eq CANCELLED "$(wait_job_done "$a" 30)" "scancel ends job $a"
 wait_bg
 # slurmstepd runs the plugin's exit callback as it winds down.
-for _ in $(seq 1 50); do status_rows | grep -q "^$a " || break; sleep 0.1; done
+wait_until 5 eval "! status_rows | grep -q '^$a '"
 assert_eq "" "$(status_rows | grep "^$a ")" "job $a's record is released after scancel"
 
 kill -KILL "$stepd"
-pass_if "slurmstepd $stepd killed with SIGKILL" _e2e_wait_until 10 eval "! [ -e /proc/$stepd ]"
+pass_if "slurmstepd $stepd killed with SIGKILL" wait_until 10 eval "! [ -e /proc/$stepd ]"
 # Its task would run on unattended: end it and the job too.
 kill -KILL "$bpid" 2>/dev/null
 scancel "$b"

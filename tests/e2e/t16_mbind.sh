@@ -22,7 +22,7 @@ node_of_cpu() {
 
 check_policy() {	# NAME MBIND bind|interleave|prefer
 	local name=$1 mbind=$2 kind=$3 j p cpu want
-	bg_srun "$name" -n1 --binding=linear:1 --mbind="$mbind" sleep 60
+	bg_srun "$name" -n1 --binding=linear:1 --mbind="$mbind" sleep 600
 	j=$(job_named "$name") || { e2e_fail "--mbind=$mbind job did not start"; return 1; }
 	p=$(step_pids "$j.0" 1) || e2e_fail "--mbind=$mbind task not found"
 	cpu=$(single_cpu "$(cpus_allowed_of "$p")")
@@ -44,16 +44,16 @@ check_policy t16_rr round_robin interleave
 check_policy t16_pref cores prefer
 
 # Inside the task, through get_mempolicy (numactl --show).
-out=$(run_as_user timeout 30 srun -n1 --binding=linear:1 --mbind=cores:strict numactl --show 2>&1)
+out=$(run_as_user timeout 300 srun -n1 --binding=linear:1 --mbind=cores:strict numactl --show 2>&1)
 assert_match "$out" '^policy: bind$' "numactl --show in the task: policy bind"
 assert_match "$out" '^membind: 0 *$' "numactl --show in the task: membind 0"
-out=$(run_as_user timeout 30 srun -n1 --binding=linear:1 --mbind=round_robin numactl --show 2>&1)
+out=$(run_as_user timeout 300 srun -n1 --binding=linear:1 --mbind=round_robin numactl --show 2>&1)
 assert_match "$out" '^policy: interleave$' "numactl --show in the task: policy interleave"
 
 # srun -v names the policy; nlocal is accepted but says it is not supported yet.
-out=$(run_as_user timeout 30 srun -v -n1 --binding=linear:1 --mbind=cores:strict true 2>&1)
+out=$(run_as_user timeout 300 srun -v -n1 --binding=linear:1 --mbind=cores:strict true 2>&1)
 assert_match "$out" "^spank-binding: host=$E2E_NODE task=0 cores=[0-9]+,[0-9]+ cpus=[0-9]+ mempolicy=bind:0$" "srun -v: the task's line shows mempolicy=bind:0"
-out=$(run_as_user timeout 30 srun -n1 --binding=linear:1 --mbind=nlocal true 2>&1); rc=$?
+out=$(run_as_user timeout 300 srun -n1 --binding=linear:1 --mbind=nlocal true 2>&1); rc=$?
 assert_eq 0 "$rc" "--mbind=nlocal runs"
 assert_contains "$out" "nlocal: not supported yet" "--mbind=nlocal says it is not supported yet"
 wait_bg

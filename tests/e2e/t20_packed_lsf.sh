@@ -22,7 +22,7 @@ task_line() { printf '%s\n' "$1" | sed -n "s/^$2: //p" | grep -F '|'; }
 field() { printf '%s' "$1" | cut -d'|' -f"$2"; }
 
 # 1. packed:1, a running task read from outside.
-bg_srun t20_packed -n1 --binding=packed:1 sleep 60
+bg_srun t20_packed -n1 --binding=packed:1 sleep 600
 job=$(job_named t20_packed) || { e2e_fail "srun --binding=packed:1 did not start: $(cat "$E2E_WORK/t20_packed.out")"; e2e_done; }
 pid=$(step_pids "$job.0" 1) || e2e_fail "packed:1: task not found"
 c=$(cpus_allowed_of "$pid")
@@ -43,7 +43,7 @@ scancel "$job"; wait_job_done "$job" 30 >/dev/null; wait_bg
 # 2. balance:1 and pack:1 with two tasks: cores 0,0 and 0,1, task 0 first.
 for req in balance:1 pack:1; do
 	name=t20_${req%%:*}
-	bg_srun "$name" -n2 --binding=$req sleep 60
+	bg_srun "$name" -n2 --binding=$req sleep 600
 	job=$(job_named "$name") || { e2e_fail "$req: did not start: $(cat "$E2E_WORK/$name.out")"; continue; }
 	pids=$(step_pids "$job.0" 2) || e2e_fail "$req: tasks not found: '$pids'"
 	# shellcheck disable=SC2086 # one word per pid
@@ -58,27 +58,27 @@ for req in balance:1 pack:1; do
 done
 
 # 3. pack:2 for one task of -c2: both cores; for two tasks: 4 cores, too many.
-out=$(run_as_user timeout 30 srun -l -n1 -c2 --binding=pack:2 sh -c "$probe" 2>&1)
+out=$(run_as_user timeout 300 srun -l -n1 -c2 --binding=pack:2 sh -c "$probe" 2>&1)
 l=$(task_line "$out" 0)
 e2e_note "pack:2 -c2: $l"
 assert_eq "$E2E_CPUS" "$(field "$l" 1)" "pack:2 -c2: the task is bound to both cores"
 assert_eq "$(echo "$ocs" | tr '[:upper:]' '[:lower:]')" "$(field "$l" 5)" "pack:2 -c2: every unit of the OCS string is the task's"
-out=$(run_as_user timeout 30 srun -l -n2 --binding=pack:2 sh -c "$probe" 2>&1)
+out=$(run_as_user timeout 300 srun -l -n2 --binding=pack:2 sh -c "$probe" 2>&1)
 assert_match "$(task_line "$out" 0)" "\|\|pack:2\|unbound: the allocation on this node is too small for --binding=pack:2: Slurm gave this step 2 cores \(cpus $E2E_CPUS\) for 2 tasks; 4 units needed \(2 per task x 2 tasks\), the node has 2 cpus" "pack:2 -n2: unbound, the reason names both numbers"
 assert_match "$out" "^0: spank-binding: $E2E_NODE task 0: not bound: the allocation" "pack:2 -n2: task 0 says so on its stderr"
 
 # 4. cpus:<core 0,1's cpu> on a -c2 allocation: exactly that cpu; a list of
 # cpus the node lacks: no binding.
-out=$(run_as_user timeout 30 srun -l -n1 -c2 --binding=cpus:"$c1" sh -c "$probe" 2>&1)
+out=$(run_as_user timeout 300 srun -l -n1 -c2 --binding=cpus:"$c1" sh -c "$probe" 2>&1)
 assert_eq "$c1|$c1|cpus:$c1|bound" "$(task_line "$out" 0 | cut -d'|' -f1-4)" "cpus:$c1 -c2: bound to cpu $c1 exactly"
-out=$(run_as_user timeout 30 srun -l -n1 -c2 --binding=cpus:90,91 sh -c "$probe" 2>&1)
+out=$(run_as_user timeout 300 srun -l -n1 -c2 --binding=cpus:90,91 sh -c "$probe" 2>&1)
 assert_match "$(task_line "$out" 0)" "^$E2E_CPUS\|\|cpus:90,91\|unbound: .*none of the listed cpus exists on this node" "cpus:90,91: not bound, none exists"
 # 5. A request longer than 255 characters is used whole: 40 cpus the node
 # lacks, then core 0,1's cpu (slurmstepd once cut the option at 255
 # characters, and the cut list named no cpu of the node).
 long="cpus:$(seq -s, 900000 900039),$c1"
-out=$(run_as_user timeout 30 srun -l -n1 -c2 --binding="$long" sh -c "$probe" 2>&1)
+out=$(run_as_user timeout 300 srun -l -n1 -c2 --binding="$long" sh -c "$probe" 2>&1)
 e2e_note "a ${#long}-character cpus: list: $(task_line "$out" 0 | cut -d'|' -f1,2,4)"
 assert_eq "$c1|$c1|$long|bound" "$(task_line "$out" 0 | cut -d'|' -f1-4)" "a ${#long}-character cpus: list: bound to cpu $c1, SLURM_BINDING_REQUEST whole"
-pass_if "no record is left once the steps ended" _e2e_wait_until 5 eval '[ -z "$(state_records)" ]'
+pass_if "no record is left once the steps ended" wait_until 5 eval '[ -z "$(state_records)" ]'
 e2e_done

@@ -26,9 +26,9 @@ cpus:x|cpu "x" is not a decimal number'
 while IFS='|' read -r req why; do
 	for tool in srun sbatch salloc; do
 		case $tool in
-		srun) out=$(run_as_user timeout 30 srun -n1 --binding="$req" true 2>&1); rc=$? ;;
-		sbatch) out=$(run_as_user timeout 30 sbatch --binding="$req" "$script" 2>&1); rc=$? ;;
-		salloc) out=$(run_as_user timeout 30 salloc -n1 --binding="$req" true 2>&1); rc=$? ;;
+		srun) out=$(run_as_user timeout 300 srun -n1 --binding="$req" true 2>&1); rc=$? ;;
+		sbatch) out=$(run_as_user timeout 300 sbatch --binding="$req" "$script" 2>&1); rc=$? ;;
+		salloc) out=$(run_as_user timeout 300 salloc -n1 --binding="$req" true 2>&1); rc=$? ;;
 		esac
 		assert_ne 0 "$rc" "$tool --binding=$req exits non-zero"
 		assert_contains "$out" "\"$req\": $why" "$tool --binding=$req: the message names the token and says why"
@@ -42,13 +42,13 @@ script_bad=$(user_file t21_bad.sh <<'EOF2'
 true
 EOF2
 )
-out=$(run_as_user timeout 30 sbatch "$script_bad" 2>&1); rc=$?
+out=$(run_as_user timeout 300 sbatch "$script_bad" 2>&1); rc=$?
 assert_ne 0 "$rc" "#SBATCH --binding=packed:1:unit=Q: sbatch exits non-zero"
 assert_contains "$out" 'unit "Q"' "#SBATCH --binding=packed:1:unit=Q: the message names the unit"
 assert_eq "$before" "$(jobs_known)" "nothing was queued (jobs known before and after: '$before')"
 
 # help: the packed and the LSF forms, an example of each.
-out=$(run_as_user timeout 30 srun --binding=help true 2>&1); rc=$?
+out=$(run_as_user timeout 300 srun --binding=help true 2>&1); rc=$?
 assert_eq 0 "$rc" "srun --binding=help exits 0"
 assert_contains "$out" "packed:<amount>[:<key>=<value>...]" "help: the OCS packed form"
 assert_contains "$out" "unit=<u>" "help: the packed keys"

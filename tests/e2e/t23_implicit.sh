@@ -18,7 +18,7 @@ e2e_note "node $sge: $tpc thread(s) per core; -c2 should ask for $want_c2"
 cluster_plugstack ${E2E_PLUGSTACK_DEFAULT:-} default=none implicit=yes
 
 # 1. srun -c2 without --binding: bound to 2 cpus, read from the running task.
-bg_srun t23_c2 -n1 -c2 sleep 60
+bg_srun t23_c2 -n1 -c2 sleep 600
 job=$(job_named t23_c2) || { e2e_fail "srun -c2 did not start: $(cat "$E2E_WORK/t23_c2.out")"; e2e_done; }
 pid=$(step_pids "$job.0" 1) || e2e_fail "task not found"
 c=$(cpus_allowed_of "$pid")
@@ -35,7 +35,7 @@ probe='printf "%s|%s|%s|%s\n" "$(awk "/^Cpus_allowed_list/ { print \$2 }" /proc/
 field() { printf '%s' "$1" | cut -d'|' -f"$2"; }
 
 # 2. Two tasks of one cpu each: one core each, different ones.
-out=$(run_as_user timeout 30 srun -l -n2 sh -c "$probe" 2>&1)
+out=$(run_as_user timeout 300 srun -l -n2 sh -c "$probe" 2>&1)
 t0=$(echo "$out" | sed -n 's/^0: //p') t1=$(echo "$out" | sed -n 's/^1: //p')
 assert_eq "packed:1:unit=C|bound" "$(field "$t0" 3)|$(field "$t0" 4)" "-n2: task 0 gets packed:1:unit=C"
 assert_eq 1 "$(cpulist_count "$(field "$t0" 1)")" "-n2: task 0 bound to one cpu ($(field "$t0" 1))"
@@ -43,15 +43,15 @@ assert_eq 1 "$(cpulist_count "$(field "$t1" 1)")" "-n2: task 1 bound to one cpu 
 assert_ne "$(field "$t0" 1)" "$(field "$t1" 1)" "-n2: on different cpus"
 
 # 3. Opting out, and an explicit --binding as given.
-out=$(run_as_user timeout 30 srun -n1 -c2 --binding=none sh -c "$probe" 2>&1)
+out=$(run_as_user timeout 300 srun -n1 -c2 --binding=none sh -c "$probe" 2>&1)
 assert_eq "$E2E_CPUS||none|unbound: no binding requested" "$out" "--binding=none: not bound"
-out=$(run_as_user timeout 30 srun -n1 -c2 --binding=linear:1 sh -c "$probe" 2>&1)
+out=$(run_as_user timeout 300 srun -n1 -c2 --binding=linear:1 sh -c "$probe" 2>&1)
 assert_eq "linear:1|bound|1" "$(field "$out" 3)|$(field "$out" 4)|$(cpulist_count "$(field "$out" 1)")" "an explicit --binding=linear:1 is used as given"
 
 # 4. default_unit=T: -c2 is 2 threads.
 # shellcheck disable=SC2086 # several arguments
 cluster_plugstack ${E2E_PLUGSTACK_DEFAULT:-} default=none implicit=yes default_unit=T
-out=$(run_as_user timeout 30 srun -n1 -c2 sh -c "$probe" 2>&1)
+out=$(run_as_user timeout 300 srun -n1 -c2 sh -c "$probe" 2>&1)
 assert_eq "packed:2:unit=T|bound|2" "$(field "$out" 3)|$(field "$out" 4)|$(cpulist_count "$(field "$out" 1)")" "default_unit=T -c2: packed:2:unit=T, 2 cpus"
 
 # 5. The batch script of sbatch -c2, and an srun step inside it.
@@ -101,10 +101,10 @@ fi
 # 6. default= and implicit=yes: default= wins, and srun says so.
 # shellcheck disable=SC2086 # several arguments
 cluster_plugstack ${E2E_PLUGSTACK_DEFAULT:-} implicit=yes default=linear:1
-out=$(run_as_user timeout 30 srun -n1 -c2 sh -c "$probe" 2>&1)
+out=$(run_as_user timeout 300 srun -n1 -c2 sh -c "$probe" 2>&1)
 assert_contains "$out" "default=linear:1 and implicit=yes both given: default= applies to jobs without --binding, implicit= is ignored" "both set: the conflict is reported"
 assert_contains "$out" "|linear:1|bound" "both set: the job gets default=linear:1"
 # shellcheck disable=SC2086 # several arguments
 cluster_plugstack ${E2E_PLUGSTACK_DEFAULT:-}
-pass_if "no record is left" _e2e_wait_until 5 eval '[ -z "$(state_records)" ]'
+pass_if "no record is left" wait_until 5 eval '[ -z "$(state_records)" ]'
 e2e_done

@@ -18,8 +18,8 @@ cache=${NUMA_CACHE:-$build/numa}
 export NUMA_CACHE="$cache"
 # A boot that has not reached the test by then is hung (seen about once in
 # 75 boots) and is retried once; a test that started gets RUN_LIMIT more.
-BOOT_LIMIT=${NUMA_BOOT_LIMIT:-90}
-RUN_LIMIT=${NUMA_RUN_LIMIT:-120}
+BOOT_LIMIT=${NUMA_BOOT_LIMIT:-300}
+RUN_LIMIT=${NUMA_RUN_LIMIT:-600}
 
 # Milliseconds, for the timing line.
 ms() { date +%s%3N; }

@@ -30,11 +30,6 @@
 #include "binding/state/statefile.h"
 #include "binding/topology/topology.h"
 
-/* Sleeps this many microseconds at two points inside every transaction
- * (after reading, and between writing the new state and renaming it), so
- * crash tests can kill a process inside the critical section. Tests only. */
-#define BND_STATE_TEST_DELAY_ENV "BINDING_STATE_TEST_DELAY_US"
-
 struct bnd_state_opts {
 	const char *dir;       /* NULL or "": BND_STATE_DEFAULT_DIR */
 	int lock_timeout_ms;   /* <= 0: BND_STATE_LOCK_TIMEOUT_MS (10 s) */

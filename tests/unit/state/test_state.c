@@ -754,8 +754,9 @@ START_TEST(lock_wait_times_out)
 	long long t0 = ms_now();
 	ck_assert_int_eq(bnd_state_gc(&env.opts, NULL, err, sizeof(err)), BND_ETIMEOUT);
 	long long dt = ms_now() - t0;
+	/* the wait is at least the timeout; no upper bound but the Check
+	 * timeout (a hang guard): a loaded machine may wake us late */
 	ck_assert_int_ge(dt, 150);
-	ck_assert_int_lt(dt, 2000);
 	ck_assert_str_eq(err, "state lock file lock: still held by another process after 150 ms");
 	close(hold[1]);
 	int status;
@@ -788,10 +789,11 @@ START_TEST(lock_of_a_dead_holder_is_taken_over)
 	ck_assert_int_eq(read(held[0], &b, 1), 1);
 	kill(c, SIGKILL);
 	waitpid(c, NULL, 0);
-	env.opts.lock_timeout_ms = 2000;
-	long long t0 = ms_now();
+	/* Taken over, not waited out: waiting for this timeout would fail
+	 * with BND_ETIMEOUT (and a 10 min wait trips the Check timeout), so
+	 * the verdict needs no clock. */
+	env.opts.lock_timeout_ms = 600000;
 	ck_assert_msg(bnd_state_gc(&env.opts, NULL, err, sizeof(err)) == BND_OK, "%s", err);
-	ck_assert_int_lt(ms_now() - t0, 1000);
 	char want[256];
 	snprintf(want, sizeof(want), "state %s: the previous lock holder died inside a "
 		 "transaction; the state it left is whole\n", env.dir);

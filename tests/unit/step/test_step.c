@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "binding/util/error.h"
@@ -309,6 +310,60 @@ START_TEST(env_and_pe_bind_nothing_pe_writes_a_rankfile)
 }
 END_TEST
 
+static void keep_log(void *ctx, const char *msg)
+{
+	char *buf = ctx;
+	size_t n = strlen(buf);
+	snprintf(buf + n, 4096 - n, "%s\n", msg);
+}
+
+/* Regression (issue 8): a rankfile name that already exists (planted as a
+ * hard link to another file, a symlink, anything) was opened with O_TRUNC
+ * and written through: a hard link's other file was overwritten as root,
+ * and a file another user owned stayed theirs. Now the name is removed,
+ * logged, and a fresh root file created. */
+START_TEST(planted_rankfile_is_never_opened)
+{
+	char victim[160], path[200], dangling[160], link2[200], logbuf[4096] = "";
+	struct stat st;
+	ck_assert_int_eq(mkdir(state, 0755), 0);
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	FILE *f = fopen(victim, "w");
+	ck_assert(f);
+	fputs("precious\n", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/rankfile.50.0.0", state);
+	ck_assert_int_eq(link(victim, path), 0);
+	snprintf(dangling, sizeof(dangling), "%s/made-through-a-symlink", dir);
+	snprintf(link2, sizeof(link2), "%s/rankfile.51.0.0", state);
+	ck_assert_int_eq(symlink(dangling, link2), 0);
+
+	for (int job = 50; job <= 51; job++) {
+		struct bnd_step s;
+		struct bnd_step_in in = base((uint32_t)job, 0, 1, "0", "pe:linear:1");
+		in.log = keep_log;
+		in.log_ctx = logbuf;
+		ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+		ck_assert_msg(s.placed, "%s", s.reason);
+		const char *want = job == 50 ? path : link2;
+		ck_assert_str_eq(s.rankfile, want);
+		ck_assert_int_eq(lstat(want, &st), 0);
+		ck_assert(S_ISREG(st.st_mode));
+		ck_assert_int_eq((int)st.st_nlink, 1);
+		ck_assert_int_eq((int)st.st_uid, (int)geteuid());
+		ck_assert_int_eq(st.st_mode & 07777, 0644);
+		ck_assert_msg(!strncmp(slurp(want), "rank 0=", 7), "%s", slurp(want));
+		bnd_step_finish(&s);
+		bnd_step_free(&s);
+	}
+	ck_assert_str_eq(slurp(victim), "precious\n");
+	ck_assert_int_eq(access(dangling, F_OK), -1);
+	ck_assert_msg(strstr(logbuf, "rankfile.50.0.0 was already there (a file") &&
+		      strstr(logbuf, "rankfile.51.0.0 was already there (a symlink") &&
+		      strstr(logbuf, "never opened"), "%s", logbuf);
+}
+END_TEST
+
 static const char *host_of(uint32_t step, const char *step_list, const char *job_list,
 			   uint32_t nodeid)
 {
@@ -521,6 +576,17 @@ START_TEST(explicit_list_reasons)
 	ck_assert(!s.placed);
 	ck_assert_str_eq(s.reason, "--binding=explicit:0,3 names cores this step was not given: "
 			 "Slurm gave it 2 cores (cpus 0-1) for 1 task; explicit: core 0,3 is not free");
+	bnd_step_free(&s);
+	/* Regression (issue 8): an LSF cpus: list naming a cpu outside the
+	 * allocation was "the allocation is too small ... ask for more cpus",
+	 * but it names its cpus, like explicit. */
+	in = base(16, 0, 1, "0-1", "cpus:3");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(!s.placed);
+	const char *cw = "--binding=cpus:3 names cpus this step was not given: Slurm gave it "
+			 "2 cores (cpus 0-1) for 1 task; cpus: ";
+	ck_assert_msg(!strncmp(s.reason, cw, strlen(cw)) && !strstr(s.reason, "ask for more"),
+		      "%s", s.reason);
 	bnd_step_free(&s);
 	ck_assert_int_eq(records(), 0);
 	bnd_topology_free(t);
@@ -863,6 +929,7 @@ int main(void)
 	tcase_add_test(tc, other_jobs_cores_are_never_taken);
 	tcase_add_test(tc, batch_script_holds_the_jobs_cores_and_steps_reuse_them);
 	tcase_add_test(tc, env_and_pe_bind_nothing_pe_writes_a_rankfile);
+	tcase_add_test(tc, planted_rankfile_is_never_opened);
 	tcase_add_test(tc, node_name_from_the_lists_never_injected);
 	tcase_add_test(tc, cpuset_check_refuses_cpus_outside);
 	tcase_add_test(tc, nothing_asked_costs_nothing);

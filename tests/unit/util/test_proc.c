@@ -45,30 +45,29 @@ END_TEST
 /* A command name with spaces and ')' must not shift the fields. */
 START_TEST(start_time_with_odd_command_name)
 {
-	int fds[2];
+	int fds[2], renamed[2];
 	ck_assert_int_eq(pipe(fds), 0);
+	ck_assert_int_eq(pipe(renamed), 0);
 	pid_t c = fork();
 	ck_assert_int_ge(c, 0);
 	if (c == 0) {
 		char b;
 		prctl(PR_SET_NAME, "x) 1 2 (y) z");
 		close(fds[1]);
-		/* returns when the parent closes its end */
-		_exit(read(fds[0], &b, 1) < 0);
+		/* renamed: tell the parent, then return when it closes its end */
+		_exit(write(renamed[1], "r", 1) != 1 || read(fds[0], &b, 1) < 0);
 	}
 	close(fds[0]);
-	/* wait until the child has renamed itself */
-	char path[64], comm[64] = "";
+	close(renamed[1]);
+	char b, path[64], comm[64] = "";
+	ck_assert_int_eq(read(renamed[0], &b, 1), 1);
+	close(renamed[0]);
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)c);
-	for (int i = 0; i < 2000 && !strstr(comm, "x) 1"); i++) {
-		FILE *f = fopen(path, "r");
-		if (f) {
-			if (!fgets(comm, sizeof(comm), f))
-				comm[0] = '\0';
-			fclose(f);
-		}
-		usleep(1000);
-	}
+	FILE *f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
 	ck_assert_msg(strstr(comm, "x) 1 2 (y) z"), "comm is %s", comm);
 	unsigned long long s = 0, mine = start_by_scanf(getpid());
 	char err[BND_ERRLEN] = "";

@@ -1,0 +1,32 @@
+/* Fault points: named places in the state path where a test build makes the
+ * process die, so that crash recovery is tested at each exact point rather
+ * than by killing at random moments (whose landing depends on the machine's
+ * speed).
+ *
+ * Only builds compiled with -DBND_FAULT_POINTS (the unit-test libraries)
+ * have them; in the plugin and sbind BND_FAULT() is nothing at all, so no
+ * environment variable can make an installed binary die.
+ *
+ * In a test build, BINDING_FAULT=NAME[:ACTION][@N] makes the Nth pass (1 by
+ * default) through point NAME end the process: ACTION "kill" (SIGKILL, the
+ * default) or "exit" (_exit(BND_FAULT_EXIT_CODE), no cleanup either).
+ */
+#ifndef BINDING_FAULT_H
+#define BINDING_FAULT_H
+
+#define BND_FAULT_ENV "BINDING_FAULT"
+#define BND_FAULT_EXIT_CODE 86
+
+#ifdef BND_FAULT_POINTS
+/* Every point the library has, in the order a transaction passes them,
+ * NULL-terminated: tests iterate it, so a new point is tested by default. */
+extern const char *const bnd_fault_points[];
+/* Dies here when BINDING_FAULT names this point; aborts on a name missing
+ * from bnd_fault_points, so the table cannot fall behind the code. */
+void bnd_fault_point(const char *name);
+#define BND_FAULT(name) bnd_fault_point(name)
+#else
+#define BND_FAULT(name) ((void)0)
+#endif
+
+#endif
