@@ -12,10 +12,12 @@
 #include <unistd.h>
 
 #include "binding/request/config.h"
+#include "binding/request/option.h"
 #include "binding/util/error.h"
 #include "binding/request/request.h"
 #include "binding/step/step.h"
 #include "binding/task/taskenv.h"
+#include "binding/topology/topocache.h"
 
 SPANK_PLUGIN(binding, 1);
 
@@ -102,7 +104,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 
 	spank_context_t ctx = spank_context();
 	if (ctx == S_CTX_SLURMD) {
-		if (bnd_node_warmup(&cfg, err, sizeof(err)) != BND_OK)
+		if (cfg.enabled && bnd_topocache_warmup(cfg.state_dir, err, sizeof(err)) != BND_OK)
 			slurm_error(TAG ": warming the topology cache: %s", err);
 		return 0;
 	}
@@ -199,56 +201,29 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	return 0;
 }
 
-/* Every value read for bnd_step_task, kept until it returns. */
-struct env_ctx {
-	spank_t sp;
-	int n, cap;
-	char **got;
-};
-
-static const char *keep(struct env_ctx *c, char *v)
-{
-	if (c->n == c->cap) {
-		int cap = c->cap ? 2 * c->cap : 8;
-		char **g = realloc(c->got, (size_t)cap * sizeof(*g));
-		if (!g) {
-			free(v);
-			return NULL;
-		}
-		c->got = g;
-		c->cap = cap;
-	}
-	return c->got[c->n++] = v;
-}
-
-static void env_ctx_free(struct env_ctx *c)
-{
-	for (int i = 0; i < c->n; i++)
-		free(c->got[i]);
-	free(c->got);
-	c->got = NULL;
-	c->n = c->cap = 0;
-}
-
 /* A value too long (or memory too short) to read is not "unset": that
  * would let the plugin overwrite a user's OMP_PLACES. It reads as a text
- * no variable can hold and no other name's reads as. */
-static const char *task_getenv(void *vctx, const char *name)
+ * no variable can hold and no other name's reads as (the bare prefix
+ * when even that cannot be allocated; free with task_var_free). */
+static char unreadable[] = "\001unreadable ";
+
+static char *task_var(spank_t sp, const char *name)
 {
-	static const char unreadable[] = "\001unreadable ";
-	struct env_ctx *c = vctx;
 	int cut;
-	char *v = env_get(c->sp, name, &cut);
-	if (v)
-		return keep(c, v) ? v : unreadable;
-	if (!cut)
-		return NULL;
+	char *v = env_get(sp, name, &cut);
+	if (v || !cut)
+		return v;
 	size_t n = sizeof(unreadable) + strlen(name);
-	char *m = malloc(n);
-	if (!m)
+	if (!(v = malloc(n)))
 		return unreadable;
-	snprintf(m, n, "%s%s", unreadable, name);
-	return keep(c, m) ? m : unreadable;
+	snprintf(v, n, "%s%s", unreadable, name);
+	return v;
+}
+
+static void task_var_free(char *v)
+{
+	if (v != unreadable)
+		free(v);
 }
 
 int slurm_spank_task_init(spank_t sp, int ac, char **av)
@@ -260,7 +235,6 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 
 	int local = 0;
 	uint32_t global = 0;
-	struct env_ctx ec = { sp, 0, 0, NULL };
 	struct bnd_task_result res;
 	spank_get_item(sp, S_TASK_ID, &local);
 	spank_get_item(sp, S_TASK_GLOBAL_ID, &global);
@@ -269,9 +243,16 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	int verbose = cfg.verbose || (dbg && atoi(dbg) > 3);
 	free(dbg);
 
-	bnd_step_task(&step, local, (int)global, verbose, task_getenv, &ec,
-		      "/sys/fs/cgroup", "/proc/self/cpuset", &res);
-	env_ctx_free(&ec);
+	char *places = task_var(sp, "OMP_PLACES"), *bind = task_var(sp, "OMP_PROC_BIND");
+	char *our_places = task_var(sp, "SLURM_BINDING_OMP_PLACES");
+	char *our_bind = task_var(sp, "SLURM_BINDING_OMP_PROC_BIND");
+	struct bnd_task_vars vars = { places, bind, our_places, our_bind };
+	bnd_step_task(&step, local, (int)global, verbose, &vars, "/sys/fs/cgroup",
+		      "/proc/self/cpuset", &res);
+	task_var_free(places);
+	task_var_free(bind);
+	task_var_free(our_places);
+	task_var_free(our_bind);
 	for (int i = 0; i < res.env.n; i++) {
 		if (res.env.v[i].value)
 			spank_setenv(sp, res.env.v[i].name, res.env.v[i].value, 1);

@@ -14,7 +14,6 @@
 /* Exit codes are part of the interface (tests and admins rely on them). */
 enum { SBIND_EXIT_OK = 0, SBIND_EXIT_ERROR = 1, SBIND_EXIT_USAGE = 2, SBIND_EXIT_NOFIT = 3 };
 
-#define SBIND_DEFAULT_STATE_DIR "/run/slurm-binding"
 
 /* --topology SRC if given; else with a state dir its topology cache; else
  * hwloc discovery of this machine. Prints the reason and returns NULL. */

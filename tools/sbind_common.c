@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binding/util/defaults.h"
 #include "binding/util/error.h"
 #include "binding/state/statefile.h"
 #include "binding/topology/topocache.h"
@@ -40,7 +41,7 @@ const char *sbind_state_dir(const char *opt)
 	if (opt)
 		return opt;
 	const char *env = getenv("BINDING_STATE_DIR");
-	return env && *env ? env : SBIND_DEFAULT_STATE_DIR;
+	return env && *env ? env : BND_DEFAULT_STATE_DIR;
 }
 
 void sbind_log_stderr(void *ctx, const char *msg)

@@ -9,6 +9,8 @@
 
 #include "binding/util/error.h"
 #include "binding/state/statetxn.h"
+#include "binding/util/defaults.h"
+#include "binding/util/safefile.h"
 
 void bnd_state_held(const struct bnd_state_file *f, uint32_t except_job, bnd_cpuset_t *out)
 {
@@ -52,6 +54,22 @@ static void occupancy(const struct bnd_state_file *f, uint32_t job, uint32_t ste
 	}
 }
 
+static void explain(const struct bnd_topology *t, const struct bnd_request *r,
+		    const struct bnd_alloc_args *a, const bnd_cpuset_t *others,
+		    const bnd_cpuset_t *script, const bnd_cpuset_t *siblings, struct bnd_nofit *n)
+{
+	struct bnd_domain alone = { a->allowed, NULL };
+	struct bnd_placement tmp;
+	n->alone_err[0] = '\0';
+	n->alone_rc = bnd_place(t, &alone, r, a->ntasks, &tmp, n->alone_err,
+				sizeof(n->alone_err));
+	if (n->alone_rc == BND_OK)
+		bnd_placement_free(&tmp);
+	n->others = *others;
+	n->script = *script;
+	n->siblings = *siblings;
+}
+
 static int place(const struct bnd_topology *t, const struct bnd_state_file *f,
 		 const struct bnd_request *r, const struct bnd_alloc_args *a,
 		 struct bnd_placement *out, char *err, size_t errlen)
@@ -73,7 +91,10 @@ static int place(const struct bnd_topology *t, const struct bnd_state_file *f,
 			return rc;
 	}
 	struct bnd_domain d = { a->allowed, &taken };
-	return bnd_place(t, &d, r, a->ntasks, out, err, errlen);
+	int rc = bnd_place(t, &d, r, a->ntasks, out, err, errlen);
+	if (rc == BND_ENOFIT && a->nofit)
+		explain(t, r, a, &others, &script, &siblings, a->nofit);
+	return rc;
 }
 
 static int make_record(struct bnd_state_record *rec, const struct bnd_request *r,
@@ -214,10 +235,10 @@ int bnd_state_set_status(const struct bnd_state_opts *o, uint32_t job, uint32_t 
 int bnd_state_list(const struct bnd_state_opts *o, struct bnd_state_file *out,
 		   char *err, size_t errlen)
 {
-	const char *dir = o && o->dir && *o->dir ? o->dir : BND_STATE_DEFAULT_DIR;
+	const char *dir = o && o->dir && *o->dir ? o->dir : BND_DEFAULT_STATE_DIR;
 	int dirfd;
 	bnd_statefile_init(out);
-	int rc = bnd_statedir_open(dir, 0, &dirfd, err, errlen);
+	int rc = bnd_safedir_open(dir, 0, &dirfd, err, errlen);
 	if (rc || dirfd < 0)
 		return rc;
 	char why[256];

@@ -11,101 +11,7 @@
 
 #include "binding/util/error.h"
 #include "binding/util/fault.h"
-
-int bnd_statedir_untrusted(const struct stat *st, int want_dir, char *why, size_t whylen)
-{
-	uid_t me = geteuid();
-	const char *bad = NULL;
-	if (want_dir ? !S_ISDIR(st->st_mode) : !S_ISREG(st->st_mode))
-		bad = want_dir ? "not a directory" : "not a regular file";
-	else if (me == 0 ? st->st_uid != 0 : (st->st_uid != 0 && st->st_uid != me))
-		bad = me == 0 ? "not owned by root" : "owned by neither root nor us";
-	else if (st->st_mode & 022)
-		bad = "writable by group or others";
-	if (!bad)
-		return 0;
-	snprintf(why, whylen, "%s", bad);
-	return -1;
-}
-
-static int refuse_path(const char *path, char *err, size_t errlen)
-{
-	struct stat st;
-	if (!lstat(path, &st) && S_ISLNK(st.st_mode))
-		return bnd_fail(err, errlen, BND_ESTATE, "state dir %s is a symlink, refused", path);
-	return 0;
-}
-
-/* mkdir -p, each new component 0755 whatever the umask, root:root as root. */
-static int make_dirs(const char *dir, char *err, size_t errlen)
-{
-	size_t n = strlen(dir);
-	char *p = malloc(n + 1);
-	if (!p)
-		return bnd_fail(err, errlen, BND_ENOMEM, "out of memory");
-	memcpy(p, dir, n + 1);
-	for (size_t i = 1; i <= n; i++) {
-		if (p[i] != '/' && p[i] != '\0')
-			continue;
-		char c = p[i];
-		p[i] = '\0';
-		if (!mkdir(p, 0755)) {
-			if (chmod(p, 0755) || (geteuid() == 0 && chown(p, 0, 0))) {
-				int e = errno;
-				free(p);
-				return bnd_fail(err, errlen, BND_ESYS, "state dir %s: %s", dir, strerror(e));
-			}
-		} else if (errno != EEXIST) {
-			int e = errno;
-			bnd_fail(err, errlen, e == EACCES ? BND_ESTATE : BND_ESYS,
-				 "creating state dir %s: %s", p, strerror(e));
-			free(p);
-			return e == EACCES ? BND_ESTATE : BND_ESYS;
-		}
-		p[i] = c;
-	}
-	free(p);
-	return BND_OK;
-}
-
-int bnd_statedir_open(const char *dir, int create, int *dirfd, char *err, size_t errlen)
-{
-	*dirfd = -1;
-	if (!dir || !*dir)
-		dir = BND_STATE_DEFAULT_DIR;
-	int rc = refuse_path(dir, err, errlen);
-	if (rc)
-		return rc;
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT) {
-		if (!create)
-			return BND_OK;
-		if ((rc = make_dirs(dir, err, errlen)))
-			return rc;
-		fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	}
-	if (fd < 0) {
-		int e = errno;
-		if (e == ELOOP || e == ENOTDIR)
-			return bnd_fail(err, errlen, BND_ESTATE, "state dir %s: %s, refused", dir,
-					e == ELOOP ? "is a symlink" : "not a directory");
-		return bnd_fail(err, errlen, e == EACCES ? BND_ESTATE : BND_ESYS,
-				"state dir %s: %s", dir, strerror(e));
-	}
-	struct stat st;
-	char why[128];
-	if (fstat(fd, &st)) {
-		int e = errno;
-		close(fd);
-		return bnd_fail(err, errlen, BND_ESYS, "state dir %s: %s", dir, strerror(e));
-	}
-	if (bnd_statedir_untrusted(&st, 1, why, sizeof(why))) {
-		close(fd);
-		return bnd_fail(err, errlen, BND_ESTATE, "state dir %s refused: %s", dir, why);
-	}
-	*dirfd = fd;
-	return BND_OK;
-}
+#include "binding/util/safefile.h"
 
 int bnd_statedir_read(int dirfd, char **text, size_t *len, char *err, size_t errlen)
 {
@@ -126,7 +32,7 @@ int bnd_statedir_read(int dirfd, char **text, size_t *len, char *err, size_t err
 		close(fd);
 		return bnd_fail(err, errlen, BND_ESYS, "state file: %s", strerror(e));
 	}
-	if (bnd_statedir_untrusted(&st, 0, why, sizeof(why))) {
+	if (bnd_safe_untrusted(&st, 0, why, sizeof(why))) {
 		close(fd);
 		return bnd_fail(err, errlen, BND_ESTATE, "state file refused: %s", why);
 	}

@@ -15,8 +15,9 @@
 #include <unistd.h>
 
 #include "binding/util/error.h"
+#include "binding/util/defaults.h"
 #include "binding/util/fault.h"
-#include "binding/state/statedir.h"
+#include "binding/util/safefile.h"
 
 #define LOCK_MAGIC "spank-binding-lk"
 #define LOCK_VERSION 1u
@@ -131,7 +132,7 @@ static int map_lock(int dirfd, const char *name, struct bnd_statelock *lk, char 
 		return bnd_fail(err, errlen, BND_ESYS, "state lock file %s keeps vanishing", name);
 	struct stat st;
 	char why[128];
-	if (fstat(fd, &st) || bnd_statedir_untrusted(&st, 0, why, sizeof(why))) {
+	if (fstat(fd, &st) || bnd_safe_untrusted(&st, 0, why, sizeof(why))) {
 		close(fd);
 		return bnd_fail(err, errlen, BND_ESTATE, "state lock file %s refused: %s", name, why);
 	}
@@ -169,7 +170,7 @@ int bnd_statelock_acquire(int dirfd, const char *name, int timeout_ms,
 	if (rc)
 		return rc;
 	if (timeout_ms <= 0)
-		timeout_ms = BND_STATE_LOCK_TIMEOUT_MS;
+		timeout_ms = BND_DEFAULT_LOCK_TIMEOUT_MS;
 	struct timespec until;
 	clock_gettime(CLOCK_MONOTONIC, &until);
 	until.tv_sec += timeout_ms / 1000;

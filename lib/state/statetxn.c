@@ -13,6 +13,7 @@
 #include "binding/util/fault.h"
 #include "binding/util/proc.h"
 #include "binding/state/statedir.h"
+#include "binding/util/defaults.h"
 #include "binding/state/statelock.h"
 
 void bnd_state_log(const struct bnd_state_opts *o, const char *fmt, ...)
@@ -177,12 +178,12 @@ int bnd_state_txn_begin(struct bnd_state_txn *tx, const struct bnd_state_opts *o
 {
 	memset(tx, 0, sizeof(*tx));
 	tx->o = o;
-	tx->dir = o && o->dir && *o->dir ? o->dir : BND_STATE_DEFAULT_DIR;
+	tx->dir = o && o->dir && *o->dir ? o->dir : BND_DEFAULT_STATE_DIR;
 	tx->dirfd = -1;
 	pthread_once(&boot_once, boot_init);
 	if (boot_rc)
 		return bnd_fail(err, errlen, BND_ESYS, "cannot read this boot's id from /proc");
-	int rc = bnd_statedir_open(tx->dir, 1, &tx->dirfd, err, errlen);
+	int rc = bnd_safedir_open(tx->dir, 1, &tx->dirfd, err, errlen);
 	if (rc)
 		return rc;
 	rc = bnd_statelock_acquire(tx->dirfd, BND_STATE_LOCK_NAME, o ? o->lock_timeout_ms : 0,

@@ -49,6 +49,28 @@ int bnd_apply_affinity(pid_t pid, const bnd_cpuset_t *cpus, char *err, size_t er
 	return BND_OK;
 }
 
+int bnd_affinity_get(pid_t pid, bnd_cpuset_t *out, char *err, size_t errlen)
+{
+	/* Sized for the library's limit, not glibc's 1024-CPU cpu_set_t: the
+	 * kernel refuses a mask smaller than its possible CPUs. */
+	cpu_set_t *set = CPU_ALLOC(BND_MAX_CPUS);
+	size_t sz = CPU_ALLOC_SIZE(BND_MAX_CPUS);
+	bnd_cpuset_zero(out);
+	if (!set)
+		return bnd_fail(err, errlen, BND_ENOMEM, "affinity: out of memory");
+	CPU_ZERO_S(sz, set);
+	if (sched_getaffinity(pid, sz, set)) {
+		int e = errno;
+		CPU_FREE(set);
+		return bnd_fail(err, errlen, BND_ESYS, "sched_getaffinity: %s", strerror(e));
+	}
+	for (int c = 0; c < BND_MAX_CPUS; c++)
+		if (CPU_ISSET_S((size_t)c, sz, set))
+			bnd_cpuset_set(out, c);
+	CPU_FREE(set);
+	return BND_OK;
+}
+
 static void to_mask(const bnd_cpuset_t *nodes, unsigned long *mask)
 {
 	memset(mask, 0, NODE_WORDS * sizeof(*mask));

@@ -308,11 +308,3 @@ void bnd_taskenv_free(struct bnd_taskenv *e)
 		free(e->v[i].value);
 	e->n = 0;
 }
-
-const char *bnd_taskenv_get(const struct bnd_taskenv *e, const char *name)
-{
-	for (int i = 0; i < e->n; i++)
-		if (!strcmp(e->v[i].name, name))
-			return e->v[i].value;
-	return NULL;
-}

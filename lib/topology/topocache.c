@@ -11,6 +11,7 @@
 
 #include "binding/util/error.h"
 #include "binding/util/proc.h"
+#include "binding/util/safefile.h"
 
 /* Room for the boot id in the header, in 32-bit words. */
 #define CACHE_BOOT_WORDS 12
@@ -405,4 +406,18 @@ int bnd_topocache_load(struct bnd_topology **out, const char *dir,
 		       char *err, size_t errlen)
 {
 	return bnd_topocache_load_note(out, dir, NULL, 0, err, errlen);
+}
+
+int bnd_topocache_warmup(const char *dir, char *err, size_t errlen)
+{
+	struct bnd_topology *t = NULL;
+	int dfd = -1;
+	int rc = bnd_safedir_open(dir, 1, &dfd, err, errlen);
+	if (rc != BND_OK)
+		return rc;
+	if (dfd >= 0)
+		close(dfd);
+	rc = bnd_topocache_load(&t, dir, err, errlen);
+	bnd_topology_free(t);
+	return rc;
 }

@@ -21,12 +21,6 @@ void bnd_cpuset_set(bnd_cpuset_t *s, int cpu)
 		s->w[cpu / 64] |= UINT64_C(1) << (cpu % 64);
 }
 
-void bnd_cpuset_clr(bnd_cpuset_t *s, int cpu)
-{
-	if (cpu >= 0 && cpu < BND_MAX_CPUS)
-		s->w[cpu / 64] &= ~(UINT64_C(1) << (cpu % 64));
-}
-
 bool bnd_cpuset_isset(const bnd_cpuset_t *s, int cpu)
 {
 	if (cpu < 0 || cpu >= BND_MAX_CPUS)

@@ -16,6 +16,7 @@
 #include "binding/state/statedir.h"
 #include "binding/state/statefile.h"
 #include "binding/state/statelock.h"
+#include "binding/util/safefile.h"
 #include "binding/topology/topocache.h"
 #include "binding/topology/topology.h"
 #include "binding/util/error.h"
@@ -24,7 +25,7 @@ static int rewrite_state(const char *dir, const char *boot, char *err, size_t er
 {
 	int dfd, rc;
 	struct bnd_statelock lk;
-	if ((rc = bnd_statedir_open(dir, 0, &dfd, err, errlen)) || dfd < 0)
+	if ((rc = bnd_safedir_open(dir, 0, &dfd, err, errlen)) || dfd < 0)
 		return rc ? rc : bnd_fail(err, errlen, BND_ESYS, "%s: no state dir", dir);
 	if ((rc = bnd_statelock_acquire(dfd, BND_STATE_LOCK_NAME, 0, &lk, err, errlen))) {
 		close(dfd);

@@ -155,3 +155,11 @@ void tu_assert_each_core_once(const struct bnd_topology *t, const struct bnd_pla
 	ck_assert_msg(bnd_cpuset_equal(&cpus, &t->all_cpus), "%s: not every cpu used", what);
 	free(seen);
 }
+
+const char *tu_taskenv_get(const struct bnd_taskenv *e, const char *name)
+{
+	for (int i = 0; i < e->n; i++)
+		if (!strcmp(e->v[i].name, name))
+			return e->v[i].value;
+	return NULL;
+}

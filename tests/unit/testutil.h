@@ -8,6 +8,7 @@
 
 #include "binding/util/cpuset.h"
 #include "binding/placement/place.h"
+#include "binding/task/taskenv.h"
 #include "binding/topology/topology.h"
 
 /* Loads a topology or fails the test with hwloc's message. */
@@ -37,6 +38,10 @@ const char *tu_place(const struct bnd_topology *t, const bnd_cpuset_t *taken, co
  * cores: each task one core, no core or cpu twice, every cpu used. */
 void tu_assert_each_core_once(const struct bnd_topology *t, const struct bnd_placement *p,
 			      const char *what);
+
+/* Value of a name in a task's environment list, NULL when absent or
+ * unset (the plugin only copies the list; tests look names up). */
+const char *tu_taskenv_get(const struct bnd_taskenv *e, const char *name);
 
 /* Run a suite, print Check's summary line, return the process exit code. */
 int tu_run(Suite *s);

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 
+#include "binding/placement/domain.h"
 #include "binding/util/cpuset.h"
 #include "binding/request/request.h"
 #include "binding/topology/topology.h"
@@ -27,12 +28,6 @@ struct bnd_placement {
 	bnd_cpuset_t all_cpus; /* union over tasks */
 };
 
-/* What is free for a request. */
-struct bnd_domain {
-	const bnd_cpuset_t *allowed; /* NULL: the whole topology */
-	const bnd_cpuset_t *taken;   /* NULL: nothing taken */
-};
-
 /* ntasks >= 1: the step's local tasks, placed in one sweep and handed out in
  * consecutive groups so they stay compact; all or nothing.
  * Returns BND_OK (out filled; free with bnd_placement_free), BND_ENOFIT
@@ -43,12 +38,5 @@ int bnd_place(const struct bnd_topology *t, const struct bnd_domain *dom,
 	      char *err, size_t errlen);
 
 void bnd_placement_free(struct bnd_placement *p);
-
-/* Is PU index pu (not its OS id) inside the domain: allowed and not
- * taken? The one test every strategy uses. */
-int bnd_pu_available(const struct bnd_topology *t, const struct bnd_domain *dom, int pu);
-
-/* Is the core entirely inside the domain? */
-int bnd_core_available(const struct bnd_topology *t, const struct bnd_domain *dom, int core);
 
 #endif

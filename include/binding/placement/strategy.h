@@ -1,4 +1,4 @@
-/* The strategies behind bnd_place(), one file each in lib/strategy_*.c.
+/* The strategies behind bnd_place(), one file each in lib/placement/strategy_*.c.
  *
  * Each picks `need` units for the whole step in its own order and returns
  * them as groups of PU indices: group g is pus[off[g] .. off[g+1]).
@@ -10,16 +10,8 @@
 
 #include <stddef.h>
 
-#include "binding/placement/place.h"
-
-struct bnd_pick {
-	int ngroups;
-	int *off;  /* ngroups + 1 */
-	int *pus;  /* PU indices */
-};
-
-/* Append core `core`'s PUs as one group. */
-void bnd_pick_add_core(struct bnd_pick *p, const struct bnd_topology *t, int core);
+#include "binding/placement/domain.h"
+#include "binding/request/request.h"
 
 int bnd_strategy_linear(const struct bnd_topology *t, const struct bnd_domain *dom,
 			const struct bnd_request *r, int need, struct bnd_pick *out,

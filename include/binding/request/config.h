@@ -11,9 +11,8 @@
 #include <stddef.h>
 
 #include "binding/request/request.h"
+#include "binding/util/defaults.h"
 
-#define BND_DEFAULT_STATE_DIR "/run/slurm-binding"
-#define BND_DEFAULT_LOCK_TIMEOUT_MS 10000
 #define BND_CONFIG_PATH_MAX 1024
 #define BND_DEFAULT_UNIT "C"
 

@@ -28,21 +28,21 @@
 #include "binding/request/request.h"
 #include "binding/state/statedir.h"
 #include "binding/state/statefile.h"
+#include "binding/state/statetxn.h"
+#include "binding/util/error.h"
 #include "binding/topology/topology.h"
 
-struct bnd_state_opts {
-	const char *dir;       /* NULL or "": BND_STATE_DEFAULT_DIR */
-	int lock_timeout_ms;   /* <= 0: BND_STATE_LOCK_TIMEOUT_MS (10 s) */
-	/* Repairs (reclaimed stale records, recovered corruption, records of
-	 * another boot): one line each, no newline. May be NULL. */
-	void (*log)(void *ctx, const char *msg);
-	void *log_ctx;
-	/* Every committed change, one line each, called while the lock is still
-	 * held, in commit order: "<verb> <record as in the file>" with verb
-	 * grant, release, reclaim, discard or status. For audit trails and for
-	 * tests that replay the history. May be NULL. */
-	void (*journal)(void *ctx, const char *line);
-	void *journal_ctx;
+/* Why a request did not fit, as the allocator saw it under the lock (one
+ * rule: these are the very sets it placed against). */
+struct bnd_nofit {
+	/* The request against the step's allowed cpus alone, nothing held:
+	 * BND_ENOFIT means the allocation itself is too small (or an explicit
+	 * list names cores outside it), and err says why. */
+	int alone_rc;
+	char alone_err[BND_ERRLEN];
+	bnd_cpuset_t others;   /* held by other jobs */
+	bnd_cpuset_t script;   /* held by the job's batch script */
+	bnd_cpuset_t siblings; /* held by the job's other steps */
 };
 
 struct bnd_alloc_args {
@@ -60,6 +60,8 @@ struct bnd_alloc_args {
 	 * but two steps never share. When false, the batch step's cpus are
 	 * taken as well. A step never gets cpus of another job. */
 	int inherit_job;
+	/* NULL, or filled when the result is BND_ENOFIT. */
+	struct bnd_nofit *nofit;
 };
 
 /* Places request r for the step inside the transaction, against the
@@ -101,8 +103,5 @@ int bnd_state_list(const struct bnd_state_opts *o, struct bnd_state_file *out,
 /* Union of the cpus held (active records) in f, leaving out records of
  * except_job (0: leave none out). */
 void bnd_state_held(const struct bnd_state_file *f, uint32_t except_job, bnd_cpuset_t *out);
-
-/* Is the record's owner still the process that made it? */
-int bnd_state_owner_alive(const struct bnd_state_record *r);
 
 #endif

@@ -16,20 +16,11 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
-#define BND_STATE_DEFAULT_DIR "/run/slurm-binding"
+#include "binding/util/safefile.h"
+
 #define BND_STATE_FILE_NAME "state"
 #define BND_STATE_TEMP_NAME "state.new"
 #define BND_STATE_CORRUPT_PREFIX "state.corrupt."
-
-/* 0 when st may be trusted: a directory (want_dir) or regular file, owned
- * by root (by root or by us when we are not root), not writable by group or
- * others. Otherwise -1 and why says which rule failed. */
-int bnd_statedir_untrusted(const struct stat *st, int want_dir, char *why, size_t whylen);
-
-/* Opens the state directory. With create, missing components are made
- * (0755, root:root when root); without, a missing dir gives BND_OK and
- * *dirfd = -1. BND_ESTATE when the dir is a symlink or untrusted. */
-int bnd_statedir_open(const char *dir, int create, int *dirfd, char *err, size_t errlen);
 
 /* Reads the state file whole. Absent: BND_OK, *text NULL, *len 0. A file
  * once in place is never written again, so a read without the lock always

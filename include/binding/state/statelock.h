@@ -20,7 +20,6 @@
 #include <stddef.h>
 
 #define BND_STATE_LOCK_NAME "lock"
-#define BND_STATE_LOCK_TIMEOUT_MS 10000
 
 struct bnd_statelock {
 	void *map;     /* NULL when not held */

@@ -1,4 +1,5 @@
-/* One state transaction, the building block of state.h's calls:
+/* One state transaction, the building block of state.h's calls (state.h
+ * includes this header, never the other way round):
  * begin (lock, read, repair), change tx->f through the helpers, commit
  * (write temp, rename, journal), end (unlock). Internal to the state
  * modules; users call state.h.
@@ -8,9 +9,27 @@
 
 #include <stddef.h>
 
-#include "binding/state/state.h"
 #include "binding/state/statefile.h"
 #include "binding/state/statelock.h"
+
+
+struct bnd_state_opts {
+	const char *dir;       /* NULL or "": BND_DEFAULT_STATE_DIR */
+	int lock_timeout_ms;   /* <= 0: BND_DEFAULT_LOCK_TIMEOUT_MS (10 s) */
+	/* Repairs (reclaimed stale records, recovered corruption, records of
+	 * another boot): one line each, no newline. May be NULL. */
+	void (*log)(void *ctx, const char *msg);
+	void *log_ctx;
+	/* Every committed change, one line each, called while the lock is still
+	 * held, in commit order: "<verb> <record as in the file>" with verb
+	 * grant, release, reclaim, discard or status. For audit trails and for
+	 * tests that replay the history. May be NULL. */
+	void (*journal)(void *ctx, const char *line);
+	void *journal_ctx;
+};
+
+/* Is the record's owner still the process that made it? */
+int bnd_state_owner_alive(const struct bnd_state_record *r);
 
 struct bnd_state_txn {
 	const struct bnd_state_opts *o;

@@ -27,10 +27,19 @@
 #include "binding/placement/place.h"
 #include "binding/request/request.h"
 #include "binding/state/statefile.h"
+#include "binding/task/apply.h"
 #include "binding/task/taskenv.h"
+#include "binding/util/safefile.h"
 #include "binding/topology/topology.h"
 
-#define BND_RANKFILE_PREFIX "rankfile."
+/* Text sizes of a step and its tasks: a host name with its NUL (as
+ * gethostname); why a step or task is not bound; the task's stderr line
+ * (host, task, prefix, the reason and a memory policy error); the -v line
+ * (host, task, the pe pairs, the cpu list and the policy). */
+#define BND_HOST_NAME_MAX 256
+#define BND_REASON_MAX 2048
+#define BND_TASK_MESSAGE_MAX (BND_REASON_MAX + BND_ERRLEN + BND_HOST_NAME_MAX + 256)
+#define BND_TASK_VERBOSE_MAX (BND_HOST_NAME_MAX + 2 * BND_CPULIST_TEXT + BND_MEMPOLICY_TEXT + 128)
 
 typedef void (*bnd_log_fn)(void *ctx, const char *msg);
 
@@ -69,7 +78,7 @@ struct bnd_step {
 	int is_batch;
 	struct bnd_config cfg;
 	uint32_t job, step, nodeid;
-	char host[256];
+	char host[BND_HOST_NAME_MAX];
 	struct bnd_request req;
 	/* The request text whole, as exported in SLURM_BINDING_REQUEST;
 	 * req.text (and the state record's copy) are cut short, for display
@@ -85,8 +94,8 @@ struct bnd_step {
 	struct bnd_placement pl;
 	int placed;           /* pl valid */
 	int recorded;         /* a state record to release */
-	char reason[2048];    /* why not bound ("" when bound or none asked) */
-	char rankfile[1280];  /* pe: path written, "" when none */
+	char reason[BND_REASON_MAX]; /* why not bound ("" when bound or none asked) */
+	char rankfile[BND_CONFIG_PATH_MAX + BND_SAFEFILE_NAME_MAX + 2]; /* pe: path written, "" when none */
 	bnd_log_fn log;
 	void *log_ctx;
 };
@@ -95,45 +104,34 @@ struct bnd_step {
  * BND_EINVAL on NULL arguments. */
 int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in);
 
-/* Reads the task's environment; NULL when unset. A variable that is set
- * but cannot be read whole must not come back as NULL (OMP_PLACES would
- * count as unset and be replaced): return a text that no other variable
- * reads as. The returned text must stay valid until bnd_step_task
- * returns, however many variables it reads. */
-typedef const char *(*bnd_getenv_fn)(void *ctx, const char *name);
+/* The task's current values of the variables the environment rules need
+ * (taskenv.h), NULL when unset. A variable that is set but could not be
+ * read whole must not be NULL (OMP_PLACES would count as unset and be
+ * replaced): give a text that no other variable reads as. */
+struct bnd_task_vars {
+	const char *omp_places, *omp_proc_bind;
+	const char *our_omp_places, *our_omp_proc_bind; /* SLURM_BINDING_OMP_* */
+};
 
 struct bnd_task_result {
 	int failed;            /* on_failure=fail and the task could not be bound */
-	char message[3072];    /* for stderr: why unbound / failed, "" if fine */
-	char verbose[2048];    /* the -v line, "" unless asked */
+	char message[BND_TASK_MESSAGE_MAX]; /* for stderr: why unbound / failed, "" if fine */
+	char verbose[BND_TASK_VERBOSE_MAX]; /* the -v line, "" unless asked */
 	struct bnd_taskenv env; /* to export (free with bnd_taskenv_free) */
 };
 
 /* In the task (after fork, before exec). local_id: S_TASK_ID. verbose:
- * the plugin's verbose argument or srun -v. cgroup_root and cpuset_file
+ * the plugin's verbose argument or srun -v. vars may be NULL (all unset).
+ * cgroup_root and cpuset_file
  * locate the task's cpuset for the outside-the-allocation check
  * ("/sys/fs/cgroup", "/proc/self/cpuset"). */
 int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
-		  bnd_getenv_fn getenv_fn, void *getenv_ctx,
-		  const char *cgroup_root, const char *cpuset_file,
+		  const struct bnd_task_vars *vars, const char *cgroup_root, const char *cpuset_file,
 		  struct bnd_task_result *out);
 
 /* In slurmstepd at the end: releases the record, removes the rankfile. */
 int bnd_step_finish(struct bnd_step *s);
 
 void bnd_step_free(struct bnd_step *s);
-
-/* The user's options, checked where they are typed (srun, sbatch, salloc)
- * so a bad one stops the submission. BND_OK or BND_EINVAL with the
- * parser's message naming the bad token. BND_OK with a non-empty err is a
- * warning to show (--mbind=nlocal: accepted, not supported yet). */
-enum bnd_option { BND_OPT_BINDING = 1, BND_OPT_MBIND = 2 };
-int bnd_option_check(enum bnd_option which, const char *text, char *err, size_t errlen);
-/* The grammar printed for --binding=help / --mbind=help. */
-const char *bnd_option_help(enum bnd_option which);
-
-/* slurmd start: creates the state dir and builds the topology cache, so no
- * step ever pays for discovery. Failures are only worth a log line. */
-int bnd_node_warmup(const struct bnd_config *c, char *err, size_t errlen);
 
 #endif

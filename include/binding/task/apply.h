@@ -12,8 +12,14 @@
 #include "binding/request/request.h"
 #include "binding/topology/topology.h"
 
+/* Room for a memory policy description ("interleave:0-3"). */
+#define BND_MEMPOLICY_TEXT 64
+
 /* sched_setaffinity(pid (0 = self), cpus). BND_EINVAL for an empty set. */
 int bnd_apply_affinity(pid_t pid, const bnd_cpuset_t *cpus, char *err, size_t errlen);
+
+/* The CPUs pid (0 = self) may run on now, up to BND_MAX_CPUS. */
+int bnd_affinity_get(pid_t pid, bnd_cpuset_t *out, char *err, size_t errlen);
 
 /* Memory policy of the calling thread for `mbind`, given the task's cpus:
  *   cores        MPOL_PREFERRED (one node) / MPOL_PREFERRED_MANY fallback to

@@ -57,8 +57,6 @@ struct bnd_taskenv_in {
 int bnd_taskenv_build(struct bnd_taskenv *out, const struct bnd_taskenv_in *in,
 		      char *err, size_t errlen);
 void bnd_taskenv_free(struct bnd_taskenv *e);
-/* Value of a name in the list, NULL when absent or unset. */
-const char *bnd_taskenv_get(const struct bnd_taskenv *e, const char *name);
 
 /* OCS pe form of the cores holding cpus: "<socket>,<core>" joined by ':'. */
 int bnd_pe_pairs(const struct bnd_topology *t, const bnd_cpuset_t *cpus,

@@ -40,6 +40,11 @@ int bnd_topocache_load(struct bnd_topology **out, const char *dir,
 int bnd_topocache_load_note(struct bnd_topology **out, const char *dir,
 			    char *note, size_t notelen, char *err, size_t errlen);
 
+/* slurmd start: creates the state dir (util/safefile.h) and builds the
+ * cache in it, so no step ever pays for discovery. Failures are only
+ * worth a log line. */
+int bnd_topocache_warmup(const char *dir, char *err, size_t errlen);
+
 /* Explicit file, for tests and tools. boot_id NULL = this boot's.
  * write: atomic, refuses to follow a symlink at path.
  * read: BND_ESTATE with the reason for a stale, foreign or corrupt file,

@@ -12,6 +12,8 @@
 #include <stdint.h>
 
 #define BND_MAX_CPUS 4096
+/* Room for a cpu list in a message; a longer list shows as "...". */
+#define BND_CPULIST_TEXT 512
 
 typedef struct {
 	uint64_t w[BND_MAX_CPUS / 64];
@@ -19,7 +21,6 @@ typedef struct {
 
 void bnd_cpuset_zero(bnd_cpuset_t *s);
 void bnd_cpuset_set(bnd_cpuset_t *s, int cpu);   /* ignores cpu out of range */
-void bnd_cpuset_clr(bnd_cpuset_t *s, int cpu);
 bool bnd_cpuset_isset(const bnd_cpuset_t *s, int cpu);
 int bnd_cpuset_count(const bnd_cpuset_t *s);
 bool bnd_cpuset_empty(const bnd_cpuset_t *s);

@@ -94,7 +94,7 @@ static const char *cpus_of_core(int k)
 
 static const char *env(const struct bnd_task_result *r, const char *name)
 {
-	const char *v = bnd_taskenv_get(&r->env, name);
+	const char *v = tu_taskenv_get(&r->env, name);
 	return v ? v : "(unset)";
 }
 
@@ -129,7 +129,7 @@ START_TEST(two_tasks_bound_and_released)
 	ck_assert_int_eq(records(), 1);
 
 	struct bnd_task_result r;
-	ck_assert_int_eq(bnd_step_task(&s, 1, 1, 1, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_int_eq(bnd_step_task(&s, 1, 1, 1, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_int_eq(r.failed, 0);
 	ck_assert_str_eq(r.message, "");
 	/* task 1 of two linear:1 tasks on a free node: the second core */
@@ -160,7 +160,7 @@ START_TEST(allocation_too_small_names_both_numbers)
 
 	const char *before = strdup(status_cpus());
 	struct bnd_task_result r;
-	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_int_eq(r.failed, 0);
 	ck_assert_msg(strstr(r.message, "spank-binding: n1 task 0: not bound: the allocation"), "%s",
 		      r.message);
@@ -173,7 +173,7 @@ START_TEST(allocation_too_small_names_both_numbers)
 	cfg.on_failure = BND_ONFAIL_FAIL;
 	bnd_step_free(&s);
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_int_eq(r.failed, 1);
 	ck_assert_msg(strstr(r.message, "binding failed (on_failure=fail): the allocation"), "%s",
 		      r.message);
@@ -248,7 +248,7 @@ START_TEST(batch_script_holds_the_jobs_cores_and_steps_reuse_them)
 
 	/* the batch task itself is bound to all of the job's cores */
 	struct bnd_task_result r;
-	ck_assert_int_eq(bnd_step_task(&bat, 0, 0, 0, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_int_eq(bnd_step_task(&bat, 0, 0, 0, NULL, NULL, NULL, &r), BND_OK);
 	char want[64];
 	bnd_cpuset_format_list(&bat.pl.all_cpus, want, sizeof(want));
 	ck_assert_str_eq(status_cpus(), want);
@@ -274,7 +274,7 @@ START_TEST(env_and_pe_bind_nothing_pe_writes_a_rankfile)
 	struct bnd_step_in in = base(41, 3, 2, "0-1", "env:linear:1");
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert(s.placed);
-	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_str_eq(status_cpus(), before);
 	ck_assert_str_eq(env(&r, "SLURM_BINDING_INSTANCE"), "env");
 	ck_assert_str_eq(env(&r, "SLURM_BINDING"), cpus_of_core(0));
@@ -297,7 +297,7 @@ START_TEST(env_and_pe_bind_nothing_pe_writes_a_rankfile)
 		 here->cores[0].socket, here->cores[0].core, here->cores[1].socket,
 		 here->cores[1].core);
 	ck_assert_str_eq(slurp(path), want);
-	ck_assert_int_eq(bnd_step_task(&s, 1, 5, 0, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_int_eq(bnd_step_task(&s, 1, 5, 0, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_str_eq(status_cpus(), before);
 	ck_assert_str_eq(env(&r, "SLURM_BINDING_RANKFILE"), path);
 	snprintf(want, sizeof(want), "%d,%d", here->cores[1].socket, here->cores[1].core);
@@ -428,7 +428,7 @@ START_TEST(cpuset_check_refuses_cpus_outside)
 	const char *before = strdup(status_cpus());
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert(s.placed);
-	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, root, self, &r), BND_OK);
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, root, self, &r), BND_OK);
 	ck_assert_msg(strstr(r.message, "outside the task's cpuset"), "%s", r.message);
 	ck_assert_str_eq(status_cpus(), before);
 	bnd_taskenv_free(&r.env);
@@ -445,7 +445,7 @@ START_TEST(nothing_asked_costs_nothing)
 	struct bnd_step_in in = base(61, 0, 1, "0", NULL);
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert(!s.active && !s.topo);
-	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 1, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 1, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_int_eq(r.env.n, 0);
 	ck_assert_str_eq(r.verbose, "");
 	bnd_step_free(&s);
@@ -470,7 +470,7 @@ START_TEST(nothing_asked_costs_nothing)
 	in.binding = "none";
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert(s.active && !s.placed);
-	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_str_eq(r.message, "");
 	ck_assert_str_eq(env(&r, "SLURM_BINDING_STATUS"), "unbound: no binding requested");
 	ck_assert_str_eq(env(&r, "SLURM_BINDING"), "");
@@ -487,7 +487,7 @@ START_TEST(mbind_strict_and_nlocal)
 	struct bnd_step_in in = base(71, 0, 1, "0", "linear:1");
 	in.mbind = "cores:strict";
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 1, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 1, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_str_eq(r.message, "");
 	ck_assert_msg(strstr(r.verbose, "mempolicy=bind:0"), "%s", r.verbose);
 	ck_assert_str_eq(env(&r, "SLURM_MBIND"), "cores:strict");
@@ -505,7 +505,7 @@ START_TEST(mbind_nlocal_is_only_a_warning)
 	in.mbind = "nlocal";
 	cfg.on_failure = BND_ONFAIL_FAIL;
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 1, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 1, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_int_eq(r.failed, 0);
 	ck_assert_msg(strstr(r.message, "nlocal") && strstr(r.message, "not supported yet"), "%s",
 		      r.message);
@@ -513,25 +513,6 @@ START_TEST(mbind_nlocal_is_only_a_warning)
 	bnd_taskenv_free(&r.env);
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
-}
-END_TEST
-
-START_TEST(options_checked_where_typed)
-{
-	char err[BND_ERRLEN];
-	ck_assert_int_eq(bnd_option_check(BND_OPT_BINDING, "linear:1", err, sizeof(err)), BND_OK);
-	ck_assert_str_eq(err, "");
-	ck_assert_int_eq(bnd_option_check(BND_OPT_BINDING, "linear:0", err, sizeof(err)), BND_EINVAL);
-	ck_assert_msg(strstr(err, "linear:0"), "%s", err);
-	ck_assert_int_eq(bnd_option_check(BND_OPT_BINDING, "bogus", err, sizeof(err)), BND_EINVAL);
-	ck_assert_msg(strstr(err, "bogus"), "%s", err);
-	ck_assert_int_eq(bnd_option_check(BND_OPT_MBIND, "nowhere", err, sizeof(err)), BND_EINVAL);
-	ck_assert_msg(strstr(err, "nowhere"), "%s", err);
-	ck_assert_int_eq(bnd_option_check(BND_OPT_MBIND, "nlocal", err, sizeof(err)), BND_OK);
-	ck_assert_msg(strstr(err, "not supported yet"), "%s", err);
-	ck_assert_int_eq(bnd_option_check(BND_OPT_MBIND, "", err, sizeof(err)), BND_EINVAL);
-	ck_assert(strstr(bnd_option_help(BND_OPT_BINDING), "linear:<amount>"));
-	ck_assert(strstr(bnd_option_help(BND_OPT_MBIND), "round_robin"));
 }
 END_TEST
 
@@ -543,7 +524,7 @@ static struct bnd_topology *fake_node(const char *source)
 {
 	char err[BND_ERRLEN], path[160];
 	struct bnd_topology *t = NULL;
-	ck_assert_msg(bnd_node_warmup(&cfg, err, sizeof(err)) == BND_OK, "%s", err);
+	ck_assert_msg(bnd_topocache_warmup(cfg.state_dir, err, sizeof(err)) == BND_OK, "%s", err);
 	ck_assert_msg(bnd_topology_load(&t, source, err, sizeof(err)) == BND_OK, "%s", err);
 	snprintf(path, sizeof(path), "%s/" BND_TOPOCACHE_FILE, state);
 	ck_assert_msg(bnd_topocache_write(t, path, NULL, err, sizeof(err)) == BND_OK, "%s", err);
@@ -606,7 +587,7 @@ START_TEST(first_core_is_never_used)
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert_msg(s.placed, "%s", s.reason);
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), cpus_of_core(1));
-	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_str_eq(status_cpus(), cpus_of_core(1));
 	ck_assert_str_eq(env(&r, "SLURM_BINDING_STATUS"), "bound");
 	bnd_taskenv_free(&r.env);
@@ -718,7 +699,7 @@ START_TEST(implicit_binding_from_cpus_per_task)
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), "0-3");
 	/* what the task is told (env instance: nothing to bind here) */
 	s.req.instance = BND_I_ENV;
-	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_str_eq(env(&r, "SLURM_BINDING_REQUEST"), "packed:2:unit=C");
 	ck_assert_str_eq(env(&r, "SLURM_BINDING"), "0 1 2 3");
 	ck_assert_str_eq(env(&r, "SLURM_BINDING_TOPOLOGY_OCS"), "NScttcttCTTCTT");
@@ -828,7 +809,7 @@ START_TEST(implicit_binding_binds_here)
 	in.cpus_per_task = 1;
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert_msg(s.placed, "%s", s.reason);
-	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_str_eq(status_cpus(), cpus_of_core(0));
 	ck_assert_str_eq(env(&r, "SLURM_BINDING_REQUEST"), "packed:1:unit=C");
 	ck_assert_str_eq(env(&r, "SLURM_BINDING_STATUS"), "bound");
@@ -858,7 +839,7 @@ START_TEST(long_request_used_whole)
 	ck_assert_msg(s.placed, "%s", s.reason);
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), "5");
 	s.req.instance = BND_I_ENV; /* cpu 5 need not exist here */
-	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_str_eq(env(&r, "SLURM_BINDING_REQUEST"), text);
 	ck_assert_str_eq(env(&r, "SLURM_BINDING"), "5");
 	bnd_taskenv_free(&r.env);
@@ -907,7 +888,7 @@ END_TEST
 START_TEST(node_warmup_builds_the_cache)
 {
 	char err[BND_ERRLEN], path[160];
-	ck_assert_msg(bnd_node_warmup(&cfg, err, sizeof(err)) == BND_OK, "%s", err);
+	ck_assert_msg(bnd_topocache_warmup(cfg.state_dir, err, sizeof(err)) == BND_OK, "%s", err);
 	snprintf(path, sizeof(path), "%s/" BND_TOPOCACHE_FILE, state);
 	ck_assert_int_eq(access(path, R_OK), 0);
 	struct bnd_topology *t = NULL;
@@ -935,7 +916,6 @@ int main(void)
 	tcase_add_test(tc, nothing_asked_costs_nothing);
 	tcase_add_test(tc, mbind_strict_and_nlocal);
 	tcase_add_test(tc, mbind_nlocal_is_only_a_warning);
-	tcase_add_test(tc, options_checked_where_typed);
 	tcase_add_test(tc, node_warmup_builds_the_cache);
 	tcase_add_test(tc, refused_state_dir_gets_no_cache);
 	tcase_add_test(tc, first_core_is_never_used);

@@ -51,6 +51,9 @@ START_TEST(affinity_one_cpu_read_back)
 		snprintf(want, sizeof(want), "%d", c);
 		ck_assert_str_eq(got, want);
 		ck_assert_int_eq(sched_getcpu(), c);
+		bnd_cpuset_t now;
+		ck_assert_msg(bnd_affinity_get(0, &now, err, sizeof(err)) == BND_OK, "%s", err);
+		ck_assert(bnd_cpuset_equal(&now, &one));
 	}
 	ck_assert_int_eq(bnd_apply_affinity(0, &all, err, sizeof(err)), BND_OK);
 	bnd_cpuset_t back;

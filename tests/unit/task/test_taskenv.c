@@ -86,7 +86,7 @@ START_TEST(unbound_task_says_why_and_clears_inherited)
 	ck_assert_str_eq(must(&e, "OMP_PLACES"), "(unset)");
 	ck_assert_str_eq(must(&e, "OMP_PROC_BIND"), "(unset)");
 	ck_assert_str_eq(must(&e, "SLURM_BINDING_OMP_PLACES"), "(unset)");
-	ck_assert_ptr_null(bnd_taskenv_get(&e, "OMP_PLACES"));
+	ck_assert_ptr_null(tu_taskenv_get(&e, "OMP_PLACES"));
 	bnd_taskenv_free(&e);
 	bnd_topology_free(t);
 }

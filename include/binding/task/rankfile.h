@@ -1,0 +1,25 @@
+/* The node's OpenMPI rankfile for `pe` requests, in the state dir: root
+ * writes it in slurmstepd before the tasks start, the tasks only read it
+ * (its path is SLURM_BINDING_RANKFILE), and the step's end removes it.
+ * The text is bnd_rankfile_format's (taskenv.h). */
+#ifndef BINDING_RANKFILE_H
+#define BINDING_RANKFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define BND_RANKFILE_PREFIX "rankfile."
+
+/* Writes text as DIR/rankfile.<job>.<step name>.<nodeid>, a fresh file
+ * made through the state dir's safe-file layer, and puts that path in
+ * path; on failure path is "". Anything already under the name is removed,
+ * never opened, and note (may be NULL) says what it was for the admin's
+ * log ("" when there was nothing). */
+int bnd_rankfile_write(const char *dir, uint32_t job, const char *step_name, uint32_t nodeid,
+		       const char *text, char *path, size_t pathlen, char *note, size_t notelen,
+		       char *err, size_t errlen);
+
+/* Removes the file bnd_rankfile_write wrote (path "" : nothing). */
+void bnd_rankfile_remove(const char *path);
+
+#endif

@@ -1,0 +1,32 @@
+/* Files in the root-owned state dir (the state, its lock, the topology
+ * cache, rankfiles): opened without following links, and refused when
+ * anyone but root (or us, when we are not root) could have planted or
+ * changed them. */
+#ifndef BINDING_SAFEFILE_H
+#define BINDING_SAFEFILE_H
+
+#include <stddef.h>
+#include <sys/stat.h>
+
+/* The directory: NULL or "" means BND_DEFAULT_STATE_DIR (defaults.h). */
+/* 0 when st may be trusted: a directory (want_dir) or regular file, owned
+ * by root (by root or by us when we are not root), not writable by group or
+ * others. Otherwise -1 and why says which rule failed. */
+int bnd_safe_untrusted(const struct stat *st, int want_dir, char *why, size_t whylen);
+
+/* Opens the state directory. With create, missing components are made
+ * (0755, root:root when root); without, a missing dir gives BND_OK and
+ * *dirfd = -1. BND_ESTATE when the dir is a symlink or untrusted. */
+int bnd_safedir_open(const char *dir, int create, int *dirfd, char *err, size_t errlen);
+
+/* Longest file name in the dir that bnd_safefile_replace takes. */
+#define BND_SAFEFILE_NAME_MAX 255
+
+/* Puts text in place of dir/name atomically (temporary file "<name>.new"
+ * created O_EXCL, mode 0644, renamed over name): readers see the old file
+ * or the new one whole, and a link planted at name is replaced, never
+ * followed. No fsync: the dir holds files of this boot only. */
+int bnd_safefile_replace(int dirfd, const char *name, const char *text, size_t len,
+			 char *err, size_t errlen);
+
+#endif

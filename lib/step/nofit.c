@@ -1,0 +1,79 @@
+/* Why a step got no binding, from what the allocator saw under the lock
+ * (state.h, struct bnd_nofit): users need to know whether Slurm's
+ * allocation cannot hold the request or other jobs' cores block it. */
+#include "binding/step/nofit.h"
+
+#include <stdio.h>
+
+#include "binding/step/stepinfo.h"
+#include "binding/util/error.h"
+
+static const char *plural(int n)
+{
+	return n == 1 ? "" : "s";
+}
+
+void bnd_nofit_explain(struct bnd_step *s, const struct bnd_nofit *n, const char *alloc_err)
+{
+	char dl[BND_CPULIST_TEXT] = "", hl[BND_CPULIST_TEXT] = "", rl[BND_CPULIST_TEXT] = "";
+	char sl[BND_CPULIST_TEXT] = "", kept[BND_CPULIST_TEXT + 128] = "";
+	const char *perr = n->alone_err;
+	int rc = n->alone_rc;
+	int ncores = bnd_whole_cores_in(s->topo, &s->domain);
+	if (bnd_cpuset_format_list(&s->domain, dl, sizeof(dl)) != BND_OK)
+		snprintf(dl, sizeof(dl), "...");
+	bnd_cpuset_t res = s->reserved;
+	bnd_cpuset_and(&res, &s->domain);
+	if (!bnd_cpuset_empty(&res)) {
+		if (bnd_cpuset_format_list(&res, rl, sizeof(rl)) != BND_OK)
+			snprintf(rl, sizeof(rl), "...");
+		bnd_fail(kept, sizeof(kept), BND_OK, ", of which the site's filter=first_core keeps cpus %s "
+			 "from every job,", rl);
+	}
+	/* An explicit or LSF cpus: list names its cores or cpus: more cpus
+	 * would not help. */
+	int named = s->req.strategy == BND_S_EXPLICIT || s->req.strategy == BND_S_LSF_CPUS;
+	if (rc == BND_ENOFIT && named) {
+		int listed = s->req.nexplicit;
+		if (s->req.strategy == BND_S_EXPLICIT && listed % s->ntasks)
+			bnd_fail(s->reason, sizeof(s->reason), BND_OK,
+				 "--binding=%s lists %d core%s, which cannot be shared out evenly "
+				 "among %s %d tasks on this node (list a multiple of %d cores)",
+				 s->req.text, listed, plural(listed), s->is_batch ? "the job's" : "this step's",
+				 s->ntasks, s->ntasks);
+		else
+			bnd_fail(s->reason, sizeof(s->reason), BND_OK,
+				 "--binding=%s names %s this step was not given: Slurm gave it "
+				 "%d core%s (cpus %s)%s for %d task%s; %s",
+				 s->req.text, s->req.strategy == BND_S_EXPLICIT ? "cores" : "cpus",
+				 ncores, plural(ncores), dl, kept, s->ntasks, plural(s->ntasks), perr);
+		return;
+	}
+	if (rc == BND_ENOFIT) {
+		bnd_fail(s->reason, sizeof(s->reason), BND_OK,
+			 "the allocation on this node is too small for --binding=%s%s: Slurm gave "
+			 "this step %d core%s (cpus %s)%s for %d task%s; %s (ask for more cpus "
+			 "with -n/-c)",
+			 s->req.text, s->implicit ? " (the site's implicit binding)" : "",
+			 ncores, plural(ncores), dl, kept, s->ntasks, plural(s->ntasks), perr);
+		return;
+	}
+	bnd_cpuset_t held = n->others, steps = n->siblings;
+	bnd_cpuset_and(&held, &s->domain);
+	bnd_cpuset_and(&steps, &s->domain);
+	if (bnd_cpuset_format_list(&held, hl, sizeof(hl)) != BND_OK)
+		snprintf(hl, sizeof(hl), "...");
+	if (bnd_cpuset_empty(&steps)) {
+		bnd_fail(s->reason, sizeof(s->reason), BND_OK,
+			 "cores held by other jobs: Slurm gave this step cpus %s, of which other "
+			 "jobs hold cpus %s; %s", dl, *hl ? hl : "none", alloc_err);
+		return;
+	}
+	if (bnd_cpuset_format_list(&steps, sl, sizeof(sl)) != BND_OK)
+		snprintf(sl, sizeof(sl), "...");
+	bnd_fail(s->reason, sizeof(s->reason), BND_OK,
+		 "cores held by this job's other steps%s: Slurm gave this step cpus %s, of which "
+		 "the job's other running steps hold cpus %s and other jobs cpus %s; %s",
+		 *hl ? " and by other jobs" : "", dl, sl, *hl ? hl : "none", alloc_err);
+}
+
