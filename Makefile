@@ -71,7 +71,7 @@ FUZZ_OBJ     := $(LIB_SRC:lib/%.c=$(B)/fuzz/lib/%.o)
 export BINDING_TOPOLOGIES ?= $(abspath $(CURDIR)/../shared/topologies)
 export BINDING_BUILD := $(abspath $(B))
 
-.PHONY: all deps check unit unit-plain unit-san cli e2e pkg numa fuzz fuzz-run lint demo bench install clean
+.PHONY: all deps check unit unit-plain unit-san cli e2e pkg numa fuzz fuzz-run fuzz-long lint demo bench install clean
 
 all: $(B)/libbinding.a $(TOOLS_BIN) $(if $(wildcard spank_binding.c),$(PLUGIN)) $(MANPAGES)
 
@@ -183,6 +183,16 @@ e2e-guest: all
 fuzz:
 	@if FUZZ_CC="$(FUZZ_CC)" sh tests/fuzz/run.sh --toolchain; then \
 		$(MAKE) --no-print-directory -j2 fuzz-run; fi
+
+# The long campaign (not in check): FUZZ_RUNS executions per target over
+# FUZZ_JOBS processes.
+FUZZ_RUNS ?= 10000000
+FUZZ_JOBS ?= 2
+fuzz-long:
+	@if FUZZ_CC="$(FUZZ_CC)" sh tests/fuzz/run.sh --toolchain; then \
+		$(MAKE) --no-print-directory -j2 $(FUZZ_BIN) && \
+		FUZZ_CC="$(FUZZ_CC)" FUZZ_RUNS="$(FUZZ_RUNS)" FUZZ_JOBS="$(FUZZ_JOBS)" \
+		sh tests/fuzz/run.sh $(FUZZ_BIN); fi
 
 fuzz-run: $(FUZZ_BIN)
 	@FUZZ_CC="$(FUZZ_CC)" FUZZ_SECONDS="$(FUZZ_SECONDS)" sh tests/fuzz/run.sh $(FUZZ_BIN)

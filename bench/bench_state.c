@@ -9,13 +9,25 @@
  * random 0-8 ms between pairs, the way step launches arrive, so they show
  * the transaction and lock-wait cost under contention without that artefact.
  *
+ * Records: the cost of one transaction (half an allocate+release pair) on
+ * a state already holding 10, 100, 1000 and 10000 records, next to the
+ * anchor, a bare transaction on a file of the same size in the same file
+ * system (open a lock file, flock, read the file, write a temp file, rename
+ * it over, unlock), the two interleaved so load hits both alike; the ratio
+ * of the medians is the figure to report. The records' owner is this
+ * process (so every record's liveness is checked for real, one /proc read
+ * each, as with distinct owners); the first 200 hold one cpu each, the rest
+ * are suspended.
+ *
  * The state dir is a fresh temp dir under $BINDING_BENCH_DIR (default /tmp);
  * when /dev/shm is a tmpfs the cases run there too, since the default state
  * dir /run is a tmpfs on most systems.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
@@ -26,6 +38,7 @@
 #include "binding/placement/place.h"
 #include "binding/request/request.h"
 #include "binding/state/state.h"
+#include "binding/state/statefile.h"
 #include "binding/topology/topology.h"
 
 #define TOPO "pack:4 core:32 pu:2"
@@ -158,6 +171,158 @@ static void placement_only(const struct bnd_topology *t, const struct bnd_reques
 	summary("placement only (bnd_place linear:1)", lat, N, 0);
 }
 
+static void rm_anchor(const char *adir)
+{
+	const char *names[] = { "state", "state.new", "lock" };
+	char p[512];
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", adir, names[i]);
+		unlink(p);
+	}
+	rmdir(adir);
+}
+
+/* The anchor: what any locked read-modify-replace of the file must do. */
+static int bare_txn(int adirfd)
+{
+	static char *buf;
+	static size_t cap;
+	int lk = openat(adirfd, "lock", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (lk < 0 || flock(lk, LOCK_EX))
+		return -1;
+	int fd = openat(adirfd, "state", O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st))
+		return -1;
+	if ((size_t)st.st_size + 1 > cap) {
+		cap = (size_t)st.st_size + 1;
+		buf = realloc(buf, cap);
+	}
+	size_t got = 0;
+	ssize_t n;
+	while ((n = read(fd, buf + got, cap - got)) > 0)
+		got += (size_t)n;
+	close(fd);
+	fd = openat(adirfd, "state.new", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, buf, got) != (ssize_t)got || close(fd) ||
+	    renameat(adirfd, "state.new", adirfd, "state"))
+		return -1;
+	flock(lk, LOCK_UN);
+	close(lk);
+	return 0;
+}
+
+/* A state of nrec records owned by this process, written as the library
+ * writes it; the anchor dir gets a copy of the same bytes. */
+static int fill_state(const char *dir, const char *adir, int nrec)
+{
+	struct bnd_state_file f;
+	bnd_statefile_init(&f);
+	unsigned long long start;
+	char err[BND_ERRLEN] = "";
+	if (bnd_proc_start_time(getpid(), &start, err, sizeof(err)) ||
+	    bnd_proc_boot_id(f.boot_id, sizeof(f.boot_id), err, sizeof(err)))
+		return -1;
+	for (int i = 0; i < nrec; i++) {
+		struct bnd_state_record r;
+		memset(&r, 0, sizeof(r));
+		r.job = (uint32_t)i + 1000;
+		r.owner_pid = (int)getpid();
+		r.owner_start = start;
+		r.uid = 1000;
+		r.status = i < 200 ? BND_ST_ACTIVE : BND_ST_SUSPENDED;
+		r.created = 1700000000;
+		bnd_cpuset_set(&r.cpus, i % 200);
+		r.ntasks = 1;
+		r.tasks = &r.cpus;
+		snprintf(r.request, sizeof(r.request), "linear:1");
+		if (bnd_statefile_add(&f, &r))
+			return -1;
+	}
+	char *text;
+	size_t len;
+	int rc = bnd_statefile_format(&f, &text, &len, err, sizeof(err));
+	bnd_statefile_free(&f);
+	if (rc)
+		return -1;
+	const char *dirs[2] = { dir, adir };
+	for (int k = 0; k < 2; k++) {
+		char p[512];
+		snprintf(p, sizeof(p), "%s/state", dirs[k]);
+		FILE *fp = fopen(p, "w");
+		if (!fp || fwrite(text, 1, len, fp) != len || fclose(fp))
+			rc = -1;
+	}
+	free(text);
+	return rc;
+}
+
+static int records_case(const char *root, const char *fsname, const struct bnd_topology *t,
+			const struct bnd_request *r, int nrec, int rounds)
+{
+	char base[256], dir[300], adir[300];
+	snprintf(base, sizeof(base), "%s/bnd-bench-XXXXXX", root);
+	if (!mkdtemp(base))
+		return -1;
+	snprintf(dir, sizeof(dir), "%s/st", base);
+	snprintf(adir, sizeof(adir), "%s/bare", base);
+	struct bnd_state_opts o = { .dir = dir };
+	char err[BND_ERRLEN] = "";
+	int rc = -1;
+	double *ours = calloc((size_t)rounds, sizeof(double));
+	double *bare = calloc((size_t)rounds, sizeof(double));
+	int adirfd = -1;
+	if (!ours || !bare || bnd_state_gc(&o, NULL, err, sizeof(err)) || mkdir(adir, 0755) ||
+	    fill_state(dir, adir, nrec) || (adirfd = open(adir, O_RDONLY | O_DIRECTORY)) < 0)
+		goto out;
+	for (int i = 0; i < rounds; i++) {
+		struct bnd_alloc_args a = { .job = 1, .step = (uint32_t)i, .ntasks = 1 };
+		struct bnd_placement p;
+		double t0 = now_us();
+		if (bnd_state_allocate(&o, t, r, &a, &p, err, sizeof(err)) ||
+		    (bnd_placement_free(&p), 0) ||
+		    bnd_state_release(&o, a.job, a.step, NULL, err, sizeof(err)))
+			goto out;
+		double t1 = now_us();
+		if (bare_txn(adirfd) || bare_txn(adirfd)) {
+			snprintf(err, sizeof(err), "bare transaction: %m");
+			goto out;
+		}
+		ours[i] = (t1 - t0) / 2;
+		bare[i] = (now_us() - t1) / 2;
+	}
+	qsort(ours, (size_t)rounds, sizeof(double), cmp_double);
+	qsort(bare, (size_t)rounds, sizeof(double), cmp_double);
+	printf("transaction, %5d records, %s: median %8.1f us, bare %7.1f us, ratio %5.2f  "
+	       "(%d rounds)\n", nrec, fsname, ours[rounds / 2], bare[rounds / 2],
+	       ours[rounds / 2] / bare[rounds / 2], rounds);
+	rc = 0;
+out:
+	if (rc)
+		fprintf(stderr, "bench_state: %d records: %s\n", nrec, err);
+	if (adirfd >= 0)
+		close(adirfd);
+	free(ours);
+	free(bare);
+	rm_anchor(adir);
+	rmdir_state(dir, base);
+	return rc;
+}
+
+/* BENCH_STATE_RECORDS=N[,ROUNDS]: only that case, on the first root (for
+ * valgrind --tool=callgrind, which counts instructions whatever the load). */
+static int records_only(const char *root, const struct bnd_topology *t,
+			const struct bnd_request *r, const char *spec)
+{
+	int nrec = atoi(spec), rounds = 20;
+	const char *comma = strchr(spec, ',');
+	if (comma)
+		rounds = atoi(comma + 1);
+	if (nrec < 0 || rounds < 1)
+		return 1;
+	return records_case(root, root, t, r, nrec, rounds) ? 1 : 0;
+}
+
 int main(void)
 {
 	struct bnd_topology *t = NULL;
@@ -168,12 +333,18 @@ int main(void)
 		fprintf(stderr, "bench_state: %s\n", err);
 		return 1;
 	}
-	printf("bench_state: %s (%d PUs), request linear:1, %ld CPUs online\n", TOPO, t->npus,
-	       sysconf(_SC_NPROCESSORS_ONLN));
-	placement_only(t, &r);
 	const char *roots[2] = { getenv("BINDING_BENCH_DIR"), "/dev/shm" };
 	if (!roots[0] || !*roots[0])
 		roots[0] = "/tmp";
+	const char *only = getenv("BENCH_STATE_RECORDS");
+	if (only && *only) {
+		int orc = records_only(roots[0], t, &r, only);
+		bnd_topology_free(t);
+		return orc;
+	}
+	printf("bench_state: %s (%d PUs), request linear:1, %ld CPUs online\n", TOPO, t->npus,
+	       sysconf(_SC_NPROCESSORS_ONLN));
+	placement_only(t, &r);
 	int rc = 0;
 	for (int i = 0; i < 2; i++) {
 		struct statfs sf;
@@ -184,6 +355,9 @@ int main(void)
 			continue;
 		char fsname[128];
 		snprintf(fsname, sizeof(fsname), "%s (%s)", roots[i], tmpfs ? "tmpfs" : "disk");
+		static const int nrecs[] = { 10, 100, 1000, 10000 }, rounds[] = { 1000, 300, 60, 12 };
+		for (int k = 0; k < 4; k++)
+			rc |= records_case(roots[i], fsname, t, &r, nrecs[k], rounds[k]);
 		static const int procs[] = { 1, 8, 32 }, cycles[] = { 2000, 400, 100 };
 		for (int k = 0; k < 3; k++)
 			rc |= run_case(roots[i], fsname, t, &r, procs[k], cycles[k], 0);

@@ -196,25 +196,48 @@ static int sb_reserve(struct sbuf *s, size_t more)
 static void sb_printf(struct sbuf *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void sb_printf(struct sbuf *s, const char *fmt, ...)
 {
+	/* One formatting pass when the text fits the room left (nearly always:
+	 * the buffer only grows), a second only after growing it. This runs
+	 * for every record of every transaction. */
+	if (sb_reserve(s, 128))
+		return;
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
+	int n = vsnprintf(s->b + s->len, s->cap - s->len, fmt, ap);
 	va_end(ap);
-	if (n < 0 || sb_reserve(s, (size_t)n))
+	if (n < 0)
 		return;
-	va_start(ap, fmt);
-	vsnprintf(s->b + s->len, s->cap - s->len, fmt, ap);
-	va_end(ap);
+	if ((size_t)n >= s->cap - s->len) {
+		if (sb_reserve(s, (size_t)n))
+			return;
+		va_start(ap, fmt);
+		vsnprintf(s->b + s->len, s->cap - s->len, fmt, ap);
+		va_end(ap);
+	}
 	s->len += (size_t)n;
+}
+
+static void sb_puts(struct sbuf *s, const char *str)
+{
+	size_t n = strlen(str);
+	if (sb_reserve(s, n))
+		return;
+	memcpy(s->b + s->len, str, n + 1);
+	s->len += n;
 }
 
 static void sb_cpus(struct sbuf *s, const bnd_cpuset_t *set)
 {
-	/* Worst case "4094,": 5 bytes per cpu. */
-	size_t need = (size_t)bnd_cpuset_count(set) * 6 + 1;
-	if (sb_reserve(s, need))
+	/* Most sets are a few ranges: try a small room first and size it
+	 * exactly (worst case "4094,": 5 bytes per cpu) only when that fails. */
+	if (sb_reserve(s, 64))
 		return;
-	bnd_cpuset_format_list(set, s->b + s->len, s->cap - s->len);
+	if (bnd_cpuset_format_list(set, s->b + s->len, s->cap - s->len)) {
+		size_t need = (size_t)bnd_cpuset_count(set) * 6 + 1;
+		if (sb_reserve(s, need))
+			return;
+		bnd_cpuset_format_list(set, s->b + s->len, s->cap - s->len);
+	}
 	s->len += strlen(s->b + s->len);
 }
 
@@ -238,18 +261,18 @@ static void sb_record(struct sbuf *s, const struct bnd_state_record *r)
 		  r->job, r->step, r->owner_pid, r->owner_start, r->uid,
 		  bnd_state_status_name(r->status), r->created);
 	sb_cpus(s, &r->cpus);
-	sb_printf(s, " tasks=");
+	sb_puts(s, " tasks=");
 	for (int i = 0; i < r->ntasks; i++) {
 		if (i)
-			sb_printf(s, ";");
+			sb_puts(s, ";");
 		sb_cpus(s, &r->tasks[i]);
 	}
-	sb_printf(s, " mem=");
+	sb_puts(s, " mem=");
 	for (int i = 0; i < r->nmem; i++)
 		sb_printf(s, "%s%d:%" PRIu64, i ? "," : "", r->mem[i].node, r->mem[i].mib);
 	if (r->status != BND_ST_ACTIVE)
 		sb_printf(s, " since=%lld why=%s", r->since_ms, r->why);
-	sb_printf(s, " req=");
+	sb_puts(s, " req=");
 	sb_request(s, r->request);
 }
 
@@ -279,9 +302,9 @@ int bnd_statefile_format(const struct bnd_state_file *f, char **out, size_t *out
 					"state record job %" PRIu32 " step %" PRIu32
 					": bad task or memory count", r->job, r->step);
 		}
-		sb_printf(&s, "rec ");
+		sb_puts(&s, "rec ");
 		sb_record(&s, r);
-		sb_printf(&s, "\n");
+		sb_puts(&s, "\n");
 	}
 	if (!s.oom) {
 		uint32_t crc = bnd_crc32(s.b, s.len);

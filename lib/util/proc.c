@@ -9,7 +9,9 @@
 
 #include "binding/util/error.h"
 
-/* Reads a small /proc file whole; returns its length or -1 with errno. */
+/* Reads a small one-line /proc file whole; returns its length or -1 with
+ * errno. A read that ends the line is the last: that saves the read that
+ * would return 0, one syscall per record per transaction. */
 static ssize_t read_small(const char *path, char *buf, size_t buflen)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -29,6 +31,8 @@ static ssize_t read_small(const char *path, char *buf, size_t buflen)
 		if (n == 0)
 			break;
 		got += (size_t)n;
+		if (buf[got - 1] == '\n')
+			break;
 	}
 	close(fd);
 	buf[got] = '\0';

@@ -5,6 +5,10 @@
 #                          here; else say so, record the stage as skipped
 #                          and exit 1 (make fuzz then builds nothing)
 #   run.sh BIN...          fuzz each target for $FUZZ_SECONDS (default 5)
+#   FUZZ_RUNS=N run.sh BIN...
+#                          instead: N executions per target (make fuzz-long),
+#                          split over $FUZZ_JOBS processes (default 2) that
+#                          share the target's corpus
 #
 # Each target's corpus lives in $BINDING_BUILD/fuzz/corpus/<target>: the
 # committed seeds of tests/fuzz/seeds/<target>, the seeds the target writes
@@ -78,12 +82,39 @@ for bin in "$@"; do
 	fi
 	dict=""
 	[ -f "$here/$name.dict" ] && dict="-dict=$here/$name.dict"
-	# shellcheck disable=SC2086
-	"$bin" -max_total_time="$seconds" -max_len="$(max_len "$name")" -timeout=10 \
-		-rss_limit_mb=2048 -print_final_stats=1 \
-		-artifact_prefix="$build/fuzz/artifacts/$name-" $dict "$corpus" > "$log" 2>&1
-	rc=$?
-	done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1)
+	if [ -n "${FUZZ_RUNS:-}" ]; then
+		jobs=${FUZZ_JOBS:-2}
+		rc=0 j=0 pids="" start=$(date +%s)
+		while [ "$j" -lt "$jobs" ]; do
+			# shellcheck disable=SC2086
+			"$bin" -runs=$((FUZZ_RUNS / jobs)) -max_len="$(max_len "$name")" -timeout=10 \
+				-rss_limit_mb=2048 -print_final_stats=1 \
+				-artifact_prefix="$build/fuzz/artifacts/$name-" $dict "$corpus" \
+				> "$log.$j" 2>&1 &
+			pids="$pids $!"
+			j=$((j + 1))
+		done
+		for p in $pids; do
+			wait "$p" || rc=$?
+		done
+		cat "$log".* > "$log"
+		seconds=$(($(date +%s) - start))
+		# one DONE line per process: runs add up, coverage and corpus
+		# are the largest seen (the processes share the corpus)
+		done_line=$(grep -hE '^#[0-9]+[[:space:]]+DONE' "$log".* | awk '
+			{ n += substr($1, 2); for (i = 1; i < NF; i++) {
+			  if ($i == "cov:" && $(i + 1) > c) c = $(i + 1);
+			  if ($i == "corp:") { split($(i + 1), a, "/"); if (a[1] > k) k = a[1] } } }
+			END { if (NR == '"$jobs"') printf "#%d DONE cov: %d corp: %d\n", n, c, k }')
+		rm -f "$log".*
+	else
+		# shellcheck disable=SC2086
+		"$bin" -max_total_time="$seconds" -max_len="$(max_len "$name")" -timeout=10 \
+			-rss_limit_mb=2048 -print_final_stats=1 \
+			-artifact_prefix="$build/fuzz/artifacts/$name-" $dict "$corpus" > "$log" 2>&1
+		rc=$?
+		done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1)
+	fi
 	if [ "$rc" -eq 0 ] && [ -n "$done_line" ]; then
 		runs=$(echo "$done_line" | sed -E 's/^#([0-9]+).*/\1/')
 		cov=$(echo "$done_line" | sed -E 's/.*cov: ([0-9]+).*/\1/')
