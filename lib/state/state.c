@@ -20,14 +20,6 @@ void bnd_state_held(const struct bnd_state_file *f, uint32_t except_job, bnd_cpu
 			bnd_cpuset_or(out, &f->rec[i].cpus);
 }
 
-static int find(const struct bnd_state_file *f, uint32_t job, uint32_t step)
-{
-	for (int i = 0; i < f->nrec; i++)
-		if (f->rec[i].job == job && f->rec[i].step == step)
-			return i;
-	return -1;
-}
-
 /* Occupancy seen by (job, step), in three parts:
  *   others    cpus of other jobs: never shared;
  *   script    cpus of the job's batch step (its job-level record): shared
@@ -202,7 +194,7 @@ int bnd_state_allocate(const struct bnd_state_opts *o, const struct bnd_topology
 		*a->mem_out = mres;
 	if (prc == BND_OK && !bnd_cpuset_empty(&out->all_cpus)) {
 		struct bnd_state_record rec;
-		int old = find(&tx.f, a->job, a->step);
+		int old = bnd_statefile_find(&tx.f, a->job, a->step);
 		if (old >= 0)
 			bnd_state_txn_drop(&tx, old, "release");
 		rc = make_record(&rec, r, a, owner, start, out, &mres);
@@ -278,7 +270,7 @@ int bnd_state_set_status(const struct bnd_state_opts *o, uint32_t job, uint32_t 
 	int rc = bnd_state_txn_begin(&tx, o, err, errlen);
 	if (rc)
 		return rc;
-	int i = find(&tx.f, job, step);
+	int i = bnd_statefile_find(&tx.f, job, step);
 	if (i < 0) {
 		rc = bnd_fail(err, errlen, BND_EINVAL,
 			      "state: no record for job %" PRIu32 " step %" PRIu32, job, step);

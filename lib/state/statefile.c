@@ -148,6 +148,14 @@ static struct bnd_state_record *grow(struct bnd_state_file *f)
 	return &f->rec[f->nrec];
 }
 
+int bnd_statefile_find(const struct bnd_state_file *f, uint32_t job, uint32_t step)
+{
+	for (int i = 0; i < f->nrec; i++)
+		if (f->rec[i].job == job && f->rec[i].step == step)
+			return i;
+	return -1;
+}
+
 int bnd_statefile_add(struct bnd_state_file *f, const struct bnd_state_record *r)
 {
 	struct bnd_state_record *slot = grow(f);

@@ -17,14 +17,6 @@ long long bnd_state_now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int find_rec(const struct bnd_state_file *f, uint32_t job, uint32_t step)
-{
-	for (int i = 0; i < f->nrec; i++)
-		if (f->rec[i].job == job && f->rec[i].step == step)
-			return i;
-	return -1;
-}
-
 int bnd_state_suspend(const struct bnd_state_opts *o, uint32_t job, uint32_t step,
 		      const char *why, char *err, size_t errlen)
 {
@@ -32,7 +24,7 @@ int bnd_state_suspend(const struct bnd_state_opts *o, uint32_t job, uint32_t ste
 	int rc = bnd_state_txn_begin(&tx, o, err, errlen);
 	if (rc)
 		return rc;
-	int i = find_rec(&tx.f, job, step);
+	int i = bnd_statefile_find(&tx.f, job, step);
 	if (i < 0) {
 		rc = bnd_fail(err, errlen, BND_EINVAL,
 			      "state: no record for job %" PRIu32 " step %" PRIu32, job, step);
@@ -170,7 +162,7 @@ int bnd_state_resume(const struct bnd_state_opts *o, const struct bnd_topology *
 	int rc = bnd_state_txn_begin(&tx, o, err, errlen);
 	if (rc)
 		return rc;
-	int i = find_rec(&tx.f, a->job, a->step);
+	int i = bnd_statefile_find(&tx.f, a->job, a->step);
 	if (i >= 0 && tx.f.rec[i].status == BND_ST_ACTIVE) {
 		*res = BND_RESUME_ALREADY;
 		goto commit;

@@ -104,6 +104,8 @@ void bnd_state_record_free(struct bnd_state_record *r);
 int bnd_state_record_copy(struct bnd_state_record *dst, const struct bnd_state_record *src);
 /* Appends a deep copy of r; BND_OK or BND_ENOMEM. */
 int bnd_statefile_add(struct bnd_state_file *f, const struct bnd_state_record *r);
+/* Index of (job, step)'s record in f, -1 when it has none. */
+int bnd_statefile_find(const struct bnd_state_file *f, uint32_t job, uint32_t step);
 /* Drops record i (freeing it), keeping the others' order. */
 void bnd_statefile_remove(struct bnd_state_file *f, int i);
 
