@@ -8,7 +8,7 @@ sbatch -W -n2 --binding=linear:1 -o demo-batch.out --wrap 'echo "script: $(awk "
 ## 3. Two jobs at once get different cores; the state file shows who holds what.
 (srun -n1 -J demo-a --binding=linear:1 sleep 4 >/dev/null 2>&1 &); (srun -n1 -J demo-b --binding=linear:1 sleep 4 >/dev/null 2>&1 &); sleep 1.5; squeue -o '%.4i %.8j %.2t'
 @root "$E2E_BUILD/sbind" status --state "$E2E_STATE"
-## A third job at the same time finds no free core: it runs unbound and says why.
+## A third job at the same time finds no free core: it starts unbound, deferred (on_failure=defer binds it once a core frees), and says why.
 srun -n1 --binding=linear:1 sh -c 'echo "SLURM_BINDING_STATUS=$SLURM_BINDING_STATUS"'; sleep 3
 ## 4. env and pe instances bind nothing; pe writes an OpenMPI rankfile.
 srun -n1 -c2 --binding=env:linear:1 sh -c 'echo "Cpus_allowed_list=$(awk "/^Cpus_allowed_list/ {print \$2}" /proc/self/status) SLURM_BINDING=$SLURM_BINDING"'
