@@ -34,7 +34,7 @@ done
 [ -z "$missing" ] || skip_all "missing programs:$missing; install munge slurmctld slurmd slurm-client"
 
 tests=()
-[ $# -gt 0 ] || set -- t
+[ $# -gt 0 ] || set -- t m
 for a in "$@"; do
 	case "$a" in
 	*/*) [ -f "$a" ] && tests+=("$(cd "$(dirname "$a")" && pwd)/$(basename "$a")") ;;
