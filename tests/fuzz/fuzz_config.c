@@ -64,7 +64,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(c.implicit == 0 || c.implicit == 1, "implicit %d", c.implicit);
 	FUZZ_CHECK(c.filter_first_core == 0 || c.filter_first_core == 1, "filter %d",
 		   c.filter_first_core);
-	FUZZ_CHECK(c.on_failure == BND_ONFAIL_UNBOUND || c.on_failure == BND_ONFAIL_FAIL,
+	FUZZ_CHECK(c.on_failure == BND_ONFAIL_UNBOUND || c.on_failure == BND_ONFAIL_FAIL ||
+			   c.on_failure == BND_ONFAIL_DEFER,
 		   "on_failure %d", c.on_failure);
 	FUZZ_CHECK(c.lock_timeout_ms >= 1 && c.lock_timeout_ms <= 3600 * 1000, "timeout %d ms",
 		   c.lock_timeout_ms);
