@@ -537,6 +537,14 @@ _e2e_stop_slurm() {
 	pids=$(_e2e_leftovers)
 	if [ -n "$pids" ]; then
 		_e2e_say "ending leftover job processes: $(echo "$pids" | tr '\n' ' ')"
+		# A job stopped while suspended sits in a frozen cgroup, where not
+		# even SIGKILL ends it: thaw our cgroups first.
+		local f n
+		for n in ${E2E_NODE_LIST:-$E2E_NODE}; do
+			for f in $(find /sys/fs/cgroup/freezer/slurm_"$n" -name freezer.state 2>/dev/null); do
+				echo THAWED >"$f" 2>/dev/null
+			done
+		done
 		# shellcheck disable=SC2086
 		kill -KILL $pids 2>/dev/null
 		local pid
