@@ -43,7 +43,10 @@
 #
 # Knobs (environment): E2E_USER (default bindtest), E2E_CGROUP=auto|v1|v2|none
 # (v2: pure cgroup v2 without systemd, as in the guest node), E2E_CR
-# (SelectTypeParameters, default CR_Core), E2E_NODES=1|2, E2E_POLL (seconds
+# (SelectTypeParameters, default CR_Core_Memory: Slurm then hands each step its
+# memory, S_STEP_ALLOC_MEM, which the plugin accounts per NUMA node; the node's
+# RealMemory is slurmd -C's), E2E_DEFMEM (DefMemPerCPU in MB, default 64: small
+# enough that every job of the tests shares the node as with CR_Core), E2E_NODES=1|2, E2E_POLL (seconds
 # between start-up polls, default 0.1),
 # E2E_DEBUG (SlurmdDebug/SlurmctldDebug level, default info), E2E_GANG=1
 # (PreemptMode=GANG: oversubscribed jobs are time-sliced every 5 s),
@@ -171,7 +174,8 @@ PreemptMode=GANG"
 		ProctrackType=$proctrack
 		TaskPlugin=$task
 		SelectType=select/cons_tres
-		SelectTypeParameters=${E2E_CR:-CR_Core}
+		SelectTypeParameters=${E2E_CR:-CR_Core_Memory}
+		DefMemPerCPU=${E2E_DEFMEM:-64}
 		SchedulerType=sched/backfill
 		SchedulerTimeSlice=5
 		SchedulerParameters=batch_sched_delay=0
@@ -441,7 +445,7 @@ cluster_start() {
 	fi
 	# The node's real layout, as slurmd sees it (CPUs, boards, sockets, cores, threads).
 	E2E_HW=$(slurmd -C 2>/dev/null | head -1 | tr ' ' '\n' |
-		grep -E '^(CPUs|Boards|SocketsPerBoard|CoresPerSocket|ThreadsPerCore)=' | tr '\n' ' ')
+		grep -E '^(CPUs|Boards|SocketsPerBoard|CoresPerSocket|ThreadsPerCore|RealMemory)=' | tr '\n' ' ')
 	[ -n "$E2E_HW" ] || { _e2e_say "slurmd -C printed no node layout"; return 1; }
 	E2E_NCPUS=$(echo "$E2E_HW" | sed -E 's/.*CPUs=([0-9]+).*/\1/')
 	E2E_CPUS=$(cat /sys/fs/cgroup/cpuset/cpuset.effective_cpus 2>/dev/null ||
@@ -480,7 +484,7 @@ cluster_start() {
 	local what="ProctrackType=proctrack/linuxproc TaskPlugin=task/affinity"
 	[ "$mode" = cgroup-v1 ] && what="cgroup/v1: proctrack/cgroup, task/cgroup+task/affinity, ConstrainCores"
 	[ "$mode" = cgroup-v2 ] && what="cgroup/v2: proctrack/cgroup, task/cgroup+task/affinity, ConstrainCores"
-	what="$what, ${E2E_CR:-CR_Core}"
+	what="$what, ${E2E_CR:-CR_Core_Memory}"
 	_e2e_say "up in $(_e2e_elapsed "$t0") s: node${E2E_NODES#1} $E2E_NODE_LIST (${E2E_HW% }) cpus $E2E_CPUS"
 	_e2e_say "mode $mode ($what)"
 	_e2e_say "plugin: ${E2E_PLUGIN:-none (build/spank_binding.so missing)}; dir $E2E_DIR"

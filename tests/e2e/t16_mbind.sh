@@ -63,23 +63,28 @@ assert_match "$out" '^nodes=0 status=bound numa=\[S?c' "--mbind=nlocal: SLURM_MB
 
 # srun --mem records the step's memory on the NUMA node of its core in the
 # state (mem=<node>:<MiB>); the record and its memory are gone after the step.
-# Slurm hands the step its memory (S_STEP_ALLOC_MEM / S_JOB_ALLOC_MEM) only
-# when it tracks memory (SelectTypeParameters with _Memory and a RealMemory):
-# this private cluster uses CR_Core and the default RealMemory of 1 MB, where
-# the items read 0 (seen: the record's mem= stays empty), so the check runs
-# only on a cluster that tracks memory.
-if scontrol show config 2>/dev/null | grep -qE '^SelectTypeParameters *= *CR_[A-Za-z_]*MEMORY'; then
-	bg_srun t16_mem -n1 --mem=1 --binding=linear:1 --mbind=cores:strict sleep 60
-	j=$(job_named t16_mem) || e2e_fail "--mem job did not start"
-	p=$(step_pids "$j.0" 1) || e2e_fail "--mem task not found"
-	assert_match "$(state_records | grep " job=$j step=0 ")" " mem=0:1 " "srun --mem=1: the record reserves 1 MiB on node 0"
-	assert_match "$(sbind_status)" "^numa 0: 1 MiB reserved" "sbind status shows the node's reserved MiB"
-	scancel "$j"; wait_job_done "$j" 30 >/dev/null
-	no_record() { ! state_records | grep -q " job=$j "; }
-	wait_until 30 no_record
-	assert_eq "" "$(state_records | grep " job=$j ")" "after the step its record and memory are gone"
-else
-	e2e_skip "srun --mem recorded per NUMA node: this cluster does not track memory (CR_Core); Slurm gives the step no memory figure"
-fi
+# Slurm hands the step its memory (S_STEP_ALLOC_MEM) only when it tracks
+# memory: cluster.sh runs CR_Core_Memory with the node's RealMemory (under
+# CR_Core the item reads 0 and the record's mem= stays empty).
+assert_match "$(scontrol show config | grep -E '^SelectTypeParameters')" 'CR_CORE_MEMORY' "the cluster tracks memory (CR_Core_Memory)"
+bg_srun t16_mem -n1 --mem=3 --binding=linear:1 --mbind=cores:strict sleep 600
+j=$(job_named t16_mem) || e2e_fail "--mem job did not start"
+p=$(step_pids "$j.0" 1) || e2e_fail "--mem task not found"
+assert_match "$(state_records | grep " job=$j step=0 ")" " mem=0:3 " "srun --mem=3: the record reserves 3 MiB on node 0"
+assert_match "$(sbind_status)" "^numa 0: 3 MiB reserved" "sbind status shows the node's reserved MiB"
+scancel "$j"; wait_job_done "$j" 30 >/dev/null
+no_record() { ! state_records | grep -q " job=$j "; }
+wait_until 30 no_record
+assert_eq "" "$(state_records | grep " job=$j ")" "after the step its record and memory are gone"
+
+# --mem-per-cpu: Slurm gives the step cpus x MiB; two tasks of one core
+# each share it, one task's share on the node of each core.
+bg_srun t16_mpc -n2 --mem-per-cpu=5 --cpu-bind=none --binding=linear:1 --mbind=cores sleep 600
+j=$(job_named t16_mpc) || e2e_fail "--mem-per-cpu job did not start"
+p=$(step_pids "$j.0" 2) || e2e_fail "--mem-per-cpu tasks not found"
+assert_match "$(state_records | grep " job=$j step=0 ")" " mem=0:10 " "srun -n2 --mem-per-cpu=5: the record reserves 2 x 5 MiB on node 0"
+scancel "$j"; wait_job_done "$j" 30 >/dev/null
+wait_until 30 no_record
+assert_eq "" "$(state_records | grep " job=$j ")" "after the --mem-per-cpu step its record and memory are gone"
 wait_bg
 e2e_done
