@@ -34,7 +34,7 @@ static int parse_unit(const struct bnd_topology *t, const struct bnd_request *r,
 /* The letters this topology's OCS string contains, for messages. */
 static void letters_present(const struct bnd_topology *t, char *buf)
 {
-	static const char all[] = "NSXYCET";
+	static const char all[] = BND_UNIT_LETTERS;
 	int k = 0;
 	for (const char *l = all; *l; l++) {
 		int type, kind;

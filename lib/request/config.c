@@ -9,6 +9,7 @@
 
 #include "binding/util/error.h"
 #include "binding/request/request.h"
+#include "binding/topology/unitletter.h"
 
 void bnd_config_defaults(struct bnd_config *c)
 {
@@ -74,23 +75,6 @@ static int parse_timeout(const char *v, int *ms)
 	int m = (int)(s * 1000.0 + 0.5);
 	*ms = m < 1 ? 1 : m;
 	return 0;
-}
-
-/* The request parser owns the list of packed units; asking it keeps the
- * two from drifting apart. */
-static int check_unit(const char *v)
-{
-	char text[32];
-	char perr[BND_ERRLEN];
-	if (strlen(v) > 2)
-		return -1;
-	struct bnd_request *r = calloc(1, sizeof(*r));
-	if (!r)
-		return -1;
-	snprintf(text, sizeof(text), "packed:1:unit=%s", v);
-	int rc = bnd_request_parse(r, text, perr, sizeof(perr));
-	free(r);
-	return rc == BND_OK ? 0 : -1;
 }
 
 static int one_arg(struct bnd_config *c, const char *arg, char *err, size_t errlen)
@@ -177,9 +161,11 @@ static int one_arg(struct bnd_config *c, const char *arg, char *err, size_t errl
 			return -1;
 		}
 	} else if (KEY("default_unit")) {
-		if (check_unit(v)) {
-			complain(err, errlen, "\"%s\": expected default_unit=T|CT|ET|C|E|S|CS|ES|"
-				 "X|CX|EX|Y|CY|EY|N|CN|EN (a packed unit=)", arg);
+		if (!bnd_packed_unit_name(v)) {
+			char names[64];
+			bnd_packed_unit_names('|', names, sizeof(names));
+			complain(err, errlen, "\"%s\": expected default_unit=%s (a packed unit=)", arg,
+				 names);
 			return -1;
 		}
 		snprintf(c->default_unit, sizeof(c->default_unit), "%s", v);

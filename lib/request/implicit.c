@@ -42,14 +42,11 @@ int bnd_implicit_amount(const struct bnd_topology *t, const char *unit, int cpus
 }
 
 int bnd_implicit_request(const struct bnd_topology *t, const char *unit, int cpus_per_task,
-			 char *buf, size_t buflen, char *err, size_t errlen)
+			 struct bnd_request *r, char *err, size_t errlen)
 {
 	int amount = 0;
 	int rc = bnd_implicit_amount(t, unit, cpus_per_task, &amount, err, errlen);
 	if (rc != BND_OK)
 		return rc;
-	int n = snprintf(buf, buflen, "packed:%d:unit=%s", amount, unit);
-	if (n < 0 || (size_t)n >= buflen)
-		return bnd_fail(err, errlen, BND_EINVAL, "implicit binding: request text too long");
-	return BND_OK;
+	return bnd_request_packed(r, amount, unit, err, errlen);
 }

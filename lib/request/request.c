@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "binding/topology/unitletter.h"
 #include "binding/util/error.h"
 
 /* Most characters of the text / of a token a message shows, so that the
@@ -24,7 +25,6 @@
  * check of a cpus: list. */
 #define MAX_BIG_RANGES 64
 
-#define UNIT_LETTERS "NSXYCET"
 #define STRATEGY_LIST "none, linear, striding, explicit, packed, balance, pack, any or cpus; " \
 	"see --binding=help"
 #define MBIND_LIST "none, cores, cores:strict, round_robin or nlocal"
@@ -232,14 +232,9 @@ static int parse_explicit(const struct ctx *c, struct bnd_request *r, const stru
 
 /* ---- OCS/GCS packed --------------------------------------------------- */
 
-static const char *const packed_units[] = {
-	"T", "CT", "ET", "C", "E", "S", "CS", "ES", "X", "CX", "EX", "Y", "CY", "EY",
-	"N", "CN", "EN",
-};
-
 static int unit_letter(char ch)
 {
-	return ch && strchr(UNIT_LETTERS "nsxycet", ch) != NULL;
+	return bnd_is_unit_letter(ch);
 }
 
 enum { K_UNIT, K_TYPE, K_SORT, K_START, K_STOP, K_FILTER, K_COUNT };
@@ -257,14 +252,16 @@ static int packed_value(const struct ctx *c, struct bnd_request *r, int key, str
 	struct tok a, b;
 	switch (key) {
 	case K_UNIT:
-		for (size_t i = 0; i < sizeof(packed_units) / sizeof(packed_units[0]); i++)
-			if (is(v, packed_units[i])) {
-				memcpy(r->unit, v.p, v.n);
-				r->unit[v.n] = '\0';
-				return BND_OK;
-			}
-		return fail(c, "unit \"%s\" is not one of T CT ET C E S CS ES X CX EX Y CY EY N CN EN",
-			    T(&a, v));
+	{
+		char names[64];
+		if (v.n < sizeof(r->unit) && bnd_packed_unit_name(T(&a, v))) {
+			memcpy(r->unit, v.p, v.n);
+			r->unit[v.n] = '\0';
+			return BND_OK;
+		}
+		bnd_packed_unit_names(' ', names, sizeof(names));
+		return fail(c, "unit \"%s\" is not one of %s", T(&a, v), names);
+	}
 	case K_TYPE:
 		if (is(v, "task") || is(v, "slot"))
 			r->ptype = BND_PT_TASK;
@@ -276,7 +273,7 @@ static int packed_value(const struct ctx *c, struct bnd_request *r, int key, str
 	case K_SORT:
 		for (size_t i = 0; i < v.n; i++) {
 			if (!unit_letter(v.p[i]))
-				return fail(c, "sort letter \"%s\" in \"%s\" is not one of N S X Y C E T "
+				return fail(c, "sort letter \"%s\" in \"%s\" is not one of " BND_UNIT_LETTER_LIST " "
 					    "(either case)", T(&a, sub(v, i, i + 1)), T(&b, v));
 			for (size_t j = 0; j < i; j++)
 				if ((v.p[j] | 0x20) == (v.p[i] | 0x20))
@@ -290,7 +287,7 @@ static int packed_value(const struct ctx *c, struct bnd_request *r, int key, str
 	case K_START:
 	case K_STOP:
 		if (v.n != 1 || !unit_letter(v.p[0]))
-			return fail(c, "%s \"%s\" is not a unit letter (one of N S X Y C E T, either case)",
+			return fail(c, "%s \"%s\" is not a unit letter (one of " BND_UNIT_LETTER_LIST ", either case)",
 				    packed_keys[key], T(&a, v));
 		if (key == K_START)
 			r->start_letter = v.p[0];
@@ -303,7 +300,7 @@ static int packed_value(const struct ctx *c, struct bnd_request *r, int key, str
 		for (size_t i = 0; i < v.n; i++)
 			if (!unit_letter(v.p[i]))
 				return fail(c, "filter \"%s\" has \"%s\" at position %zu, not a unit letter "
-					    "(N S X Y C E T, either case)", T(&b, v),
+					    "(" BND_UNIT_LETTER_LIST ", either case)", T(&b, v),
 					    T(&a, sub(v, i, i + 1)), i + 1);
 		memcpy(r->filter, v.p, v.n);
 		r->filter[v.n] = '\0';
@@ -584,6 +581,30 @@ int bnd_request_parse(struct bnd_request *r, const char *text, char *err, size_t
 	return rc;
 }
 
+int bnd_request_packed(struct bnd_request *r, int amount, const char *unit, char *err,
+		       size_t errlen)
+{
+	if (!r)
+		return bnd_fail(err, errlen, BND_EINVAL, "no request to fill (internal error)");
+	memset(r, 0, sizeof(*r));
+	if (amount < 1 || amount > BND_MAX_NUMBER)
+		return bnd_fail(err, errlen, BND_EINVAL, "packed amount %d is not 1..%d", amount,
+				BND_MAX_NUMBER);
+	if (!bnd_packed_unit_name(unit)) {
+		char names[64];
+		bnd_packed_unit_names(' ', names, sizeof(names));
+		return bnd_fail(err, errlen, BND_EINVAL, "unit \"%s\" is not one of %s",
+				unit ? unit : "", names);
+	}
+	r->strategy = BND_S_PACKED;
+	r->instance = BND_I_SET;
+	r->ptype = BND_PT_TASK;
+	r->amount = amount;
+	snprintf(r->unit, sizeof(r->unit), "%s", unit);
+	snprintf(r->text, sizeof(r->text), "packed:%d:unit=%s", amount, unit);
+	return BND_OK;
+}
+
 int bnd_mbind_parse(enum bnd_mbind *m, const char *text, char *err, size_t errlen)
 {
 	static const struct {
@@ -683,7 +704,7 @@ const char *bnd_request_help(void)
 "                    EY CN EN restrict a unit to power (C) or efficiency (E)\n"
 "    type=task|node  <amount> units per task (default), or for all the node's\n"
 "                    tasks together (OCS slot and host are accepted too)\n"
-"    sort=<letters>  some of N S X Y C E T: upper case least used first,\n"
+"    sort=<letters>  some of " BND_UNIT_LETTER_LIST ": upper case least used first,\n"
 "                    lower case most used first\n"
 "    start=<l> stop=<l>  walk from / up to a unit letter: upper case an\n"
 "                    unused unit, lower case a (partly) used one; end= is\n"

@@ -91,11 +91,9 @@ static void first_core_cpus(const struct bnd_topology *t, bnd_cpuset_t *out)
  * unit's size. Sets the reason and returns non-OK when it cannot be. */
 static int implicit_request(struct bnd_step *s, int cpus_per_task)
 {
-	char text[BND_MAX_REQUEST_TEXT], err[BND_ERRLEN] = "";
-	int rc = bnd_implicit_request(s->topo, s->cfg.default_unit, cpus_per_task, text,
-				      sizeof(text), err, sizeof(err));
-	if (rc == BND_OK)
-		rc = bnd_request_parse(&s->req, text, err, sizeof(err));
+	char err[BND_ERRLEN] = "";
+	int rc = bnd_implicit_request(s->topo, s->cfg.default_unit, cpus_per_task, &s->req, err,
+				      sizeof(err));
 	if (rc != BND_OK) {
 		bnd_fail(s->reason, sizeof(s->reason), BND_OK, "%s", err);
 		step_log(s, "job %u: %s", s->job, err);

@@ -4,37 +4,22 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "binding/topology/unitletter.h"
 #include "binding/util/error.h"
 
-static int is_ocs_letter(char ch)
-{
-	char u = (char)toupper((unsigned char)ch);
-	return u == 'N' || u == 'X' || u == 'Y' || u == 'E';
-}
-
 /* Upper-case letter of a unit in the given form, or 0 when it is not
- * printed there. */
+ * printed there: a T only under a core with several threads, the OCS-only
+ * letters (N X Y E) only in OCS form, where Grid Engine writes an E core
+ * as C. */
 static char letter(const struct bnd_topology *t, const struct bnd_unit *u,
 		   enum bnd_topo_format fmt)
 {
-	switch (u->type) {
-	case BND_U_SOCKET:
-		return 'S';
-	case BND_U_CORE:
-		if (fmt == BND_TOPO_SGE)
-			return 'C';
-		return u->kind == BND_KIND_EFFICIENCY ? 'E' : 'C';
-	case BND_U_PU:
-		return t->cores[t->pu_core[u->index]].npus > 1 ? 'T' : 0;
-	case BND_U_NUMA:
-		return fmt == BND_TOPO_OCS ? 'N' : 0;
-	case BND_U_L3:
-		return fmt == BND_TOPO_OCS ? 'X' : 0;
-	case BND_U_L2:
-		return fmt == BND_TOPO_OCS ? 'Y' : 0;
-	default:
+	if (u->type == BND_U_PU && t->cores[t->pu_core[u->index]].npus < 2)
 		return 0;
-	}
+	char ch = bnd_unit_type_letter(u->type, u->kind);
+	if (fmt == BND_TOPO_SGE && bnd_unit_letter_ocs_only(ch))
+		return u->type == BND_U_CORE ? bnd_unit_type_letter(BND_U_CORE, BND_KIND_POWER) : 0;
+	return ch;
 }
 
 static bool pu_taken(const struct bnd_topology *t, const bnd_cpuset_t *taken, int pu)
@@ -110,7 +95,7 @@ int bnd_topostring_parse_mask(const struct bnd_topology *t, const char *str,
 	bnd_cpuset_zero(taken);
 	enum bnd_topo_format fmt = BND_TOPO_SGE;
 	for (const char *s = str; *s; s++)
-		if (is_ocs_letter(*s))
+		if (bnd_unit_letter_ocs_only(*s))
 			fmt = BND_TOPO_OCS;
 	const char *form = fmt == BND_TOPO_OCS ? "OCS" : "Grid Engine";
 	size_t len = strlen(str), pos = 0;

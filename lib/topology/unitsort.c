@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binding/topology/unitletter.h"
 #include "binding/util/error.h"
 
 bool bnd_topology_has_type(const struct bnd_topology *t, int type)
@@ -16,19 +17,9 @@ bool bnd_topology_has_type(const struct bnd_topology *t, int type)
 int bnd_unit_letter(const struct bnd_topology *t, char letter, int *type, int *kind,
 		    char *err, size_t errlen)
 {
-	*kind = BND_KIND_ANY;
-	switch (letter) {
-	case 'N': case 'n': *type = BND_U_NUMA; break;
-	case 'S': case 's': *type = BND_U_SOCKET; break;
-	case 'X': case 'x': *type = BND_U_L3; break;
-	case 'Y': case 'y': *type = BND_U_L2; break;
-	case 'C': case 'c': *type = BND_U_CORE; *kind = BND_KIND_POWER; break;
-	case 'E': case 'e': *type = BND_U_CORE; *kind = BND_KIND_EFFICIENCY; break;
-	case 'T': case 't': *type = BND_U_PU; break;
-	default:
-		return bnd_fail(err, errlen, BND_EINVAL, "'%c' is not a unit letter (expected one of N S X Y C E T)",
+	if (!bnd_unit_letter_type(letter, type, kind))
+		return bnd_fail(err, errlen, BND_EINVAL, "'%c' is not a unit letter (expected one of " BND_UNIT_LETTER_LIST ")",
 				letter);
-	}
 	/* OCS's rule for nodes that do not report a level, so one request
 	 * works across a heterogeneous cluster. */
 	if ((*type == BND_U_NUMA || *type == BND_U_L3) && !bnd_topology_has_type(t, *type))
@@ -40,15 +31,11 @@ int bnd_unit_letter(const struct bnd_topology *t, char letter, int *type, int *k
 
 int bnd_packed_unit(const struct bnd_topology *t, const char *unit, int *type, int *kind)
 {
-	size_t n = unit ? strlen(unit) : 0;
 	int ignored;
-	if (n < 1 || n > 2)
+	if (!bnd_packed_unit_name(unit))
 		return BND_EINVAL;
+	size_t n = strlen(unit);
 	char lvl = unit[n - 1];
-	if (lvl < 'A' || lvl > 'Z')
-		return BND_EINVAL;
-	if (n == 2 && ((unit[0] != 'C' && unit[0] != 'E') || lvl == 'C' || lvl == 'E'))
-		return BND_EINVAL;
 	if (bnd_unit_letter(t, lvl, type, &ignored, NULL, 0) != BND_OK)
 		return BND_EINVAL;
 	*kind = (n == 2 ? unit[0] : lvl) == 'E' ? BND_KIND_EFFICIENCY : BND_KIND_POWER;

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "binding/topology/topology.h"
+#include "binding/request/request.h"
 
 /* How many `unit` units (a packed unit= value: T, CT, C, E, S, CX, ...)
  * hold cpus_per_task CPUs on t: cpus_per_task divided by the unit's size,
@@ -22,8 +23,9 @@
 int bnd_implicit_amount(const struct bnd_topology *t, const char *unit, int cpus_per_task,
 			int *amount, char *err, size_t errlen);
 
-/* The request text "packed:<amount>:unit=<unit>" for the above. */
+/* The request for the above, built as data: what "packed:<amount>:unit=<unit>"
+ * parses to (r->text holds that text for messages). */
 int bnd_implicit_request(const struct bnd_topology *t, const char *unit, int cpus_per_task,
-			 char *buf, size_t buflen, char *err, size_t errlen);
+			 struct bnd_request *r, char *err, size_t errlen);
 
 #endif

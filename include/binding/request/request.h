@@ -89,6 +89,13 @@ struct bnd_request {
  * "help" is not a request: callers check for it before (bnd_request_help). */
 int bnd_request_parse(struct bnd_request *r, const char *text, char *err, size_t errlen);
 
+/* The request "packed:<amount>:unit=<unit>" built as data (the implicit
+ * binding), equal to what bnd_request_parse makes of that text; r->text
+ * holds the text for messages. BND_EINVAL for a bad amount (1 and up: packed:0
+ * is no request at all) or unit. */
+int bnd_request_packed(struct bnd_request *r, int amount, const char *unit, char *err,
+		       size_t errlen);
+
 int bnd_mbind_parse(enum bnd_mbind *m, const char *text, char *err, size_t errlen);
 const char *bnd_mbind_name(enum bnd_mbind m);
 const char *bnd_instance_name(enum bnd_instance i);

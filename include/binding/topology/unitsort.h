@@ -13,9 +13,8 @@
 #include <stddef.h>
 
 #include "binding/topology/topology.h"
+#include "binding/topology/unitletter.h"
 
-/* kind value meaning "power or efficiency" */
-#define BND_KIND_ANY (-1)
 
 /* What one letter (case-insensitive) denotes on this topology: a unit type
  * and, for cores and threads, a kind. C and T are power, E is efficiency.

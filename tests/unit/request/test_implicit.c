@@ -21,6 +21,35 @@ static int amount(const struct bnd_topology *t, const char *unit, int cpt)
 	return n;
 }
 
+/* The implicit request built as data must equal the parse of its own
+ * text, field by field: the constructor and the grammar agree. Returns the
+ * text. */
+static int implicit_text(const struct bnd_topology *t, const char *unit, int cpt, char *text,
+			 size_t len, char *err, size_t errlen)
+{
+	struct bnd_request *built = calloc(1, sizeof(*built));
+	struct bnd_request *parsed = calloc(1, sizeof(*parsed));
+	int rc = bnd_implicit_request(t, unit, cpt, built, err, errlen);
+	if (rc == BND_OK) {
+		ck_assert_uint_lt(strlen(built->text), len);
+		memcpy(text, built->text, strlen(built->text) + 1);
+		ck_assert_int_eq(bnd_request_parse(parsed, built->text, err, errlen), BND_OK);
+		ck_assert_int_eq(built->strategy, parsed->strategy);
+		ck_assert_int_eq(built->instance, parsed->instance);
+		ck_assert_int_eq(built->amount, parsed->amount);
+		ck_assert_str_eq(built->unit, parsed->unit);
+		ck_assert_int_eq(built->ptype, parsed->ptype);
+		ck_assert_str_eq(built->sort, parsed->sort);
+		ck_assert_int_eq(built->start_letter, parsed->start_letter);
+		ck_assert_int_eq(built->stop_letter, parsed->stop_letter);
+		ck_assert_str_eq(built->filter, parsed->filter);
+		ck_assert_str_eq(built->text, parsed->text);
+	}
+	free(built);
+	free(parsed);
+	return rc;
+}
+
 START_TEST(cores_and_threads)
 {
 	/* 1 socket x 4 cores x 2 threads */
@@ -122,28 +151,27 @@ START_TEST(request_places_the_cpus)
 	bnd_cpuset_t cpus;
 	char list[64];
 
-	ck_assert_int_eq(bnd_implicit_request(t, "C", 4, text, sizeof(text), err, sizeof(err)),
-			 BND_OK);
+	ck_assert_int_eq(implicit_text(t, "C", 4, text, sizeof(text), err, sizeof(err)), BND_OK);
 	ck_assert_str_eq(text, "packed:2:unit=C");
 	ck_assert_str_eq(tu_place(t, NULL, text, 1, &cpus, err, sizeof(err)), "0,0 0,1");
 	bnd_cpuset_format_list(&cpus, list, sizeof(list));
 	ck_assert_str_eq(list, "0-3");
 
-	ck_assert_int_eq(bnd_implicit_request(t, "T", 3, text, sizeof(text), err, sizeof(err)),
-			 BND_OK);
+	ck_assert_int_eq(implicit_text(t, "T", 3, text, sizeof(text), err, sizeof(err)), BND_OK);
 	ck_assert_str_eq(text, "packed:3:unit=T");
 	tu_place(t, NULL, text, 1, &cpus, err, sizeof(err));
 	bnd_cpuset_format_list(&cpus, list, sizeof(list));
 	ck_assert_str_eq(list, "0-2");
 
 	/* two tasks of -c2, unit C: one core each */
-	ck_assert_int_eq(bnd_implicit_request(t, "C", 2, text, sizeof(text), err, sizeof(err)),
-			 BND_OK);
+	ck_assert_int_eq(implicit_text(t, "C", 2, text, sizeof(text), err, sizeof(err)), BND_OK);
 	ck_assert_str_eq(text, "packed:1:unit=C");
 	ck_assert_str_eq(tu_place(t, NULL, text, 2, NULL, err, sizeof(err)), "0,0 | 0,1");
 
-	/* the buffer is checked */
-	ck_assert_int_eq(bnd_implicit_request(t, "C", 4, text, 8, err, sizeof(err)), BND_EINVAL);
+	/* a unit that is no packed unit is refused, naming it */
+	struct bnd_request *r = calloc(1, sizeof(*r));
+	ck_assert_int_eq(bnd_implicit_request(t, "CC", 4, r, err, sizeof(err)), BND_EINVAL);
+	free(r);
 	bnd_topology_free(t);
 }
 END_TEST
@@ -168,8 +196,7 @@ START_TEST(raptorlake_hybrid)
 	ck_assert_int_eq(amount(t, "S", 12), 1);
 	ck_assert_int_eq(amount(t, "ES", 9), 2);
 
-	ck_assert_int_eq(bnd_implicit_request(t, "E", 2, text, sizeof(text), err, sizeof(err)),
-			 BND_OK);
+	ck_assert_int_eq(implicit_text(t, "E", 2, text, sizeof(text), err, sizeof(err)), BND_OK);
 	ck_assert_str_eq(text, "packed:2:unit=E");
 	/* the first two efficiency cores, never a power core */
 	ck_assert_str_eq(tu_place(t, NULL, text, 1, NULL, err, sizeof(err)), "0,6 0,7");

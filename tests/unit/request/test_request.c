@@ -888,6 +888,24 @@ START_TEST(test_random)
 }
 END_TEST
 
+/* The packed request built as data: errors name the bad value. */
+START_TEST(test_request_packed_data)
+{
+	struct bnd_request *r = calloc(1, sizeof(*r));
+	char err[BND_ERRLEN];
+	ck_assert_int_eq(bnd_request_packed(r, 3, "CS", err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(r->strategy, BND_S_PACKED);
+	ck_assert_int_eq(r->amount, 3);
+	ck_assert_str_eq(r->unit, "CS");
+	ck_assert_str_eq(r->text, "packed:3:unit=CS");
+	ck_assert_int_eq(bnd_request_packed(r, 0, "C", err, sizeof(err)), BND_EINVAL);
+	ck_assert_str_eq(err, "packed amount 0 is not 1..1000000");
+	ck_assert_int_eq(bnd_request_packed(r, 1, "Q", err, sizeof(err)), BND_EINVAL);
+	ck_assert_str_eq(err, "unit \"Q\" is not one of T CT ET C E S CS ES X CX EX Y CY EY N CN EN");
+	free(r);
+}
+END_TEST
+
 static Suite *request_suite(void)
 {
 	Suite *s = suite_create("request");
@@ -918,6 +936,7 @@ static Suite *request_suite(void)
 	tcase_add_test(tc, test_help_examples);
 	tcase_add_test(tc, test_mbind_help);
 	tcase_add_test(tc, test_random);
+	tcase_add_test(tc, test_request_packed_data);
 	suite_add_tcase(s, tc);
 	return s;
 }
