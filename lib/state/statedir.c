@@ -15,60 +15,8 @@
 
 int bnd_statedir_read(int dirfd, char **text, size_t *len, char *err, size_t errlen)
 {
-	*text = NULL;
-	*len = 0;
-	int fd = openat(dirfd, BND_STATE_FILE_NAME, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		int e = errno;
-		if (e == ENOENT)
-			return BND_OK;
-		return bnd_fail(err, errlen, (e == ELOOP || e == EACCES) ? BND_ESTATE : BND_ESYS,
-				"state file: %s", e == ELOOP ? "is a symlink, refused" : strerror(e));
-	}
-	struct stat st;
-	char why[128];
-	if (fstat(fd, &st)) {
-		int e = errno;
-		close(fd);
-		return bnd_fail(err, errlen, BND_ESYS, "state file: %s", strerror(e));
-	}
-	if (bnd_safe_untrusted(&st, 0, why, sizeof(why))) {
-		close(fd);
-		return bnd_fail(err, errlen, BND_ESTATE, "state file refused: %s", why);
-	}
-	size_t cap = (size_t)st.st_size + 1, got = 0;
-	char *buf = malloc(cap);
-	for (;;) {
-		if (!buf) {
-			close(fd);
-			return bnd_fail(err, errlen, BND_ENOMEM, "reading the state: out of memory");
-		}
-		if (got + 1 == cap) {
-			cap *= 2;
-			char *nb = realloc(buf, cap);
-			if (!nb)
-				free(buf);
-			buf = nb;
-			continue;
-		}
-		ssize_t n = read(fd, buf + got, cap - 1 - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = errno;
-			free(buf);
-			close(fd);
-			return bnd_fail(err, errlen, BND_ESYS, "reading the state: %s", strerror(e));
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fd);
-	buf[got] = '\0';
-	*text = buf;
-	*len = got;
-	return BND_OK;
+	return bnd_safefile_read(dirfd, BND_STATE_FILE_NAME, "state file", 0, text, len, err,
+				 errlen);
 }
 
 /* A new inode every transaction: a reader without the lock may still be

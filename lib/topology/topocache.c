@@ -131,105 +131,67 @@ static uint32_t *serialize(const struct bnd_topology *t, const char *boot, size_
 	return w;
 }
 
-static int write_all(int fd, const void *buf, size_t len)
+/* The directory part of path, opened for the *_at calls; *base points at
+ * the file name inside path. */
+static int open_parent(const char *path, const char **base, int *dfd, char *err,
+		       size_t errlen)
 {
-	const char *p = buf;
-	while (len) {
-		ssize_t k = write(fd, p, len);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		p += k;
-		len -= (size_t)k;
-	}
-	return 0;
+	const char *slash = strrchr(path, '/');
+	*base = slash ? slash + 1 : path;
+	char dir[4096];
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else if ((size_t)(slash - path) < sizeof(dir))
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	else
+		return bnd_fail(err, errlen, BND_EINVAL, "topology cache %s: path too long", path);
+	*dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*dfd < 0)
+		return bnd_fail(err, errlen, BND_ESYS, "topology cache %s: %s", path, strerror(errno));
+	return BND_OK;
+}
+
+static int boot_or_this(const char **boot_id, char *boot, size_t len, char *err, size_t errlen)
+{
+	if (*boot_id)
+		return BND_OK;
+	int rc = bnd_proc_boot_id(boot, len, err, errlen);
+	*boot_id = boot;
+	return rc;
+}
+
+int bnd_topocache_write_at(const struct bnd_topology *t, int dirfd, const char *name,
+			   const char *boot_id, char *err, size_t errlen)
+{
+	char boot[BND_BOOT_ID_LEN];
+	int rc = boot_or_this(&boot_id, boot, sizeof(boot), err, errlen);
+	if (rc != BND_OK)
+		return rc;
+	size_t n;
+	uint32_t *w = serialize(t, boot_id, &n);
+	if (!w)
+		return bnd_fail(err, errlen, BND_ENOMEM, "topology cache: out of memory");
+	char why[BND_ERRLEN];
+	rc = bnd_safefile_replace(dirfd, name, (const char *)w, n * sizeof(*w), why, sizeof(why));
+	free(w);
+	if (rc != BND_OK)
+		return bnd_fail(err, errlen, rc, "topology cache: %s", why);
+	return BND_OK;
 }
 
 int bnd_topocache_write(const struct bnd_topology *t, const char *path,
 			const char *boot_id, char *err, size_t errlen)
 {
-	char boot[BND_BOOT_ID_LEN];
-	if (!boot_id) {
-		int rc = bnd_proc_boot_id(boot, sizeof(boot), err, errlen);
-		if (rc != BND_OK)
-			return rc;
-		boot_id = boot;
-	}
-	size_t n;
-	uint32_t *w = serialize(t, boot_id, &n);
-	if (!w)
-		return bnd_fail(err, errlen, BND_ENOMEM, "topology cache: out of memory");
-	size_t plen = strlen(path);
-	char *tmp = malloc(plen + 16);
-	if (!tmp) {
-		free(w);
-		return bnd_fail(err, errlen, BND_ENOMEM, "topology cache: out of memory");
-	}
-	snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
-	/* mkostemp creates with O_EXCL: it never follows a planted link. */
-	int fd = mkostemp(tmp, O_CLOEXEC);
-	int rc = BND_OK;
-	if (fd < 0) {
-		rc = bnd_fail(err, errlen, BND_ESYS, "topology cache %s: %s", tmp, strerror(errno));
-	} else {
-		if (fchmod(fd, 0644) < 0 || write_all(fd, w, n * sizeof(*w)) < 0)
-			rc = bnd_fail(err, errlen, BND_ESYS, "topology cache %s: %s", tmp,
-				      strerror(errno));
-		if (close(fd) < 0 && rc == BND_OK)
-			rc = bnd_fail(err, errlen, BND_ESYS, "topology cache %s: %s", tmp,
-				      strerror(errno));
-		/* rename replaces a symlink at path itself, never its target. */
-		if (rc == BND_OK && rename(tmp, path) < 0)
-			rc = bnd_fail(err, errlen, BND_ESYS, "topology cache %s: %s", path,
-				      strerror(errno));
-		if (rc != BND_OK)
-			unlink(tmp);
-	}
-	free(tmp);
-	free(w);
-	return rc;
-}
-
-static int read_file(const char *path, uint32_t **out, size_t *nwords, char *err, size_t errlen)
-{
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return bnd_fail(err, errlen, errno == ELOOP ? BND_ESTATE : BND_ESYS,
-				"topology cache %s: %s", path,
-				errno == ELOOP ? "is a symlink" : strerror(errno));
-	struct stat st;
-	int rc = BND_OK;
-	if (fstat(fd, &st) < 0)
-		rc = bnd_fail(err, errlen, BND_ESYS, "topology cache %s: %s", path, strerror(errno));
-	else if (!S_ISREG(st.st_mode))
-		rc = bnd_fail(err, errlen, BND_ESTATE, "topology cache %s: not a regular file", path);
-	else if ((st.st_uid != geteuid() && st.st_uid != 0) || (st.st_mode & 022))
-		rc = bnd_fail(err, errlen, BND_ESTATE,
-			      "topology cache %s: owner %u or mode %04o not trusted", path,
-			      (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
-	else if (st.st_size < (off_t)(H_WORDS * 4) || st.st_size % 4 ||
-		 st.st_size > (off_t)(H_WORDS + 64 * (size_t)MAX_ITEMS) * 4)
-		rc = bnd_fail(err, errlen, BND_ESTATE, "topology cache %s: truncated or oversized "
-			      "(%lld bytes)", path, (long long)st.st_size);
-	uint32_t *w = NULL;
-	if (rc == BND_OK) {
-		size_t len = (size_t)st.st_size;
-		w = malloc(len);
-		ssize_t k = w ? read(fd, w, len) : -1;
-		if (!w)
-			rc = bnd_fail(err, errlen, BND_ENOMEM, "topology cache: out of memory");
-		else if (k != (ssize_t)len)
-			rc = bnd_fail(err, errlen, BND_ESTATE, "topology cache %s: short read", path);
-		*nwords = len / 4;
-	}
-	close(fd);
-	if (rc != BND_OK) {
-		free(w);
+	const char *base;
+	int dfd;
+	int rc = open_parent(path, &base, &dfd, err, errlen);
+	if (rc != BND_OK)
 		return rc;
-	}
-	*out = w;
-	return BND_OK;
+	rc = bnd_topocache_write_at(t, dfd, base, boot_id, err, errlen);
+	close(dfd);
+	return rc;
 }
 
 static int check_header(const uint32_t *w, size_t n, const char *path, const char *boot,
@@ -350,34 +312,41 @@ static struct bnd_topology *deserialize(const uint32_t *w)
 	return t;
 }
 
-int bnd_topocache_read(struct bnd_topology **out, const char *path,
-		       const char *boot_id, char *err, size_t errlen)
+int bnd_topocache_read_at(struct bnd_topology **out, int dirfd, const char *name,
+			  const char *boot_id, char *err, size_t errlen)
 {
 	*out = NULL;
 	char boot[BND_BOOT_ID_LEN];
-	if (!boot_id) {
-		int rc = bnd_proc_boot_id(boot, sizeof(boot), err, errlen);
-		if (rc != BND_OK)
-			return rc;
-		boot_id = boot;
-	}
-	uint32_t *w = NULL;
-	size_t n = 0;
-	int rc = read_file(path, &w, &n, err, errlen);
+	int rc = boot_or_this(&boot_id, boot, sizeof(boot), err, errlen);
 	if (rc != BND_OK)
 		return rc;
-	rc = check_header(w, n, path, boot_id, err, errlen);
+	char *text = NULL;
+	size_t len = 0;
+	char label[BND_SAFEFILE_NAME_MAX + 20];
+	snprintf(label, sizeof(label), "topology cache %s", name);
+	rc = bnd_safefile_read(dirfd, name, label, (H_WORDS + 64 * (size_t)MAX_ITEMS) * 4, &text,
+			       &len, err, errlen);
+	if (rc != BND_OK)
+		return rc;
+	if (!text)
+		return bnd_fail(err, errlen, BND_ESYS, "%s: %s", label, strerror(ENOENT));
+	const uint32_t *w = (const uint32_t *)(void *)text;
+	size_t n = len / 4;
+	if (len < H_WORDS * 4 || len % 4)
+		rc = bnd_fail(err, errlen, BND_ESTATE, "%s: truncated (%zu bytes)", label, len);
+	else
+		rc = check_header(w, n, name, boot_id, err, errlen);
 	struct bnd_topology *t = NULL;
 	if (rc == BND_OK) {
 		t = deserialize(w);
 		if (!t)
 			rc = bnd_fail(err, errlen, BND_ENOMEM, "topology cache: out of memory");
 	}
-	free(w);
+	free(text);
 	if (rc == BND_OK) {
 		char why[BND_ERRLEN];
 		if (bnd_topology_validate(t, why, sizeof(why)) != BND_OK)
-			rc = bnd_fail(err, errlen, BND_ESTATE, "topology cache %s: %s", path, why);
+			rc = bnd_fail(err, errlen, BND_ESTATE, "%s: %s", label, why);
 		else if (bnd_topology_fill_cpusets(t) != BND_OK)
 			rc = bnd_fail(err, errlen, BND_ENOMEM, "topology cache: out of memory");
 	}
@@ -387,6 +356,20 @@ int bnd_topocache_read(struct bnd_topology **out, const char *path,
 	}
 	*out = t;
 	return BND_OK;
+}
+
+int bnd_topocache_read(struct bnd_topology **out, const char *path,
+		       const char *boot_id, char *err, size_t errlen)
+{
+	*out = NULL;
+	const char *base;
+	int dfd;
+	int rc = open_parent(path, &base, &dfd, err, errlen);
+	if (rc != BND_OK)
+		return rc;
+	rc = bnd_topocache_read_at(out, dfd, base, boot_id, err, errlen);
+	close(dfd);
+	return rc;
 }
 
 int bnd_topocache_load_note(struct bnd_topology **out, const char *dir,
@@ -400,25 +383,38 @@ int bnd_topocache_load_note(struct bnd_topology **out, const char *dir,
 			snprintf(note, notelen, "no cache directory");
 		return bnd_topology_load(out, NULL, err, errlen);
 	}
-	char path[4096], why[BND_ERRLEN] = "", boot[BND_BOOT_ID_LEN];
-	snprintf(path, sizeof(path), "%s/%s", dir, BND_TOPOCACHE_FILE);
+	char why[BND_ERRLEN] = "", boot[BND_BOOT_ID_LEN];
 	int have_boot = bnd_proc_boot_id(boot, sizeof(boot), why, sizeof(why)) == BND_OK;
-	if (have_boot && bnd_topocache_read(out, path, boot, why, sizeof(why)) == BND_OK) {
+	/* The dir is trusted before anything in it is (util/safefile.h). */
+	int dfd = -1;
+	char dirwhy[BND_ERRLEN] = "";
+	if (bnd_safedir_open(dir, 0, &dfd, dirwhy, sizeof(dirwhy)) == BND_OK && dfd < 0)
+		snprintf(dirwhy, sizeof(dirwhy), "%s is missing", dir);
+	if (dfd < 0 && have_boot)
+		snprintf(why, sizeof(why), "%s", dirwhy);
+	if (dfd >= 0 && have_boot &&
+	    bnd_topocache_read_at(out, dfd, BND_TOPOCACHE_FILE, boot, why, sizeof(why)) == BND_OK) {
+		close(dfd);
 		if (note)
-			snprintf(note, notelen, "cache hit: %s", path);
+			snprintf(note, notelen, "cache hit: %s/%s", dir, BND_TOPOCACHE_FILE);
 		return BND_OK;
 	}
 	int rc = bnd_topology_load(out, NULL, err, errlen);
-	if (rc != BND_OK)
+	if (rc != BND_OK) {
+		if (dfd >= 0)
+			close(dfd);
 		return rc;
-	char wrote[BND_ERRLEN + 16] = "rewritten", why2[BND_ERRLEN];
-	struct stat st;
+	}
+	char wrote[2 * BND_ERRLEN] = "rewritten", why2[BND_ERRLEN];
 	if (!have_boot)
 		snprintf(wrote, sizeof(wrote), "not written");
-	else if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
-		snprintf(wrote, sizeof(wrote), "not written: %s is not a directory", dir);
-	else if (bnd_topocache_write(*out, path, boot, why2, sizeof(why2)) != BND_OK)
+	else if (dfd < 0)
+		snprintf(wrote, sizeof(wrote), "not written: %s", dirwhy);
+	else if (bnd_topocache_write_at(*out, dfd, BND_TOPOCACHE_FILE, boot, why2, sizeof(why2)) !=
+		 BND_OK)
 		snprintf(wrote, sizeof(wrote), "not written: %s", why2);
+	if (dfd >= 0)
+		close(dfd);
 	if (note)
 		snprintf(note, notelen, "cache not used (%s); %s", why, wrote);
 	return BND_OK;

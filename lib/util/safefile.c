@@ -105,11 +105,83 @@ int bnd_safedir_open(const char *dir, int create, int *dirfd, char *err, size_t 
 	return BND_OK;
 }
 
+int bnd_safefile_read(int dirfd, const char *name, const char *label, size_t maxlen,
+		      char **text, size_t *len, char *err, size_t errlen)
+{
+	*text = NULL;
+	*len = 0;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		int e = errno;
+		if (e == ENOENT)
+			return BND_OK;
+		return bnd_fail(err, errlen, (e == ELOOP || e == EACCES) ? BND_ESTATE : BND_ESYS,
+				"%s: %s", label, e == ELOOP ? "is a symlink, refused" : strerror(e));
+	}
+	struct stat st;
+	char why[128];
+	if (fstat(fd, &st)) {
+		int e = errno;
+		close(fd);
+		return bnd_fail(err, errlen, BND_ESYS, "%s: %s", label, strerror(e));
+	}
+	if (bnd_safe_untrusted(&st, 0, why, sizeof(why))) {
+		close(fd);
+		return bnd_fail(err, errlen, BND_ESTATE, "%s refused: %s", label, why);
+	}
+	if (maxlen && (size_t)st.st_size > maxlen) {
+		close(fd);
+		return bnd_fail(err, errlen, BND_ESTATE, "%s: oversized (%lld bytes, at most %zu)",
+				label, (long long)st.st_size, maxlen);
+	}
+	/* The size is a hint: the file may be replaced (a new inode) but never
+	 * rewritten in place, so reading to EOF gives one whole version. */
+	size_t cap = (size_t)st.st_size + 1, got = 0;
+	char *buf = malloc(cap);
+	for (;;) {
+		if (!buf) {
+			close(fd);
+			return bnd_fail(err, errlen, BND_ENOMEM, "reading the %s: out of memory", label);
+		}
+		if (got + 1 == cap) {
+			if (maxlen && got >= maxlen) {
+				free(buf);
+				close(fd);
+				return bnd_fail(err, errlen, BND_ESTATE, "%s: oversized (more than %zu bytes)",
+						label, maxlen);
+			}
+			cap *= 2;
+			char *nb = realloc(buf, cap);
+			if (!nb)
+				free(buf);
+			buf = nb;
+			continue;
+		}
+		ssize_t n = read(fd, buf + got, cap - 1 - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+			free(buf);
+			close(fd);
+			return bnd_fail(err, errlen, BND_ESYS, "reading the %s: %s", label, strerror(e));
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	buf[got] = '\0';
+	*text = buf;
+	*len = got;
+	return BND_OK;
+}
+
 int bnd_safefile_replace(int dirfd, const char *name, const char *text, size_t len,
 			 char *err, size_t errlen)
 {
-	char tmp[BND_SAFEFILE_NAME_MAX + 8];
-	if (snprintf(tmp, sizeof(tmp), "%s.new", name) >= (int)sizeof(tmp))
+	char tmp[BND_SAFEFILE_NAME_MAX + 32];
+	if (snprintf(tmp, sizeof(tmp), "%s.new.%ld", name, (long)getpid()) >= (int)sizeof(tmp))
 		return bnd_fail(err, errlen, BND_EINVAL, "%s: name too long", name);
 	/* A temp file left by a writer that died goes first; O_EXCL then never
 	 * follows anything planted under its name. */

@@ -103,8 +103,8 @@ for kind in symlink owner; do
 done
 for kind in symlink owner; do
 	case $kind in
-	symlink) setup="ln -s $decoy $S/topology.cache"; rule="is a symlink" ;;
-	owner) setup="cp $S/topology.cache.t42saved $S/topology.cache; chown $E2E_USER: $S/topology.cache"; rule="not trusted" ;;
+	symlink) setup="ln -s $decoy $S/topology.cache"; rule="is a symlink, refused" ;;
+	owner) setup="cp $S/topology.cache.t42saved $S/topology.cache; chown $E2E_USER: $S/topology.cache"; rule="refused: not owned by root" ;;
 	esac
 	plant_step topology.cache "$setup" -n1 --binding=linear:1
 	assert_match "$out" "^bound\\|" "topology cache planted ($kind): the step is bound (hwloc, then a new cache)"

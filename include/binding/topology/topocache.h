@@ -55,6 +55,14 @@ int bnd_topocache_write(const struct bnd_topology *t, const char *path,
 int bnd_topocache_read(struct bnd_topology **out, const char *path,
 		       const char *boot_id, char *err, size_t errlen);
 
+/* The same on a file of an open, trusted dir (util/safefile.h does the
+ * open, the trust check, the read and the atomic replace); the path forms
+ * above open path's parent and call these. */
+int bnd_topocache_write_at(const struct bnd_topology *t, int dirfd, const char *name,
+			   const char *boot_id, char *err, size_t errlen);
+int bnd_topocache_read_at(struct bnd_topology **out, int dirfd, const char *name,
+			  const char *boot_id, char *err, size_t errlen);
+
 /* The checksum of a cache image of n 32-bit words (its own two checksum
  * words counted as zero): for tests that forge images to reach the
  * validator behind it. */

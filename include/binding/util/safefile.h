@@ -19,13 +19,22 @@ int bnd_safe_untrusted(const struct stat *st, int want_dir, char *why, size_t wh
  * *dirfd = -1. BND_ESTATE when the dir is a symlink or untrusted. */
 int bnd_safedir_open(const char *dir, int create, int *dirfd, char *err, size_t errlen);
 
+/* Reads dir/name whole into a NUL-terminated malloc'd *text: opened
+ * without following a link, and refused (BND_ESTATE) when it is a link, not
+ * a regular file, or untrusted (bnd_safe_untrusted), or when maxlen > 0 and
+ * it is longer. A missing file gives BND_OK with *text NULL. label names
+ * the file in messages ("state file", "topology cache"). */
+int bnd_safefile_read(int dirfd, const char *name, const char *label, size_t maxlen,
+		      char **text, size_t *len, char *err, size_t errlen);
+
 /* Longest file name in the dir that bnd_safefile_replace takes. */
 #define BND_SAFEFILE_NAME_MAX 255
 
-/* Puts text in place of dir/name atomically (temporary file "<name>.new"
- * created O_EXCL, mode 0644, renamed over name): readers see the old file
- * or the new one whole, and a link planted at name is replaced, never
- * followed. No fsync: the dir holds files of this boot only. */
+/* Puts text in place of dir/name atomically (temporary file
+ * "<name>.new.<pid>" created O_EXCL, mode 0644, renamed over name): readers
+ * see the old file or the new one whole, two writers never share a
+ * temporary file, and a link planted at name is replaced, never followed.
+ * No fsync: the dir holds files of this boot only. */
 int bnd_safefile_replace(int dirfd, const char *name, const char *text, size_t len,
 			 char *err, size_t errlen);
 
