@@ -112,6 +112,10 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 
 	spank_context_t ctx = spank_context();
 	if (ctx == S_CTX_SLURMD) {
+		/* Once per slurmd start: what the node will do, for the admin. */
+		char desc[1024];
+		if (bnd_config_describe(&cfg, desc, sizeof(desc)) == BND_OK)
+			slurm_info(TAG ": settings: %s", desc);
 		if (cfg.enabled && bnd_topocache_warmup(cfg.state_dir, err, sizeof(err)) != BND_OK)
 			slurm_error(TAG ": warming the topology cache: %s", err);
 		return 0;
@@ -351,6 +355,11 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 	}
 	if (!spank_remote(sp))
 		return 0;
+	int suspends = 0, resumes = 0, deferrals = 0;
+	bnd_gang_counts(gang, &suspends, &resumes, &deferrals);
+	if (suspends || deferrals)
+		slurm_info(TAG ": job %u: step ends after %d suspension(s), %d resume(s), %d "
+			   "deferral(s)", step.job, suspends, resumes, deferrals);
 	bnd_gang_stop(gang);
 	gang = NULL;
 	free(task_pids);

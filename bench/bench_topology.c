@@ -10,6 +10,7 @@
 #include "binding/util/error.h"
 #include "binding/topology/topocache.h"
 #include "binding/topology/topology.h"
+#include "../tests/unit/testtopo.h"
 
 static double now(void)
 {
@@ -113,7 +114,7 @@ int main(void)
 		rc = 1;
 	} else {
 		int npus = t->npus;
-		int w = bnd_topocache_write(t, path, NULL, err, sizeof(err));
+		int w = tu_cache_write(t, path, NULL, err, sizeof(err));
 		bnd_topology_free(t);
 		if (w != BND_OK) {
 			fprintf(stderr, "bench_topology: %s\n", err);

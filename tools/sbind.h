@@ -15,6 +15,9 @@
 /* Exit codes are part of the interface (tests and admins rely on them). */
 enum { SBIND_EXIT_OK = 0, SBIND_EXIT_ERROR = 1, SBIND_EXIT_USAGE = 2, SBIND_EXIT_NOFIT = 3 };
 
+/* The exit code of a library result (BND_*). */
+int sbind_exit_of(int rc);
+
 
 /* --topology SRC if given; else with a state dir its topology cache; else
  * hwloc discovery of this machine. Prints the reason and returns NULL. */

@@ -39,13 +39,7 @@ int sbind_state_commit(const char *state_dir, const struct bnd_topology *t,
 		.mem_mib = mem->mib, .mbind = mem->mbind, .mem_reserve = mem->reserve,
 		.mem_out = mem->out,
 	};
-	int rc = bnd_state_allocate(&o, t, req, &a, out, err, errlen);
-	switch (rc) {
-	case BND_OK: return SBIND_EXIT_OK;
-	case BND_ENOFIT: return SBIND_EXIT_NOFIT;
-	case BND_EINVAL: return SBIND_EXIT_USAGE;
-	default: return SBIND_EXIT_ERROR;
-	}
+	return sbind_exit_of(bnd_state_allocate(&o, t, req, &a, out, err, errlen));
 }
 
 int sbind_state_avail(const char *state_dir, const struct bnd_topology *t,

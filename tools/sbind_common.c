@@ -14,8 +14,14 @@ struct bnd_topology *sbind_load_topology(const char *source, const char *state_d
 {
 	struct bnd_topology *t = NULL;
 	char err[BND_ERRLEN] = "";
-	int rc = source ? bnd_topology_load(&t, source, err, sizeof(err))
-			: bnd_topocache_load(&t, state_dir, err, sizeof(err));
+	size_t n = source ? strlen(source) : 0;
+	int rc;
+	if (!source)
+		rc = bnd_topocache_load(&t, state_dir, err, sizeof(err));
+	else if (n > 6 && strcmp(source + n - 6, ".cache") == 0)
+		rc = bnd_topocache_read(&t, source, NULL, err, sizeof(err));
+	else
+		rc = bnd_topology_load(&t, source, err, sizeof(err));
 	if (rc != BND_OK) {
 		fprintf(stderr, "sbind: topology: %s\n", err);
 		return NULL;
@@ -34,6 +40,16 @@ int sbind_parse_mask(const struct bnd_topology *t, const char *mask, bnd_cpuset_
 		return SBIND_EXIT_USAGE;
 	}
 	return SBIND_EXIT_OK;
+}
+
+int sbind_exit_of(int rc)
+{
+	switch (rc) {
+	case BND_OK: return SBIND_EXIT_OK;
+	case BND_ENOFIT: return SBIND_EXIT_NOFIT;
+	case BND_EINVAL: return SBIND_EXIT_USAGE;
+	default: return SBIND_EXIT_ERROR;
+	}
 }
 
 const char *sbind_state_dir(const char *opt)

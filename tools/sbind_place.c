@@ -339,9 +339,7 @@ int sbind_cmd_place(int argc, char **argv)
 		if (!rc)
 			rc = bnd_place_mem(t, &dom, req, o.ntasks, &mr, &p, &m, err, sizeof(err));
 		free(avail);
-		rc = rc == BND_ENOFIT ? SBIND_EXIT_NOFIT
-		   : rc == BND_EINVAL ? SBIND_EXIT_USAGE
-		   : rc ? SBIND_EXIT_ERROR : SBIND_EXIT_OK;
+		rc = sbind_exit_of(rc);
 	}
 	if (rc == SBIND_EXIT_OK) {
 		rc = report(t, &o, &p, mbind, &m);

@@ -663,25 +663,6 @@ const char *bnd_strategy_name(enum bnd_strategy s)
 	return "unknown";
 }
 
-const char *bnd_level_name(enum bnd_level l)
-{
-	switch (l) {
-	case BND_L_SOCKET: return "socket";
-	case BND_L_CORE: return "core";
-	case BND_L_THREAD: return "thread";
-	}
-	return "unknown";
-}
-
-const char *bnd_ptype_name(enum bnd_ptype t)
-{
-	switch (t) {
-	case BND_PT_TASK: return "task";
-	case BND_PT_NODE: return "node";
-	}
-	return "unknown";
-}
-
 const char *bnd_request_help(void)
 {
 	return

@@ -261,28 +261,6 @@ int bnd_state_gc(const struct bnd_state_opts *o, int *reclaimed, char *err, size
 	return rc;
 }
 
-int bnd_state_set_status(const struct bnd_state_opts *o, uint32_t job, uint32_t step,
-			 enum bnd_state_status status, char *err, size_t errlen)
-{
-	if ((unsigned)status > BND_ST_DEFERRED)
-		return bnd_fail(err, errlen, BND_EINVAL, "state: bad status %d", (int)status);
-	struct bnd_state_txn tx;
-	int rc = bnd_state_txn_begin(&tx, o, err, errlen);
-	if (rc)
-		return rc;
-	int i = bnd_statefile_find(&tx.f, job, step);
-	if (i < 0) {
-		rc = bnd_fail(err, errlen, BND_EINVAL,
-			      "state: no record for job %" PRIu32 " step %" PRIu32, job, step);
-	} else if (tx.f.rec[i].status != status) {
-		tx.f.rec[i].status = status;
-		bnd_state_txn_note(&tx, "status", &tx.f.rec[i]);
-	}
-	int crc = bnd_state_txn_commit(&tx, rc ? NULL : err, rc ? 0 : errlen);
-	bnd_state_txn_end(&tx);
-	return rc ? rc : crc;
-}
-
 int bnd_state_list(const struct bnd_state_opts *o, struct bnd_state_file *out,
 		   char *err, size_t errlen)
 {

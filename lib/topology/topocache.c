@@ -181,19 +181,6 @@ int bnd_topocache_write_at(const struct bnd_topology *t, int dirfd, const char *
 	return BND_OK;
 }
 
-int bnd_topocache_write(const struct bnd_topology *t, const char *path,
-			const char *boot_id, char *err, size_t errlen)
-{
-	const char *base;
-	int dfd;
-	int rc = open_parent(path, &base, &dfd, err, errlen);
-	if (rc != BND_OK)
-		return rc;
-	rc = bnd_topocache_write_at(t, dfd, base, boot_id, err, errlen);
-	close(dfd);
-	return rc;
-}
-
 static int check_header(const uint32_t *w, size_t n, const char *path, const char *boot,
 			char *err, size_t errlen)
 {

@@ -655,16 +655,6 @@ void bnd_topology_core_cpus(const struct bnd_topology *t, int core, bnd_cpuset_t
 		bnd_cpuset_set(out, t->pu_os[p]);
 }
 
-void bnd_topology_unit_cpus(const struct bnd_topology *t, int unit, bnd_cpuset_t *out)
-{
-	bnd_cpuset_zero(out);
-	if (unit < 0 || unit >= t->nunits)
-		return;
-	const struct bnd_unit *u = &t->units[unit];
-	for (int p = u->pu_first; p < u->pu_first + u->pu_count; p++)
-		bnd_cpuset_set(out, t->pu_os[p]);
-}
-
 int bnd_topology_core_of_cpu(const struct bnd_topology *t, int os_cpu)
 {
 	for (int p = 0; p < t->npus; p++)
@@ -703,39 +693,3 @@ int bnd_topology_numa_distance(const struct bnd_topology *t, int a, int b)
 	return a == b ? 10 : 20;
 }
 
-static void *dup_array(const void *src, size_t n, size_t elem, int *fail)
-{
-	void *d = malloc((n ? n : 1) * elem);
-	if (!d) {
-		*fail = 1;
-		return NULL;
-	}
-	if (src && n)
-		memcpy(d, src, n * elem);
-	return d;
-}
-
-struct bnd_topology *bnd_topology_clone(const struct bnd_topology *t)
-{
-	struct bnd_topology *c = malloc(sizeof(*c));
-	if (!c)
-		return NULL;
-	*c = *t;
-	int fail = 0;
-	c->units = dup_array(t->units, (size_t)t->nunits, sizeof(*t->units), &fail);
-	c->cores = dup_array(t->cores, (size_t)t->ncores, sizeof(*t->cores), &fail);
-	c->pu_os = dup_array(t->pu_os, (size_t)t->npus, sizeof(int), &fail);
-	c->pu_core = dup_array(t->pu_core, (size_t)t->npus, sizeof(int), &fail);
-	c->socket_first_core = dup_array(t->socket_first_core, (size_t)t->nsockets, sizeof(int), &fail);
-	c->socket_ncores = dup_array(t->socket_ncores, (size_t)t->nsockets, sizeof(int), &fail);
-	c->numa_os = dup_array(t->numa_os, (size_t)t->nnuma, sizeof(int), &fail);
-	c->numa_cpus = dup_array(t->numa_cpus, (size_t)t->nnuma, sizeof(*t->numa_cpus), &fail);
-	c->numa_mem = dup_array(t->numa_mem, (size_t)t->nnuma, sizeof(*t->numa_mem), &fail);
-	c->numa_dist = dup_array(t->numa_dist, (size_t)t->nnuma * (size_t)t->nnuma,
-				 sizeof(*t->numa_dist), &fail);
-	if (fail) {
-		bnd_topology_free(c);
-		return NULL;
-	}
-	return c;
-}

@@ -95,3 +95,12 @@ for _fp in lock.init txn.locked txn.loaded txn.temp_written txn.exchanged txn.co
 	$SBIND release --state "$D/fault" --job 90 >/dev/null
 done
 expect_rc "the shipped sbind has no fault point code" 1 sh -c "strings '$SBIND' | grep -q 'txn.exchanged'"
+
+# --topology FILE.cache: the state dir's topology cache, as the plugin reads it
+CD="$D/cachedir"; mkdir -m 755 "$CD"
+$SBIND place --state "$CD" --binding linear:1 >/dev/null 2>&1
+expect_out "--topology <state dir>/topology.cache reads the plugin's cache (this machine)" \
+"$($SBIND topology)" $SBIND topology --topology "$CD/topology.cache"
+printf 'garbage' >"$CD/bad.cache"
+expect_err "--topology of a damaged cache file: refused, saying why" 1 "bad.cache: truncated" \
+	$SBIND topology --topology "$CD/bad.cache"

@@ -20,6 +20,7 @@
 #include "binding/topology/topocache.h"
 #include "binding/topology/topology.h"
 #include "binding/util/error.h"
+#include "../unit/testtopo.h"
 
 static int rewrite_state(const char *dir, const char *boot, char *err, size_t errlen)
 {
@@ -69,7 +70,7 @@ int main(int argc, char **argv)
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/%s", argv[1], BND_TOPOCACHE_FILE);
 	if (bnd_topology_load(&t, NULL, err, sizeof(err)) ||
-	    bnd_topocache_write(t, path, argv[2], err, sizeof(err))) {
+	    tu_cache_write(t, path, argv[2], err, sizeof(err))) {
 		fprintf(stderr, "state_reboot: topology cache: %s\n", err);
 		bnd_topology_free(t);
 		return 1;

@@ -73,6 +73,10 @@ cluster_plugstack verbose
 conf=$(cat "$E2E_DIR/plugstack.conf")
 if [ -f "$E2E_BUILD/spank_binding.so" ]; then
 	assert_eq "required $E2E_DIR/lib/spank_binding.so state_dir=$E2E_STATE verbose" "$conf" "plugstack.conf lists the plugin"
+	# slurmd logs the plugin's effective settings once at start
+	assert_match "$(grep -h 'spank-binding: settings:' "$E2E_DIR"/log/slurmd*.log | head -1)" \
+		"spank-binding: settings: state_dir=$E2E_STATE enabled=yes .* on_failure=defer " \
+		"slurmd's log shows the plugin's effective settings"
 else
 	assert_not_contains "$conf" required "plugstack.conf lists no plugin while none is built"
 fi

@@ -19,6 +19,7 @@
 #include "binding/request/request.h"
 #include "binding/topology/topology.h"
 #include "binding/topology/topostring.h"
+#include "../unit/testtopo.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -120,7 +121,7 @@ static inline void fuzz_use_topology(const struct bnd_topology *t)
 		}
 	for (int u = 0; u < t->nunits; u++) {
 		bnd_cpuset_t m;
-		bnd_topology_unit_cpus(t, u, &m);
+		tu_unit_cpus(t, u, &m);
 		FUZZ_CHECK(bnd_cpuset_subset(&m, &t->all_cpus), "unit %d cpus", u);
 	}
 	for (int p = 0; p < t->npus; p++) {

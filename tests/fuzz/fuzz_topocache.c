@@ -118,7 +118,7 @@ static void check_layout(const struct bnd_topology *t)
 {
 	char err[BND_ERRLEN] = "";
 	size_t len, n;
-	FUZZ_CHECK(bnd_topocache_write(t, path, BOOT, err, sizeof(err)) == BND_OK, "%s", err);
+	FUZZ_CHECK(tu_cache_write(t, path, BOOT, err, sizeof(err)) == BND_OK, "%s", err);
 	close(fd);
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	FUZZ_CHECK(fd >= 0, "reopening %s", path);
@@ -137,7 +137,7 @@ static void write_seeds(const char *dir)
 	char err[BND_ERRLEN] = "";
 	for (size_t i = 0; i < sizeof(src) / sizeof(src[0]); i++) {
 		struct bnd_topology *t = fuzz_topology(src[i]);
-		FUZZ_CHECK(bnd_topocache_write(t, path, BOOT, err, sizeof(err)) == BND_OK, "%s", err);
+		FUZZ_CHECK(tu_cache_write(t, path, BOOT, err, sizeof(err)) == BND_OK, "%s", err);
 		close(fd);
 		fd = open(path, O_RDWR | O_CLOEXEC);
 		FUZZ_CHECK(fd >= 0, "reopening %s", path);
@@ -233,7 +233,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(bnd_topology_validate(t, err, sizeof(err)) == BND_OK,
 		   "a topology read from the cache does not validate: %s", err);
 	use(t);
-	FUZZ_CHECK(bnd_topocache_write(t, path, BOOT, err, sizeof(err)) == BND_OK, "%s", err);
+	FUZZ_CHECK(tu_cache_write(t, path, BOOT, err, sizeof(err)) == BND_OK, "%s", err);
 	close(fd);
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	FUZZ_CHECK(fd >= 0, "reopening %s", path);

@@ -146,7 +146,7 @@ static void use(const struct bnd_topology *t)
 	FUZZ_CHECK(bnd_topology_validate(t, err, sizeof(err)) == BND_OK, "%s", err);
 	fuzz_use_topology(t);
 	struct bnd_topology *back = NULL;
-	FUZZ_CHECK(bnd_topocache_write(t, cache_path, "fuzz", err, sizeof(err)) == BND_OK, "%s", err);
+	FUZZ_CHECK(tu_cache_write(t, cache_path, "fuzz", err, sizeof(err)) == BND_OK, "%s", err);
 	FUZZ_CHECK(bnd_topocache_read(&back, cache_path, "fuzz", err, sizeof(err)) == BND_OK,
 		   "cache of a loaded topology refused: %s", err);
 	FUZZ_CHECK(back->nunits == t->nunits && back->ncores == t->ncores && back->npus == t->npus &&

@@ -100,8 +100,6 @@ int bnd_mbind_parse(enum bnd_mbind *m, const char *text, char *err, size_t errle
 const char *bnd_mbind_name(enum bnd_mbind m);
 const char *bnd_instance_name(enum bnd_instance i);
 const char *bnd_strategy_name(enum bnd_strategy s);
-const char *bnd_level_name(enum bnd_level l);   /* "socket" "core" "thread" */
-const char *bnd_ptype_name(enum bnd_ptype t);   /* "task" "node" */
 
 /* The grammar, for --binding=help, sbind --help and the README. */
 const char *bnd_request_help(void);

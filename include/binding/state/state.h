@@ -99,10 +99,6 @@ int bnd_state_release_job(const struct bnd_state_opts *o, uint32_t job, int *rel
  * records dropped (stale owners, other boot, unsalvageable). */
 int bnd_state_gc(const struct bnd_state_opts *o, int *reclaimed, char *err, size_t errlen);
 
-/* Sets the status of (job, step); BND_EINVAL when there is no such record. */
-int bnd_state_set_status(const struct bnd_state_opts *o, uint32_t job, uint32_t step,
-			 enum bnd_state_status status, char *err, size_t errlen);
-
 /* Reads the records without the lock and without repairing anything (so it
  * works for unprivileged users): out (free with bnd_statefile_free) gets the
  * file as it is; damage is reported through o->log and what parses is

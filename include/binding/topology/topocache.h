@@ -46,18 +46,16 @@ int bnd_topocache_load_note(struct bnd_topology **out, const char *dir,
  * worth a log line. */
 int bnd_topocache_warmup(const char *dir, char *err, size_t errlen);
 
-/* Explicit file, for tests and tools. boot_id NULL = this boot's.
- * write: atomic, refuses to follow a symlink at path.
- * read: BND_ESTATE with the reason for a stale, foreign or corrupt file,
+/* An explicit cache file (sbind --topology FILE). boot_id NULL = this
+ * boot's. BND_ESTATE with the reason for a stale, foreign or corrupt file,
  * BND_ESYS when it cannot be opened; never reads out of bounds. */
-int bnd_topocache_write(const struct bnd_topology *t, const char *path,
-			const char *boot_id, char *err, size_t errlen);
 int bnd_topocache_read(struct bnd_topology **out, const char *path,
 		       const char *boot_id, char *err, size_t errlen);
 
-/* The same on a file of an open, trusted dir (util/safefile.h does the
- * open, the trust check, the read and the atomic replace); the path forms
- * above open path's parent and call these. */
+/* On a file of an open, trusted dir (util/safefile.h does the open, the
+ * trust check, the read and the atomic replace: readers see a whole file,
+ * a link planted at name is replaced, never followed); the path form above
+ * opens path's parent and reads through it. */
 int bnd_topocache_write_at(const struct bnd_topology *t, int dirfd, const char *name,
 			   const char *boot_id, char *err, size_t errlen);
 int bnd_topocache_read_at(struct bnd_topology **out, int dirfd, const char *name,

@@ -123,9 +123,8 @@ void bnd_topology_free(struct bnd_topology *t);
 
 /* Core index for Grid Engine <socket>,<core>, or -1 if it does not exist. */
 int bnd_topology_core_at(const struct bnd_topology *t, int socket, int core);
-/* OS cpus of a core / of any unit. */
+/* OS cpus of a core. */
 void bnd_topology_core_cpus(const struct bnd_topology *t, int core, bnd_cpuset_t *out);
-void bnd_topology_unit_cpus(const struct bnd_topology *t, int unit, bnd_cpuset_t *out);
 /* Core index holding OS cpu id, -1 if none. */
 int bnd_topology_core_of_cpu(const struct bnd_topology *t, int os_cpu);
 /* OS NUMA node ids local to the given cpus (set bits = os node ids, in a
@@ -149,9 +148,5 @@ int bnd_topology_validate(const struct bnd_topology *t, char *err, size_t errlen
 /* Recomputes numa_cpus (from each core's nearest node) and all_cpus from
  * cores and pu_os (allocates numa_cpus). BND_ENOMEM on failure. */
 int bnd_topology_fill_cpusets(struct bnd_topology *t);
-
-/* Build a topology from already-flattened arrays (used by the cache reader
- * and by tests). Takes ownership of nothing: copies. */
-struct bnd_topology *bnd_topology_clone(const struct bnd_topology *t);
 
 #endif

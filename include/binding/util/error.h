@@ -27,6 +27,4 @@ enum bnd_rc {
 int bnd_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-const char *bnd_rc_name(int rc);
-
 #endif

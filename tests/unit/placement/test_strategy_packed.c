@@ -11,6 +11,7 @@
 #include "binding/topology/topostring.h"
 #include "binding/topology/unitsort.h"
 #include "testutil.h"
+#include "testtopo.h"
 
 #define T1 "pack:2 l3:1 core:4 pu:1" /* NSXCCCCSXCCCC */
 #define M1 "NSXCCccSXCCCC"
@@ -330,7 +331,7 @@ START_TEST(epyc_one_l3)
 	for (int u = 0; u < t->nunits && x < 0; u++)
 		if (t->units[u].type == BND_U_L3)
 			x = u;
-	bnd_topology_unit_cpus(t, x, &l3);
+	tu_unit_cpus(t, x, &l3);
 	ck_assert(bnd_cpuset_equal(&cpus, &l3));
 	ck_assert_int_eq(bnd_cpuset_count(&cpus), t->units[x].pu_count);
 	for (int c = 0; c < t->ncores; c++) {

@@ -17,6 +17,7 @@
 #include "binding/util/error.h"
 #include "binding/placement/place.h"
 #include "binding/state/state.h"
+#include "binding/state/transition.h"
 #include "binding/state/statelock.h"
 #include "binding/topology/topostring.h"
 #include "statetest.h"
@@ -211,9 +212,8 @@ START_TEST(bad_arguments)
 	ck_assert_int_eq(bnd_state_allocate(&env.opts, t, st_req("linear:1"), &a, &p, err,
 					    sizeof(err)), BND_EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "is not running"));
-	ck_assert_int_eq(bnd_state_set_status(&env.opts, 9, 9, BND_ST_SUSPENDED, err, sizeof(err)),
-			 BND_EINVAL);
-	ck_assert_str_eq(err, "state: no record for job 9 step 9");
+	ck_assert_int_eq(bnd_state_suspend(&env.opts, 9, 9, "test", err, sizeof(err)), BND_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "no record for job 9 step 9"));
 	bnd_topology_free(t);
 }
 END_TEST
@@ -315,22 +315,29 @@ START_TEST(suspended_and_deferred_hold_nothing)
 	ck_assert_str_eq(alloc(t, "linear:2", args(1, 0, 1)), "0-1");
 	ck_assert_str_eq(alloc(t, "linear:1", args(2, 0, 1)),
 			 "ENOFIT: linear: 1 cores needed, only 0 free");
-	ck_assert_int_eq(bnd_state_set_status(&env.opts, 1, 0, BND_ST_SUSPENDED, err, sizeof(err)),
-			 BND_OK);
+	ck_assert_int_eq(bnd_state_suspend(&env.opts, 1, 0, "test", err, sizeof(err)), BND_OK);
 	ck_assert_str_eq(alloc(t, "linear:1", args(2, 0, 1)), "0");
-	ck_assert_int_eq(bnd_state_set_status(&env.opts, 2, 0, BND_ST_DEFERRED, err, sizeof(err)),
-			 BND_OK);
-	ck_assert_str_eq(alloc(t, "linear:2", args(3, 0, 1)), "0-1");
+	/* job 9 resumes while job 2 holds cpu 0: deferred, holding nothing */
+	struct bnd_alloc_args a9 = args(9, 0, 1);
+	struct bnd_resume_args ra = { .a = &a9 };
+	struct bnd_placement p;
+	enum bnd_resume_result res;
+	ck_assert_int_eq(bnd_state_resume(&env.opts, t, st_req("linear:2"), &ra, &p, &res, err,
+					  sizeof(err)), BND_ENOFIT);
+	ck_assert_int_eq(res, BND_RESUME_DEFERRED);
+	ck_assert_str_eq(alloc(t, "linear:1", args(3, 0, 1)), "1");
+	ck_assert_str_eq(alloc(t, "linear:1", args(2, 1, 1)), "ENOFIT: linear: 1 cores needed, only 0 free");
 	char *text = st_read(st_path(&env, "state"), NULL);
 	ck_assert_ptr_nonnull(strstr(text, "rec job=1 step=0 "));
 	ck_assert_ptr_nonnull(strstr(text, " status=suspended "));
 	ck_assert_ptr_nonnull(strstr(text, " status=deferred "));
 	free(text);
 	struct bnd_state_file f = list();
-	ck_assert_int_eq(f.nrec, 3);
-	ck_assert_int_eq(f.rec[0].status, BND_ST_SUSPENDED);
-	ck_assert_int_eq(f.rec[1].status, BND_ST_DEFERRED);
-	ck_assert_int_eq(f.rec[2].status, BND_ST_ACTIVE);
+	ck_assert_int_eq(f.nrec, 4);
+	for (int i = 0; i < f.nrec; i++)
+		ck_assert_int_eq(f.rec[i].status, f.rec[i].job == 1   ? BND_ST_SUSPENDED
+						  : f.rec[i].job == 9 ? BND_ST_DEFERRED
+								      : BND_ST_ACTIVE);
 	bnd_statefile_free(&f);
 	bnd_topology_free(t);
 }
@@ -353,10 +360,9 @@ START_TEST(journal_in_commit_order)
 	char err[BND_ERRLEN] = "";
 	ck_assert_str_eq(alloc(t, "linear:1", args(1, 0, 1)), "0");
 	ck_assert_str_eq(alloc(t, "linear:1", args(1, 0, 1)), "0");
-	ck_assert_int_eq(bnd_state_set_status(&env.opts, 1, 0, BND_ST_SUSPENDED, err, sizeof(err)),
-			 BND_OK);
+	ck_assert_int_eq(bnd_state_suspend(&env.opts, 1, 0, "test", err, sizeof(err)), BND_OK);
 	ck_assert_int_eq(bnd_state_release(&env.opts, 1, 0, NULL, err, sizeof(err)), BND_OK);
-	ck_assert_str_eq(journal, "grant job=1 |release job=|grant job=1 |status job=1|release job=|");
+	ck_assert_str_eq(journal, "grant job=1 |release job=|grant job=1 |suspend job=|release job=|");
 	bnd_topology_free(t);
 }
 END_TEST

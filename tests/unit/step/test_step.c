@@ -13,6 +13,7 @@
 #include "binding/topology/topocache.h"
 #include "binding/topology/topostring.h"
 #include "testutil.h"
+#include "testtopo.h"
 
 static char dir[64], state[96];
 static struct bnd_config cfg;
@@ -570,7 +571,7 @@ static struct bnd_topology *fake_node(const char *source)
 	ck_assert_msg(bnd_topocache_warmup(cfg.state_dir, err, sizeof(err)) == BND_OK, "%s", err);
 	ck_assert_msg(bnd_topology_load(&t, source, err, sizeof(err)) == BND_OK, "%s", err);
 	snprintf(path, sizeof(path), "%s/" BND_TOPOCACHE_FILE, state);
-	ck_assert_msg(bnd_topocache_write(t, path, NULL, err, sizeof(err)) == BND_OK, "%s", err);
+	ck_assert_msg(tu_cache_write(t, path, NULL, err, sizeof(err)) == BND_OK, "%s", err);
 	return t;
 }
 

@@ -17,6 +17,7 @@
 #include "binding/topology/topology.h"
 #include "binding/topology/topostring.h"
 #include "testutil.h"
+#include "testtopo.h"
 
 /* File layout of lib/topology/topocache.c (32-bit words), for the corruption tests. */
 #define W_VERSION 2
@@ -110,7 +111,7 @@ static void round_trip(const char *src, const char *path)
 {
 	struct bnd_topology *t = tu_topo(src), *r = NULL;
 	char err[BND_ERRLEN] = "";
-	ck_assert_msg(bnd_topocache_write(t, path, "test-boot", err, sizeof(err)) == BND_OK,
+	ck_assert_msg(tu_cache_write(t, path, "test-boot", err, sizeof(err)) == BND_OK,
 		      "%s: %s", src, err);
 	ck_assert_msg(bnd_topocache_read(&r, path, "test-boot", err, sizeof(err)) == BND_OK,
 		      "%s: %s", src, err);
@@ -216,7 +217,7 @@ START_TEST(refusals)
 	snprintf(other, sizeof(other), "%s/d", dir);
 	struct bnd_topology *t = tu_topo("pack:2 numa:2 core:2 pu:2");
 	char err[BND_ERRLEN];
-	ck_assert_int_eq(bnd_topocache_write(t, path, "boot-a", err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(tu_cache_write(t, path, "boot-a", err, sizeof(err)), BND_OK);
 	refused(path, "boot-b", "boot boot-a, this is boot boot-b");
 
 	size_t n;
@@ -270,7 +271,7 @@ START_TEST(refusals)
 	refused(other, "boot-a", "symlink");
 	/* Writing over the link replaces the link, not the file it names. */
 	struct bnd_topology *small = tu_topo("pack:1 core:1");
-	ck_assert_int_eq(bnd_topocache_write(small, other, "boot-a", err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(tu_cache_write(small, other, "boot-a", err, sizeof(err)), BND_OK);
 	struct stat st;
 	ck_assert_int_eq(lstat(other, &st), 0);
 	ck_assert(S_ISREG(st.st_mode));
@@ -304,7 +305,7 @@ START_TEST(fuzz_payload)
 	snprintf(path, sizeof(path), "%s/c", dir);
 	struct bnd_topology *t = tu_topo("pack:2 numa:2 l3:1 core:2 pu:2");
 	char err[BND_ERRLEN];
-	ck_assert_int_eq(bnd_topocache_write(t, path, "b", err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(tu_cache_write(t, path, "b", err, sizeof(err)), BND_OK);
 	size_t n;
 	uint32_t *good = slurp(path, &n);
 	uint32_t *w = malloc(n * 4);
@@ -406,7 +407,7 @@ START_TEST(load_this_machine)
 	bnd_topology_free(t);
 
 	/* Written in another boot: not used. */
-	ck_assert_int_eq(bnd_topocache_write(hw, path, "00000000-0000-0000-0000-000000000000",
+	ck_assert_int_eq(tu_cache_write(hw, path, "00000000-0000-0000-0000-000000000000",
 					     err, sizeof(err)), BND_OK);
 	t = load(dir, note, sizeof(note));
 	ck_assert_msg(strstr(note, "written in boot 00000000-") && strstr(note, "rewritten"),
@@ -419,7 +420,7 @@ START_TEST(load_this_machine)
 	/* A cache of another topology for this boot is trusted as is: the
 	 * file, not hwloc, is what a hit returns. */
 	struct bnd_topology *other = tu_topo("pack:3 core:1");
-	ck_assert_int_eq(bnd_topocache_write(other, path, NULL, err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(tu_cache_write(other, path, NULL, err, sizeof(err)), BND_OK);
 	t = load(dir, note, sizeof(note));
 	same(other, t);
 	bnd_topology_free(t);

@@ -1,0 +1,148 @@
+#!/bin/bash
+# g60_suspend.sh (guest node, cgroup v2): the suspend lifecycle where
+# proctrack/cgroup freezes a step through cgroup.freeze. A user's
+# `scancel -s STOP` keeps the cores; `scontrol suspend` releases them (the
+# records become suspended with no cpus) and a job started meanwhile is
+# bound; after `scontrol resume` the job is deferred while its cores are
+# held, or bound again on free ones, and once the other job ends its tasks
+# are bound again, one core (two threads) each.
+#
+# Evidence is what the tasks see: each task of a sampler job appends
+# "<time> <pid> <Cpus_allowed_list>" of its own /proc/PID/status every
+# 0.2 s to $E2E_WORK/s.<job>.<task>. Every wait is for a state, bounded by
+# a hang guard; no verdict depends on the machine's speed.
+. "$(dirname "$0")/../e2e/lib.sh"
+. "$(dirname "$0")/../e2e/binding_helpers.sh"
+. "$(dirname "$0")/guest_helpers.sh"
+need_plugin
+HANG=$(e2e_wait_secs 600)
+# verbose: the watcher logs its verdict on a user's stop (restored at the end)
+cluster_plugstack ${E2E_PLUGSTACK_DEFAULT:-} verbose
+
+SAMPLER=$(user_file g60-sampler.sh <<-'EOS'
+	#!/bin/bash
+	out=$SLURM_SUBMIT_DIR/s.$SLURM_JOB_ID.$SLURM_PROCID
+	while :; do
+		while read -r k v; do [ "$k" = Cpus_allowed_list: ] && c=$v; done </proc/$$/status
+		echo "$EPOCHREALTIME $$ $c" >>"$out"
+		sleep 0.2
+	done
+EOS
+)
+# -c2: Slurm gives each task a core's two threads (cgroup cpuset); with
+# --cpu-bind=none only this plugin binds them.
+sampler_job() {
+	sbatch_as_user -J "$1" -n2 -c2 --binding=linear:1 -o "$E2E_WORK/$1.out" \
+		--wrap "srun --cpu-bind=none $SAMPLER"
+}
+nsamples() { cat "$E2E_WORK/s.$1.$2" 2>/dev/null | wc -l; }
+last_cpus() { tail -n 1 "$E2E_WORK/s.$1.$2" 2>/dev/null | awk '{ print $3 }'; }
+task_pid() { tail -n 1 "$E2E_WORK/s.$1.$2" 2>/dev/null | awk '{ print $2 }'; }
+
+# Both tasks' newest samples (after sample numbers $2 and $3) show two cpus
+# each (one core's threads), different ones.
+_bound_apart() {	# JOB [AFTER0 AFTER1]
+	local c0 c1
+	[ "$(nsamples "$1" 0)" -gt "${2:-0}" ] && [ "$(nsamples "$1" 1)" -gt "${3:-0}" ] || return 1
+	c0=$(last_cpus "$1" 0) c1=$(last_cpus "$1" 1)
+	[ "$(cpulist_count "$c0")" = 2 ] && [ "$(cpulist_count "$c1")" = 2 ] &&
+		[ -z "$(comm -12 <(cpulist_expand "$c0" | tr ' ' '\n' | sort) <(cpulist_expand "$c1" | tr ' ' '\n' | sort))" ]
+}
+wait_bound_apart() { _e2e_wait_until "$HANG" _bound_apart "$@"; }
+_records_all() {	# JOB STATUS
+	local recs
+	recs=$(state_records | grep " job=$1 ")
+	[ -n "$recs" ] && ! echo "$recs" | grep -qv " status=$2 "
+}
+wait_records() { _e2e_wait_until "$HANG" _records_all "$@"; }
+_records_resumed() { _records_all "$1" active || _records_all "$1" deferred; }
+# Stopped: state T (a signal), or its cgroup v2 frozen (proctrack/cgroup
+# turns SIGSTOP into cgroup.freeze; a frozen task shows state S).
+_procs_stopped() {
+	local p s cg
+	for p in "$@"; do
+		s=$(sed -E 's/^[0-9]+ \(.*\) (.).*/\1/' "/proc/$p/stat" 2>/dev/null)
+		[ "$s" = T ] && continue
+		cg=$(sed -n 's/^0:://p' "/proc/$p/cgroup" 2>/dev/null)
+		# the freeze is set on a parent (the step's cgroup): any frozen level
+		while [ -n "$cg" ] && [ "$cg" != / ]; do
+			grep -qx 'frozen 1' "/sys/fs/cgroup$cg/cgroup.events" 2>/dev/null && break
+			cg=${cg%/*}
+		done
+		[ -n "$cg" ] && [ "$cg" != / ] || return 1
+	done
+}
+held() { state_records | grep " job=$1 " | sed -E 's/.* (cpus=[^ ]* tasks=[^ ]*).*/\1/' | sort; }
+record_cpus() { state_records | grep " job=$1 " | sed -nE 's/.* cpus=([^ ]*) .*/\1/p' | tr '\n' ',' | sed 's/,$//'; }
+
+a=$(sampler_job g60a) || { e2e_fail "sbatch g60a refused"; e2e_done; }
+wait_bound_apart "$a" || { e2e_fail "job $a: tasks never bound a core each: $(last_cpus "$a" 0) / $(last_cpus "$a" 1)"; e2e_done; }
+wait_records "$a" active || e2e_fail "job $a: records not active"
+e2e_note "job $a: tasks on $(last_cpus "$a" 0) and $(last_cpus "$a" 1); records $(held "$a" | tr '\n' ' ')"
+
+# 1. The user's own stop: the cores stay.
+before=$(held "$a")
+p0=$(task_pid "$a" 0) p1=$(task_pid "$a" 1)
+scancel -s STOP "$a"
+_e2e_wait_until "$HANG" _procs_stopped "$p0" "$p1" || e2e_fail "job $a: tasks never stopped"
+stop_seen() { grep -q "job $a step 0: tasks stopped, not by a Slurm suspension" "$E2E_DIR/log/slurmd.log"; }
+if _e2e_wait_until "$HANG" stop_seen; then
+	e2e_pass "job $a: scancel -s STOP judged the user's stop (cgroup v2)"
+else
+	e2e_fail "job $a: no verdict on the user's stop in slurmd's log"
+fi
+assert_eq "$before" "$(held "$a")" "job $a: stopped by its user, its records keep the same cores"
+assert_eq "" "$(state_records | grep " job=$a " | grep -v ' status=active ')" "job $a: records stay active"
+n0=$(nsamples "$a" 0) n1=$(nsamples "$a" 1)
+scancel -s CONT "$a"
+wait_bound_apart "$a" "$n0" "$n1" || e2e_fail "job $a: no bound samples after CONT"
+
+# 2. scontrol suspend: cgroup.freeze, records suspended with no cpus.
+scontrol suspend "$a"
+if wait_records "$a" suspended; then
+	e2e_pass "job $a: records suspended after scontrol suspend (cgroup v2 freeze seen)"
+else
+	e2e_fail "job $a: records not suspended: $(state_records | grep " job=$a " | tr '\n' '|')"
+fi
+assert_eq "" "$(state_records | grep " job=$a " | grep -v ' cpus= tasks= ')" "job $a: suspended records hold no cpus"
+assert_match "$(sbind_status --job "$a")" "suspended .*slurm-suspend" "sbind status --job $a: suspended, since when and why"
+
+# 3. A job started meanwhile is bound.
+c=$(sampler_job g60c) || e2e_fail "sbatch g60c refused"
+wait_bound_apart "$c" || e2e_fail "job $c: tasks not bound a core each"
+wait_records "$c" active || e2e_fail "job $c: records not active"
+c_cpus=$(record_cpus "$c")
+e2e_note "job $c (started while $a is suspended): tasks on $(last_cpus "$c" 0) and $(last_cpus "$c" 1), records hold $c_cpus"
+
+# 4. Resume while C runs: deferred when C holds its cores, else bound on
+# free ones; never on C's cpus.
+n0=$(nsamples "$a" 0) n1=$(nsamples "$a" 1)
+scontrol resume "$a"
+_e2e_wait_until "$HANG" _records_resumed "$a" || e2e_fail "job $a: neither active nor deferred after resume: $(state_records | grep " job=$a " | tr '\n' '|')"
+if _records_all "$a" deferred; then
+	e2e_pass "job $a: resumed while $c holds its cores: deferred"
+else
+	wait_bound_apart "$a" "$n0" "$n1" || e2e_fail "job $a: active after resume but tasks not bound"
+	a_now=$(last_cpus "$a" 0),$(last_cpus "$a" 1)
+	assert_eq "" "$(comm -12 <(cpulist_expand "$a_now" | tr ' ' '\n' | sort) <(cpulist_expand "$c_cpus" | tr ' ' '\n' | sort) | tr '\n' ' ')" \
+		"job $a: rebound after resume on cpus $a_now, none of job $c's ($c_cpus)"
+fi
+assert_eq 2 "$(cpulist_count "$(last_cpus "$c" 0)")" "job $c keeps its binding"
+
+# 5. C ends: A bound again, a core each.
+n0=$(nsamples "$a" 0) n1=$(nsamples "$a" 1)
+scancel "$c"
+wait_job_done "$c" "$HANG" >/dev/null
+if wait_bound_apart "$a" "$n0" "$n1"; then
+	e2e_pass "job $a: bound again, a core each ($(last_cpus "$a" 0), $(last_cpus "$a" 1)), after $c ended"
+else
+	e2e_fail "job $a: tasks not bound again: $(last_cpus "$a" 0) / $(last_cpus "$a" 1)"
+fi
+wait_records "$a" active || e2e_fail "job $a: records not active again"
+scancel "$a"
+wait_job_done "$a" "$HANG" >/dev/null
+no_records() { [ -z "$(state_records | grep -E " job=($a|$c) ")" ]; }
+_e2e_wait_until "$HANG" no_records
+assert_eq "" "$(state_records | grep -E " job=($a|$c) ")" "no record of $a or $c is left"
+cluster_plugstack ${E2E_PLUGSTACK_DEFAULT:-}
+e2e_done
