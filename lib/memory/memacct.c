@@ -42,17 +42,17 @@ uint64_t bnd_mem_task_share(uint64_t step_mib, int ntasks)
 
 /* Spreads mib evenly over the set nodes (NUMA indices); the remainder goes
  * to the first ones so nothing is lost. */
-static void spread(const struct bnd_topology *t, const bnd_cpuset_t *nodes, uint64_t mib,
+static void spread(const struct bnd_topology *t, const bnd_nodeset_t *nodes, uint64_t mib,
 		   uint64_t *demand)
 {
 	int k = 0;
 	for (int i = 0; i < t->nnuma; i++)
-		k += bnd_cpuset_isset(nodes, i);
+		k += bnd_nodeset_isset(nodes, i);
 	if (!k)
 		return;
 	uint64_t each = mib / (uint64_t)k, rest = mib % (uint64_t)k;
 	for (int i = 0; i < t->nnuma; i++)
-		if (bnd_cpuset_isset(nodes, i)) {
+		if (bnd_nodeset_isset(nodes, i)) {
 			demand[i] += each + (rest ? 1 : 0);
 			if (rest)
 				rest--;
@@ -60,18 +60,18 @@ static void spread(const struct bnd_topology *t, const bnd_cpuset_t *nodes, uint
 }
 
 /* NUMA indices local to the cpus (each cpu's nearest node). */
-static void local_nodes(const struct bnd_topology *t, const bnd_cpuset_t *cpus, bnd_cpuset_t *out)
+static void local_nodes(const struct bnd_topology *t, const bnd_cpuset_t *cpus, bnd_nodeset_t *out)
 {
-	bnd_cpuset_zero(out);
+	bnd_nodeset_zero(out);
 	for (int p = 0; p < t->npus; p++)
 		if (bnd_cpuset_isset(cpus, t->pu_os[p]) && t->cores[t->pu_core[p]].numa >= 0)
-			bnd_cpuset_set(out, t->cores[t->pu_core[p]].numa);
+			bnd_nodeset_set(out, t->cores[t->pu_core[p]].numa);
 }
 
 /* The same from the task's cores (placement knows them): no scan of every
  * PU, which matters on 1000-PU nodes where placement runs in microseconds. */
 static void task_nodes(const struct bnd_topology *t, const struct bnd_task_place *tp,
-		       bnd_cpuset_t *out)
+		       bnd_nodeset_t *out)
 {
 	if (!tp->ncores) {
 		/* An unbound task: its memory lands anywhere; count it on every
@@ -79,30 +79,30 @@ static void task_nodes(const struct bnd_topology *t, const struct bnd_task_place
 		local_nodes(t, &t->all_cpus, out);
 		return;
 	}
-	bnd_cpuset_zero(out);
+	bnd_nodeset_zero(out);
 	for (int c = 0; c < tp->ncores; c++)
 		if (t->cores[tp->cores[c]].numa >= 0)
-			bnd_cpuset_set(out, t->cores[tp->cores[c]].numa);
+			bnd_nodeset_set(out, t->cores[tp->cores[c]].numa);
 }
 
 void bnd_mem_demand(const struct bnd_topology *t, const struct bnd_placement *p,
-		    enum bnd_mbind m, const bnd_cpuset_t *nodes, uint64_t step_mib,
+		    enum bnd_mbind m, const bnd_nodeset_t *nodes, uint64_t step_mib,
 		    uint64_t *demand)
 {
 	memset(demand, 0, (size_t)t->nnuma * sizeof(*demand));
 	if (!step_mib || !p || p->ntasks < 1)
 		return;
 	uint64_t share = bnd_mem_task_share(step_mib, p->ntasks);
-	bnd_cpuset_t where, one;
+	bnd_nodeset_t where, one;
 	if (m == BND_M_NLOCAL && nodes) {
 		spread(t, nodes, share * (uint64_t)p->ntasks, demand);
 		return;
 	}
 	if (m == BND_M_ROUND_ROBIN) {
-		bnd_cpuset_zero(&where);
+		bnd_nodeset_zero(&where);
 		for (int i = 0; i < p->ntasks; i++) {
 			task_nodes(t, &p->tasks[i], &one);
-			bnd_cpuset_or(&where, &one);
+			bnd_nodeset_or(&where, &one);
 		}
 		spread(t, &where, share * (uint64_t)p->ntasks, demand);
 		return;

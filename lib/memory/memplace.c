@@ -107,13 +107,13 @@ static void avail_text(const struct bnd_topology *t, const uint64_t *avail, char
 
 /* The nodes nearest to seed (itself first), count of them, among nodes
  * with cpus; ties by NUMA index. */
-static void nearest(const struct bnd_topology *t, int seed, int count, bnd_cpuset_t *set)
+static void nearest(const struct bnd_topology *t, int seed, int count, bnd_nodeset_t *set)
 {
-	bnd_cpuset_zero(set);
+	bnd_nodeset_zero(set);
 	for (int n = 0; n < count; n++) {
 		int best = -1, bd = 0;
 		for (int k = 0; k < t->nnuma; k++) {
-			if (bnd_cpuset_isset(set, k) || bnd_cpuset_empty(&t->numa_cpus[k]))
+			if (bnd_nodeset_isset(set, k) || bnd_cpuset_empty(&t->numa_cpus[k]))
 				continue;
 			int d = k == seed ? -1 : bnd_topology_numa_distance(t, seed, k);
 			if (best < 0 || d < bd) {
@@ -123,29 +123,29 @@ static void nearest(const struct bnd_topology *t, int seed, int count, bnd_cpuse
 		}
 		if (best < 0)
 			return;
-		bnd_cpuset_set(set, best);
+		bnd_nodeset_set(set, best);
 	}
 }
 
-static uint64_t sum_avail(const struct bnd_topology *t, const bnd_cpuset_t *set,
+static uint64_t sum_avail(const struct bnd_topology *t, const bnd_nodeset_t *set,
 			  const uint64_t *avail)
 {
 	uint64_t s = 0;
 	for (int k = 0; k < t->nnuma; k++)
-		if (bnd_cpuset_isset(set, k))
+		if (bnd_nodeset_isset(set, k))
 			s += avail ? avail[k] : UINT64_MAX / 4096;
 	return s;
 }
 
 /* Tries the request inside the cpus of the node set. */
 static int try_nodes(const struct bnd_topology *t, const struct bnd_domain *dom,
-		     const struct bnd_request *r, int ntasks, const bnd_cpuset_t *set,
+		     const struct bnd_request *r, int ntasks, const bnd_nodeset_t *set,
 		     struct bnd_placement *out)
 {
 	bnd_cpuset_t inside;
 	bnd_cpuset_zero(&inside);
 	for (int k = 0; k < t->nnuma; k++)
-		if (bnd_cpuset_isset(set, k))
+		if (bnd_nodeset_isset(set, k))
 			bnd_cpuset_or(&inside, &t->numa_cpus[k]);
 	if (dom && dom->allowed)
 		bnd_cpuset_and(&inside, dom->allowed);
@@ -170,12 +170,12 @@ static int place_nlocal(const struct bnd_topology *t, const struct bnd_domain *d
 		r = &lin;
 	}
 	/* One node holding the whole step: the one with the most free memory. */
-	bnd_cpuset_t tried;
-	bnd_cpuset_zero(&tried);
+	bnd_nodeset_t tried;
+	bnd_nodeset_zero(&tried);
 	for (;;) {
 		int best = -1;
 		for (int k = 0; k < t->nnuma; k++) {
-			if (bnd_cpuset_isset(&tried, k) || bnd_cpuset_empty(&t->numa_cpus[k]))
+			if (bnd_nodeset_isset(&tried, k) || bnd_cpuset_empty(&t->numa_cpus[k]))
 				continue;
 			uint64_t a = m->avail ? m->avail[k] : UINT64_MAX;
 			if (a < m->step_mib)
@@ -185,10 +185,10 @@ static int place_nlocal(const struct bnd_topology *t, const struct bnd_domain *d
 		}
 		if (best < 0)
 			break;
-		bnd_cpuset_set(&tried, best);
-		bnd_cpuset_t one;
-		bnd_cpuset_zero(&one);
-		bnd_cpuset_set(&one, best);
+		bnd_nodeset_set(&tried, best);
+		bnd_nodeset_t one;
+		bnd_nodeset_zero(&one);
+		bnd_nodeset_set(&one, best);
 		if (try_nodes(t, dom, r, ntasks, &one, out) == BND_OK) {
 			res->nodes = one;
 			res->bind = 1;
@@ -200,11 +200,11 @@ static int place_nlocal(const struct bnd_topology *t, const struct bnd_domain *d
 	for (int count = 1; count <= t->nnuma; count++) {
 		int found = 0, best_cover = 0;
 		long best_dist = 0;
-		bnd_cpuset_t best;
+		bnd_nodeset_t best;
 		for (int seed = 0; seed < t->nnuma; seed++) {
 			if (bnd_cpuset_empty(&t->numa_cpus[seed]))
 				continue;
-			bnd_cpuset_t set;
+			bnd_nodeset_t set;
 			nearest(t, seed, count, &set);
 			struct bnd_placement p;
 			if (try_nodes(t, dom, r, ntasks, &set, &p) != BND_OK)
@@ -214,7 +214,7 @@ static int place_nlocal(const struct bnd_topology *t, const struct bnd_domain *d
 			long dist = 0;
 			for (int a = 0; a < t->nnuma; a++)
 				for (int b = 0; b < t->nnuma; b++)
-					if (bnd_cpuset_isset(&set, a) && bnd_cpuset_isset(&set, b))
+					if (bnd_nodeset_isset(&set, a) && bnd_nodeset_isset(&set, b))
 						dist += bnd_topology_numa_distance(t, a, b);
 			if (!found || cover > best_cover || (cover == best_cover && dist < best_dist)) {
 				found = 1;
@@ -283,14 +283,20 @@ done:
 	return rc;
 }
 
+void bnd_mem_os_nodes(const struct bnd_topology *t, const struct bnd_mem_result *res,
+		      bnd_nodeset_t *os)
+{
+	bnd_nodeset_zero(os);
+	for (int k = 0; k < t->nnuma; k++)
+		if (bnd_nodeset_isset(&res->nodes, k))
+			bnd_nodeset_set(os, t->numa_os[k]);
+}
+
 void bnd_mem_nodes_text(const struct bnd_topology *t, const struct bnd_mem_result *res,
 			char *buf, size_t len)
 {
-	bnd_cpuset_t os;
-	bnd_cpuset_zero(&os);
-	for (int k = 0; k < t->nnuma; k++)
-		if (bnd_cpuset_isset(&res->nodes, k))
-			bnd_cpuset_set(&os, t->numa_os[k]);
-	if (bnd_cpuset_format_list(&os, buf, len) != BND_OK && len)
+	bnd_nodeset_t os;
+	bnd_mem_os_nodes(t, res, &os);
+	if (bnd_nodeset_format_list(&os, buf, len) != BND_OK && len)
 		buf[0] = '\0';
 }

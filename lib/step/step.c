@@ -368,10 +368,10 @@ int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
 	int mfail = 0;
 	char nodes[256] = "";
 	if (s->mbind == BND_M_NLOCAL && bound) {
-		bnd_mem_nodes_text(s->topo, &s->mem, nodes, sizeof(nodes));
-		bnd_cpuset_t os;
-		mfail = bnd_cpuset_parse_list(&os, nodes, merr, sizeof(merr)) != BND_OK ||
-			bnd_apply_mempolicy_nodes(&os, s->mem.bind, mdesc, sizeof(mdesc), merr,
+		bnd_nodeset_t os;
+		bnd_mem_os_nodes(s->topo, &s->mem, &os);
+		bnd_nodeset_format_list(&os, nodes, sizeof(nodes));
+		mfail = bnd_apply_mempolicy_nodes(&os, s->mem.bind, mdesc, sizeof(mdesc), merr,
 						  sizeof(merr)) != BND_OK;
 	} else if (s->mbind != BND_M_NONE) {
 		if (bound || s->mbind == BND_M_ROUND_ROBIN || s->mbind == BND_M_NLOCAL)
@@ -408,9 +408,9 @@ int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
 	/* The nodes the policy names, as the kernel was told. */
 	if (!mfail && !nodes[0] && (s->mbind == BND_M_CORES || s->mbind == BND_M_CORES_STRICT) &&
 	    bound) {
-		bnd_cpuset_t os;
+		bnd_nodeset_t os;
 		bnd_topology_numa_of_cpus(s->topo, &cpus, &os);
-		bnd_cpuset_format_list(&os, nodes, sizeof(nodes));
+		bnd_nodeset_format_list(&os, nodes, sizeof(nodes));
 	}
 	if (vars) {
 		ein.omp_places = vars->omp_places;

@@ -71,27 +71,27 @@ int bnd_affinity_get(pid_t pid, bnd_cpuset_t *out, char *err, size_t errlen)
 	return BND_OK;
 }
 
-static void to_mask(const bnd_cpuset_t *nodes, unsigned long *mask)
+static void to_mask(const bnd_nodeset_t *nodes, unsigned long *mask)
 {
 	memset(mask, 0, NODE_WORDS * sizeof(*mask));
-	for (int n = bnd_cpuset_next(nodes, -1); n >= 0; n = bnd_cpuset_next(nodes, n))
+	for (int n = bnd_nodeset_next(nodes, -1); n >= 0; n = bnd_nodeset_next(nodes, n))
 		mask[(size_t)n / LBITS] |= 1UL << ((size_t)n % LBITS);
 }
 
-static void from_mask(const unsigned long *mask, bnd_cpuset_t *nodes)
+static void from_mask(const unsigned long *mask, bnd_nodeset_t *nodes)
 {
-	bnd_cpuset_zero(nodes);
+	bnd_nodeset_zero(nodes);
 	for (size_t n = 0; n < NODE_BITS; n++)
 		if (mask[n / LBITS] & (1UL << (n % LBITS)))
-			bnd_cpuset_set(nodes, (int)n);
+			bnd_nodeset_set(nodes, (int)n);
 }
 
-static void describe(char *desc, size_t desclen, const char *mode, const bnd_cpuset_t *nodes)
+static void describe(char *desc, size_t desclen, const char *mode, const bnd_nodeset_t *nodes)
 {
 	char list[256] = "";
 	if (!desc || !desclen)
 		return;
-	if (nodes && bnd_cpuset_format_list(nodes, list, sizeof(list)) != BND_OK)
+	if (nodes && bnd_nodeset_format_list(nodes, list, sizeof(list)) != BND_OK)
 		snprintf(list, sizeof(list), "...");
 	if (nodes)
 		snprintf(desc, desclen, "%s:%s", mode, list);
@@ -99,7 +99,7 @@ static void describe(char *desc, size_t desclen, const char *mode, const bnd_cpu
 		snprintf(desc, desclen, "%s", mode);
 }
 
-static int set_policy(int mode, const bnd_cpuset_t *nodes)
+static int set_policy(int mode, const bnd_nodeset_t *nodes)
 {
 	unsigned long mask[NODE_WORDS];
 	to_mask(nodes, mask);
@@ -110,7 +110,7 @@ int bnd_apply_mempolicy(const struct bnd_topology *t, enum bnd_mbind mbind,
 			const bnd_cpuset_t *cpus, char *desc, size_t desclen,
 			char *err, size_t errlen)
 {
-	bnd_cpuset_t nodes;
+	bnd_nodeset_t nodes;
 	unsigned long mask[NODE_WORDS];
 
 	if (desc && desclen)
@@ -130,7 +130,7 @@ int bnd_apply_mempolicy(const struct bnd_topology *t, enum bnd_mbind mbind,
 			return bnd_fail(err, errlen, BND_ESYS,
 					"get_mempolicy(MEMS_ALLOWED): %s", strerror(errno));
 		from_mask(mask, &nodes);
-		if (bnd_cpuset_empty(&nodes))
+		if (bnd_nodeset_empty(&nodes))
 			return bnd_fail(err, errlen, BND_ESYS, "mbind round_robin: no memory node allowed");
 		if (set_policy(MPOL_INTERLEAVE, &nodes))
 			return bnd_fail(err, errlen, BND_ESYS, "set_mempolicy(interleave): %s",
@@ -149,7 +149,7 @@ int bnd_apply_mempolicy(const struct bnd_topology *t, enum bnd_mbind mbind,
 				"--mbind=%s needs the task's cores (the task is not bound)",
 				bnd_mbind_name(mbind));
 	bnd_topology_numa_of_cpus(t, cpus, &nodes);
-	if (bnd_cpuset_empty(&nodes))
+	if (bnd_nodeset_empty(&nodes))
 		return bnd_fail(err, errlen, BND_EINVAL,
 				"--mbind=%s: no NUMA node is local to the task's cpus",
 				bnd_mbind_name(mbind));
@@ -158,13 +158,13 @@ int bnd_apply_mempolicy(const struct bnd_topology *t, enum bnd_mbind mbind,
 					 err, errlen);
 }
 
-int bnd_apply_mempolicy_nodes(const bnd_cpuset_t *os_nodes, int bind, char *desc,
+int bnd_apply_mempolicy_nodes(const bnd_nodeset_t *os_nodes, int bind, char *desc,
 			      size_t desclen, char *err, size_t errlen)
 {
-	bnd_cpuset_t nodes = *os_nodes;
+	bnd_nodeset_t nodes = *os_nodes;
 	if (desc && desclen)
 		desc[0] = '\0';
-	if (bnd_cpuset_empty(&nodes))
+	if (bnd_nodeset_empty(&nodes))
 		return bnd_fail(err, errlen, BND_EINVAL, "memory policy: no NUMA node given");
 	if (bind) {
 		if (set_policy(MPOL_BIND, &nodes))
@@ -173,7 +173,7 @@ int bnd_apply_mempolicy_nodes(const bnd_cpuset_t *os_nodes, int bind, char *desc
 		describe(desc, desclen, "bind", &nodes);
 		return BND_OK;
 	}
-	if (bnd_cpuset_count(&nodes) > 1) {
+	if (bnd_nodeset_count(&nodes) > 1) {
 		if (set_policy(MPOL_PREFERRED_MANY, &nodes) == 0) {
 			describe(desc, desclen, "preferred_many", &nodes);
 			return BND_OK;
@@ -182,9 +182,9 @@ int bnd_apply_mempolicy_nodes(const bnd_cpuset_t *os_nodes, int bind, char *desc
 			return bnd_fail(err, errlen, BND_ESYS, "set_mempolicy(preferred_many): %s",
 					strerror(errno));
 		/* Kernels before 5.15 know only one preferred node. */
-		int first = bnd_cpuset_next(&nodes, -1);
-		bnd_cpuset_zero(&nodes);
-		bnd_cpuset_set(&nodes, first);
+		int first = bnd_nodeset_next(&nodes, -1);
+		bnd_nodeset_zero(&nodes);
+		bnd_nodeset_set(&nodes, first);
 	}
 	if (set_policy(MPOL_PREFERRED, &nodes))
 		return bnd_fail(err, errlen, BND_ESYS, "set_mempolicy(preferred): %s",
@@ -197,7 +197,7 @@ int bnd_mempolicy_describe(char *desc, size_t desclen, char *err, size_t errlen)
 {
 	unsigned long mask[NODE_WORDS];
 	int mode = 0;
-	bnd_cpuset_t nodes;
+	bnd_nodeset_t nodes;
 
 	memset(mask, 0, sizeof(mask));
 	if (get_mempolicy(&mode, mask, NODE_BITS + 1, NULL, 0))
@@ -214,8 +214,8 @@ int bnd_mempolicy_describe(char *desc, size_t desclen, char *err, size_t errlen)
 		break;
 	case MPOL_PREFERRED:
 		/* An empty preferred mask is the old spelling of "local". */
-		describe(desc, desclen, bnd_cpuset_empty(&nodes) ? "local" : "preferred",
-			 bnd_cpuset_empty(&nodes) ? NULL : &nodes);
+		describe(desc, desclen, bnd_nodeset_empty(&nodes) ? "local" : "preferred",
+			 bnd_nodeset_empty(&nodes) ? NULL : &nodes);
 		break;
 	case MPOL_BIND:
 		describe(desc, desclen, "bind", &nodes);

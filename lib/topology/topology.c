@@ -664,15 +664,15 @@ int bnd_topology_core_of_cpu(const struct bnd_topology *t, int os_cpu)
 }
 
 void bnd_topology_numa_of_cpus(const struct bnd_topology *t, const bnd_cpuset_t *cpus,
-			       bnd_cpuset_t *nodes)
+			       bnd_nodeset_t *nodes)
 {
-	bnd_cpuset_zero(nodes);
+	bnd_nodeset_zero(nodes);
 	for (int p = 0; p < t->npus; p++) {
 		if (!bnd_cpuset_isset(cpus, t->pu_os[p]))
 			continue;
 		int n = t->cores[t->pu_core[p]].numa;
 		if (n >= 0)
-			bnd_cpuset_set(nodes, t->numa_os[n]);
+			bnd_nodeset_set(nodes, t->numa_os[n]);
 	}
 }
 

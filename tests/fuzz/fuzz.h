@@ -129,7 +129,7 @@ static inline void fuzz_use_topology(const struct bnd_topology *t)
 		FUZZ_CHECK(k == t->pu_core[p], "cpu %d in core %d, not %d", t->pu_os[p], k,
 			   t->pu_core[p]);
 	}
-	bnd_cpuset_t nodes;
+	bnd_nodeset_t nodes;
 	bnd_topology_numa_of_cpus(t, &t->all_cpus, &nodes);
 	static const char *const reqs[] = { "linear:1", "linear:2", "striding:1:2", "explicit:0,0",
 					    "packed:1:unit=T:sort=nSc", "packed:1:unit=N",

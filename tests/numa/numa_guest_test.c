@@ -271,7 +271,8 @@ static struct bnd_topology *check_topology(void)
 	int bad = 0;
 	for (int k = 0; k < G_CORES; k++) {
 		int core = bnd_topology_core_at(t, k / 4, k % 4);
-		bnd_cpuset_t cpus, nodes;
+		bnd_cpuset_t cpus;
+		bnd_nodeset_t nodes;
 		if (core < 0) {
 			bad++;
 			continue;
@@ -279,9 +280,9 @@ static struct bnd_topology *check_topology(void)
 		bnd_topology_core_cpus(t, core, &cpus);
 		bnd_topology_numa_of_cpus(t, &cpus, &nodes);
 		if (bnd_cpuset_count(&cpus) != 1 || !bnd_cpuset_isset(&cpus, k) ||
-		    bnd_cpuset_count(&nodes) != 1 || !bnd_cpuset_isset(&nodes, k / 2)) {
+		    bnd_nodeset_count(&nodes) != 1 || !bnd_nodeset_isset(&nodes, k / 2)) {
 			printf("# core %d,%d: cpus %s nodes %s\n", k / 4, k % 4,
-			       list(&cpus, a, sizeof(a)), list(&nodes, b, sizeof(b)));
+			       list(&cpus, a, sizeof(a)), list(&nodes.bits, b, sizeof(b)));
 			bad++;
 		}
 	}
@@ -311,7 +312,8 @@ static void check_affinity_on(const char *what, const bnd_cpuset_t *want)
 static void check_placement(const struct bnd_topology *t)
 {
 	char a[256];
-	bnd_cpuset_t socket0 = set_of("0-3"), nodes;
+	bnd_cpuset_t socket0 = set_of("0-3");
+	bnd_nodeset_t nodes;
 	int rc;
 
 	/* Socket 0 held by another job: linear:2 takes the free socket's first
@@ -320,8 +322,8 @@ static void check_placement(const struct bnd_topology *t)
 	bnd_topology_numa_of_cpus(t, &cpus, &nodes);
 	check(rc == BND_OK && same(&cpus, "4-5"),
 	      "linear:2 with socket 0 taken -> cpus 4-5 (got %s)", list(&cpus, a, sizeof(a)));
-	check(bnd_cpuset_count(&nodes) == 1 && bnd_cpuset_isset(&nodes, 2),
-	      "those cpus are local to node 2 only (got nodes %s)", list(&nodes, a, sizeof(a)));
+	check(bnd_nodeset_count(&nodes) == 1 && bnd_nodeset_isset(&nodes, 2),
+	      "those cpus are local to node 2 only (got nodes %s)", list(&nodes.bits, a, sizeof(a)));
 	check_affinity_on("linear:2 placement", &cpus);
 
 	/* Socket 0 and node 2 taken: the remaining two cores are node 3's. */
@@ -479,7 +481,12 @@ static void check_nlocal(const struct bnd_topology *t)
 	}
 	reset_policy();
 	run_on_node0();
-	bnd_cpuset_t os = set_of(nodes[0] ? nodes : "2");
+	bnd_nodeset_t os;
+	bnd_nodeset_zero(&os);
+	if (nodes[0])
+		bnd_mem_os_nodes(t, &res, &os);
+	else
+		bnd_nodeset_set(&os, 2);
 	rc = bnd_apply_mempolicy_nodes(&os, res.bind, desc, sizeof(desc), err, sizeof(err));
 	check(rc == BND_OK && !strcmp(desc, "bind:2"), "nlocal: policy bind:2 (got %s)",
 	      rc ? err : desc);

@@ -25,6 +25,7 @@
 
 #include "binding/placement/place.h"
 #include "binding/util/memsize.h"
+#include "binding/util/nodeset.h"
 #include "binding/request/request.h"
 #include "binding/topology/topology.h"
 
@@ -55,7 +56,7 @@ uint64_t bnd_mem_task_share(uint64_t step_mib, int ntasks);
  * step_mib on this node (0: nothing). nodes (may be NULL) is the nlocal
  * choice as NUMA indices: set bits of a cpuset used as a bitmap. */
 void bnd_mem_demand(const struct bnd_topology *t, const struct bnd_placement *p,
-		    enum bnd_mbind m, const bnd_cpuset_t *nodes, uint64_t step_mib,
+		    enum bnd_mbind m, const bnd_nodeset_t *nodes, uint64_t step_mib,
 		    uint64_t *demand);
 
 /* demand[nnuma] -> shares (OS node ids, non-zero only, ascending node id);

@@ -36,7 +36,7 @@ struct bnd_mem_request {
 };
 
 struct bnd_mem_result {
-	bnd_cpuset_t nodes;     /* nlocal: chosen NUMA indices (bitmap) */
+	bnd_nodeset_t nodes;    /* nlocal: chosen NUMA indices */
 	int bind;               /* nlocal: 1 bind, 0 preferred */
 	int nshares;
 	struct bnd_mem_share shares[64]; /* what the placement reserves */
@@ -49,6 +49,8 @@ int bnd_place_mem(const struct bnd_topology *t, const struct bnd_domain *dom,
 
 /* The OS node ids of res->nodes as a list ("0,2-3") for SLURM_MBIND_NODES;
  * buf is "" when nothing was chosen. */
+void bnd_mem_os_nodes(const struct bnd_topology *t, const struct bnd_mem_result *res,
+		      bnd_nodeset_t *os);
 void bnd_mem_nodes_text(const struct bnd_topology *t, const struct bnd_mem_result *res,
 			char *buf, size_t len);
 

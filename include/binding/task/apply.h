@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "binding/util/cpuset.h"
+#include "binding/util/nodeset.h"
 #include "binding/request/request.h"
 #include "binding/topology/topology.h"
 
@@ -37,7 +38,7 @@ int bnd_apply_mempolicy(const struct bnd_topology *t, enum bnd_mbind mbind,
 
 /* MPOL_BIND to the OS node ids (bind), else preferred / preferred_many
  * as for cores. */
-int bnd_apply_mempolicy_nodes(const bnd_cpuset_t *os_nodes, int bind, char *desc,
+int bnd_apply_mempolicy_nodes(const bnd_nodeset_t *os_nodes, int bind, char *desc,
 			      size_t desclen, char *err, size_t errlen);
 
 /* Reads back the calling thread's policy as the same kind of description

@@ -46,6 +46,7 @@
 #include <stdint.h>
 
 #include "binding/util/cpuset.h"
+#include "binding/util/nodeset.h"
 
 enum bnd_unit_type {
 	BND_U_MACHINE = 0, /* root, no letter */
@@ -127,12 +128,11 @@ int bnd_topology_core_at(const struct bnd_topology *t, int socket, int core);
 void bnd_topology_core_cpus(const struct bnd_topology *t, int core, bnd_cpuset_t *out);
 /* Core index holding OS cpu id, -1 if none. */
 int bnd_topology_core_of_cpu(const struct bnd_topology *t, int os_cpu);
-/* OS NUMA node ids local to the given cpus (set bits = os node ids, in a
- * cpuset used as a plain bitmap): the nearest node (bnd_core.numa) of each
- * core holding one of the cpus, so HBM/PMEM nodes wrapped around a DRAM
- * node are not included. */
+/* OS NUMA node ids local to the given cpus: the nearest node
+ * (bnd_core.numa) of each core holding one of the cpus, so HBM/PMEM nodes
+ * wrapped around a DRAM node are not included. */
 void bnd_topology_numa_of_cpus(const struct bnd_topology *t, const bnd_cpuset_t *cpus,
-			       bnd_cpuset_t *nodes);
+			       bnd_nodeset_t *nodes);
 
 /* Distance between NUMA indices a and b: the matrix value, else 10 for
  * a == b and 20 otherwise (the kernel's default SLIT). */

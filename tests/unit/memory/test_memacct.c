@@ -120,9 +120,9 @@ START_TEST(demand_per_policy)
 	ck_assert_int_eq(n, 2);
 	ck_assert(s[0].node == 0 && s[0].mib == 2000 && s[1].node == 1 && s[1].mib == 2000);
 	/* nlocal: the chosen nodes, whatever the cores. */
-	bnd_cpuset_t nodes;
-	bnd_cpuset_zero(&nodes);
-	bnd_cpuset_set(&nodes, 3);
+	bnd_nodeset_t nodes;
+	bnd_nodeset_zero(&nodes);
+	bnd_nodeset_set(&nodes, 3);
 	bnd_mem_demand(t, &p, BND_M_NLOCAL, &nodes, 4000, d);
 	ck_assert(d[3] == 4000 && d[0] == 0);
 	bnd_placement_free(&p);

@@ -74,7 +74,8 @@ START_TEST(synthetic_lookups)
 	ck_assert_int_eq(bnd_topology_core_at(t, -1, 0), -1);
 	ck_assert_int_eq(bnd_topology_core_at(t, 0, -1), -1);
 
-	bnd_cpuset_t cpus, nodes;
+	bnd_cpuset_t cpus;
+	bnd_nodeset_t nodes;
 	bnd_topology_core_cpus(t, 5, &cpus);
 	ck_assert_int_eq(bnd_cpuset_count(&cpus), 2);
 	ck_assert(bnd_cpuset_isset(&cpus, 10) && bnd_cpuset_isset(&cpus, 11));
@@ -91,9 +92,9 @@ START_TEST(synthetic_lookups)
 	bnd_cpuset_set(&cpus, 9);
 	bnd_cpuset_set(&cpus, 31);
 	bnd_topology_numa_of_cpus(t, &cpus, &nodes);
-	ck_assert_int_eq(bnd_cpuset_count(&nodes), 3);
-	ck_assert(bnd_cpuset_isset(&nodes, 0) && bnd_cpuset_isset(&nodes, 1) &&
-		  bnd_cpuset_isset(&nodes, 3));
+	ck_assert_int_eq(bnd_nodeset_count(&nodes), 3);
+	ck_assert(bnd_nodeset_isset(&nodes, 0) && bnd_nodeset_isset(&nodes, 1) &&
+		  bnd_nodeset_isset(&nodes, 3));
 
 	/* Unit 1 is socket 0: cpus 0-15. */
 	ck_assert_int_eq(t->units[1].type, BND_U_SOCKET);
@@ -492,11 +493,12 @@ START_TEST(numa_special_memory)
 			int os = t->numa_os[t->cores[c].numa];
 			ck_assert_int_eq(os, c / 10);
 		}
-		bnd_cpuset_t cpus, nodes;
+		bnd_cpuset_t cpus;
+		bnd_nodeset_t nodes;
 		bnd_topology_core_cpus(t, 0, &cpus);
 		bnd_topology_numa_of_cpus(t, &cpus, &nodes);
-		ck_assert_int_eq(bnd_cpuset_count(&nodes), 1);
-		ck_assert(bnd_cpuset_isset(&nodes, 0));
+		ck_assert_int_eq(bnd_nodeset_count(&nodes), 1);
+		ck_assert(bnd_nodeset_isset(&nodes, 0));
 		bnd_topology_free(t);
 		free(p);
 	}
