@@ -30,6 +30,11 @@ gang_file_start() {
 	cluster_plugstack verbose
 	[ "$E2E_NCPUS" -eq 2 ] || { e2e_skip "$E2E_TEST is written for a 2-cpu node, this one has $E2E_NCPUS"; e2e_done; }
 	e2e_note "gang cluster: mode $E2E_MODE, dir $E2E_DIR"
+	gang_make_sampler
+}
+
+# The sampler script (SAMPLER), written into the job user's dir.
+gang_make_sampler() {
 	SAMPLER=$(user_file sampler.sh <<-'EOS'
 		#!/bin/bash
 		out=$SLURM_SUBMIT_DIR/s.$SLURM_JOB_ID.$SLURM_PROCID
@@ -44,10 +49,16 @@ gang_file_start() {
 }
 
 HANG=60   # hang guard, seconds
+# Each task's cpus once bound (one core): 1 here, 2 on an SMT node with -c2.
+GANG_TASK_CPUS=${GANG_TASK_CPUS:-1}
+# The sampler job's shape (-n2, or -n2 -c2 on an SMT node).
+GANG_JOB_ARGS=${GANG_JOB_ARGS:--n2}
 
-# sampler_job NAME: sbatch -n2 --binding=linear:1 whose srun step samples.
+# sampler_job NAME: sbatch $GANG_JOB_ARGS --binding=linear:1 whose srun
+# step samples.
 sampler_job() {
-	sbatch_as_user -J "$1" -n2 --binding=linear:1 -o "$E2E_WORK/$1.out" \
+	# shellcheck disable=SC2086 # word list
+	sbatch_as_user -J "$1" $GANG_JOB_ARGS --binding=linear:1 -o "$E2E_WORK/$1.out" \
 		--wrap "srun --cpu-bind=none $SAMPLER"
 }
 
@@ -56,13 +67,14 @@ last_cpus() { tail -n 1 "$E2E_WORK/s.$1.$2" 2>/dev/null | awk '{ print $3 }'; }
 nsamples() { samples "$1" "$2" | wc -l; }
 task_pid() { tail -n 1 "$E2E_WORK/s.$1.$2" 2>/dev/null | awk '{ print $2 }'; }
 
-# Both tasks' newest samples (taken after sample number $2 and $3) show one
-# cpu each, different ones.
+# Both tasks' newest samples (taken after sample number $2 and $3) show
+# GANG_TASK_CPUS cpus each (one core), no cpu in both.
 _bound_apart() {	# JOB [AFTER0 AFTER1]
 	local c0 c1
 	[ "$(nsamples "$1" 0)" -gt "${2:-0}" ] && [ "$(nsamples "$1" 1)" -gt "${3:-0}" ] || return 1
 	c0=$(last_cpus "$1" 0) c1=$(last_cpus "$1" 1)
-	[ "$(cpulist_count "$c0")" = 1 ] && [ "$(cpulist_count "$c1")" = 1 ] && [ "$c0" != "$c1" ]
+	[ "$(cpulist_count "$c0")" = "$GANG_TASK_CPUS" ] && [ "$(cpulist_count "$c1")" = "$GANG_TASK_CPUS" ] &&
+		[ -z "$(comm -12 <(cpulist_expand "$c0" | tr ' ' '\n' | sort) <(cpulist_expand "$c1" | tr ' ' '\n' | sort))" ]
 }
 wait_bound_apart() { _e2e_wait_until "$HANG" _bound_apart "$@"; }
 
@@ -84,9 +96,20 @@ _procs_state() {	# LETTER PID...
 	local st=$1 p; shift
 	for p in "$@"; do _proc_state_is "$p" "$st" || return 1; done
 }
+# Stopped: state T (a signal), D (a cgroup v1 freeze), or a frozen cgroup
+# v2 level above it (proctrack/cgroup freezes through cgroup.freeze there,
+# and a task frozen so shows state S).
 _procs_stopped() {
-	local p
-	for p in "$@"; do _proc_state_is "$p" T || _proc_state_is "$p" D || return 1; done
+	local p cg
+	for p in "$@"; do
+		_proc_state_is "$p" T || _proc_state_is "$p" D && continue
+		cg=$(sed -n 's/^0:://p' "/proc/$p/cgroup" 2>/dev/null)
+		while [ -n "$cg" ] && [ "$cg" != / ]; do
+			grep -qx 'frozen 1' "/sys/fs/cgroup$cg/cgroup.events" 2>/dev/null && break
+			cg=${cg%/*}
+		done
+		[ -n "$cg" ] && [ "$cg" != / ] || return 1
+	done
 }
 _procs_not_state() {
 	local st=$1 p; shift

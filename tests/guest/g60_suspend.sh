@@ -15,63 +15,17 @@
 . "$(dirname "$0")/../e2e/binding_helpers.sh"
 . "$(dirname "$0")/guest_helpers.sh"
 need_plugin
-HANG=$(e2e_wait_secs 600)
 # verbose: the watcher logs its verdict on a user's stop (restored at the end)
 cluster_plugstack ${E2E_PLUGSTACK_DEFAULT:-} verbose
 
-SAMPLER=$(user_file g60-sampler.sh <<-'EOS'
-	#!/bin/bash
-	out=$SLURM_SUBMIT_DIR/s.$SLURM_JOB_ID.$SLURM_PROCID
-	while :; do
-		while read -r k v; do [ "$k" = Cpus_allowed_list: ] && c=$v; done </proc/$$/status
-		echo "$EPOCHREALTIME $$ $c" >>"$out"
-		sleep 0.2
-	done
-EOS
-)
-# -c2: Slurm gives each task a core's two threads (cgroup cpuset); with
-# --cpu-bind=none only this plugin binds them.
-sampler_job() {
-	sbatch_as_user -J "$1" -n2 -c2 --binding=linear:1 -o "$E2E_WORK/$1.out" \
-		--wrap "srun --cpu-bind=none $SAMPLER"
-}
-nsamples() { cat "$E2E_WORK/s.$1.$2" 2>/dev/null | wc -l; }
-last_cpus() { tail -n 1 "$E2E_WORK/s.$1.$2" 2>/dev/null | awk '{ print $3 }'; }
-task_pid() { tail -n 1 "$E2E_WORK/s.$1.$2" 2>/dev/null | awk '{ print $2 }'; }
-
-# Both tasks' newest samples (after sample numbers $2 and $3) show two cpus
-# each (one core's threads), different ones.
-_bound_apart() {	# JOB [AFTER0 AFTER1]
-	local c0 c1
-	[ "$(nsamples "$1" 0)" -gt "${2:-0}" ] && [ "$(nsamples "$1" 1)" -gt "${3:-0}" ] || return 1
-	c0=$(last_cpus "$1" 0) c1=$(last_cpus "$1" 1)
-	[ "$(cpulist_count "$c0")" = 2 ] && [ "$(cpulist_count "$c1")" = 2 ] &&
-		[ -z "$(comm -12 <(cpulist_expand "$c0" | tr ' ' '\n' | sort) <(cpulist_expand "$c1" | tr ' ' '\n' | sort))" ]
-}
-wait_bound_apart() { _e2e_wait_until "$HANG" _bound_apart "$@"; }
-_records_all() {	# JOB STATUS
-	local recs
-	recs=$(state_records | grep " job=$1 ")
-	[ -n "$recs" ] && ! echo "$recs" | grep -qv " status=$2 "
-}
-wait_records() { _e2e_wait_until "$HANG" _records_all "$@"; }
+# The host's gang helpers (sampler, waits), for -n2 -c2: Slurm gives each
+# task a core's two threads (cgroup cpuset); with --cpu-bind=none only this
+# plugin binds them.
+GANG_TASK_CPUS=2 GANG_JOB_ARGS="-n2 -c2"
+. "$(dirname "$0")/../e2e/gang_helpers.sh"
+HANG=$(e2e_wait_secs 600)
+gang_make_sampler
 _records_resumed() { _records_all "$1" active || _records_all "$1" deferred; }
-# Stopped: state T (a signal), or its cgroup v2 frozen (proctrack/cgroup
-# turns SIGSTOP into cgroup.freeze; a frozen task shows state S).
-_procs_stopped() {
-	local p s cg
-	for p in "$@"; do
-		s=$(sed -E 's/^[0-9]+ \(.*\) (.).*/\1/' "/proc/$p/stat" 2>/dev/null)
-		[ "$s" = T ] && continue
-		cg=$(sed -n 's/^0:://p' "/proc/$p/cgroup" 2>/dev/null)
-		# the freeze is set on a parent (the step's cgroup): any frozen level
-		while [ -n "$cg" ] && [ "$cg" != / ]; do
-			grep -qx 'frozen 1' "/sys/fs/cgroup$cg/cgroup.events" 2>/dev/null && break
-			cg=${cg%/*}
-		done
-		[ -n "$cg" ] && [ "$cg" != / ] || return 1
-	done
-}
 held() { state_records | grep " job=$1 " | sed -E 's/.* (cpus=[^ ]* tasks=[^ ]*).*/\1/' | sort; }
 record_cpus() { state_records | grep " job=$1 " | sed -nE 's/.* cpus=([^ ]*) .*/\1/p' | tr '\n' ',' | sed 's/,$//'; }
 
