@@ -70,3 +70,13 @@ pass_if() {
 single_cpu() {
 	[ "$(cpulist_count "$1")" -eq 1 ] && cpulist_expand "$1"
 }
+
+# The m* files: the two-node cluster with 2 cpus per node, else the file is
+# skipped; sets n1 and n2 (the node names) and node_records NODE (that
+# node's records, from its private state dir).
+need_two_nodes() {
+	[ "${E2E_NODES:-1}" = 2 ] || { e2e_skip "$E2E_TEST needs the two-node cluster (E2E_NODES=2)"; e2e_done; }
+	[ "$E2E_NCPUS" -ge 2 ] || { e2e_skip "$E2E_TEST needs 2 cpus per node, this host has $E2E_NCPUS"; e2e_done; }
+	n1=${E2E_NODE_LIST%% *} n2=${E2E_NODE_LIST##* }
+}
+node_records() { node_exec "$1" cat "$E2E_STATE/state" 2>/dev/null | grep '^rec '; }

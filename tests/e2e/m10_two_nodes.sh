@@ -9,14 +9,10 @@ E2E_NODES=2
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/binding_helpers.sh"
 need_plugin
-[ "${E2E_NODES:-1}" = 2 ] || { e2e_skip "m10 needs the two-node cluster (E2E_NODES=2)"; e2e_done; }
-[ "$E2E_NCPUS" -ge 2 ] || { e2e_skip "m10 needs 2 cpus per node, this host has $E2E_NCPUS"; e2e_done; }
-n1=${E2E_NODE_LIST%% *} n2=${E2E_NODE_LIST##* }
-
-node_records() { node_exec "$1" cat "$E2E_STATE/state" 2>/dev/null | grep '^rec '; }
+need_two_nodes
 
 # 1. srun -N2 -n4 --binding=linear:1: two tasks per node, distinct cpus.
-bg_srun m10 -N2 -n4 --binding=linear:1 sleep 60
+bg_srun m10 -N2 -n4 --binding=linear:1 sleep 600
 job=$(job_named m10) || { e2e_fail "srun -N2 -n4 did not start: $(cat "$E2E_WORK/m10.out")"; e2e_done; }
 for n in $n1 $n2; do
 	pids=$(E2E_NODE=$n step_pids "$job.0" 2) || e2e_fail "$n: step $job.0 has not 2 running tasks: '$pids'"

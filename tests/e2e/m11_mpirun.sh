@@ -11,12 +11,9 @@ E2E_NODES=2
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/binding_helpers.sh"
 need_plugin
-[ "${E2E_NODES:-1}" = 2 ] || { e2e_skip "m11 needs the two-node cluster (E2E_NODES=2)"; e2e_done; }
-[ "$E2E_NCPUS" -ge 2 ] || { e2e_skip "m11 needs 2 cpus per node, this host has $E2E_NCPUS"; e2e_done; }
+need_two_nodes
 command -v mpirun >/dev/null 2>&1 ||
 	{ e2e_fail "mpirun is missing (Debian openmpi-bin, installed by make deps)"; e2e_done; }
-n1=${E2E_NODE_LIST%% *} n2=${E2E_NODE_LIST##* }
-node_records() { node_exec "$1" cat "$E2E_STATE/state" 2>/dev/null | grep '^rec '; }
 
 # shellcheck disable=SC2016 # expanded in the job
 script=$(user_file m11.sbatch <<SCRIPT

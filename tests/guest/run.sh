@@ -29,15 +29,9 @@ export GUEST_CACHE="$cache"
 BOOT_LIMIT=${GUEST_BOOT_LIMIT:-240}
 RUN_LIMIT=${GUEST_RUN_LIMIT:-3600}
 
-ms() { date +%s%3N; }
-secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b - a) / 1000 }'; }
-t_start=$(ms)
-record() { # passed failed skipped
-	echo "e2e-guest: $1 passed, $2 failed, $3 skipped ($(secs "$t_start" "$(ms)") s)"
-	if [ -d "$build" ]; then echo "e2e-guest $1 $2 $3" >>"$build/results"; fi
-	[ "$2" -eq 0 ]
-}
-skip() { echo "# SKIP e2e-guest: $*"; record 0 0 1; exit 0; }
+HARNESS_STAGE=e2e-guest
+# shellcheck source=tests/numa/harness.sh
+. "$top/tests/numa/harness.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root (QEMU shares the host's root, Slurm runs as root in the guest)"
 qemu=$(command -v qemu-system-x86_64 || true)
@@ -47,12 +41,7 @@ for tool in cpio xz busybox slurmd slurmctld munged srun; do
 done
 [ -f "$build/spank_binding.so" ] || { echo "not ok - $build/spank_binding.so not built (make)"; record 0 1 0; exit 1; }
 
-mkdir -p "$cache"
-exec 9>"$cache/.lock"
-if command -v flock >/dev/null && ! flock -w 600 9; then
-	echo "not ok - cache $cache stays locked by another run"
-	record 0 1 0; exit 1
-fi
+harness_lock "$cache" 600
 t0=$(ms)
 sh "$here/build-guest.sh"; rc=$?
 [ "$rc" -eq 77 ] && skip "the guest could not be prepared (see above)"
@@ -62,18 +51,7 @@ if [ "$rc" -ne 0 ]; then
 fi
 t_prep=$(secs "$t0" "$(ms)")
 
-numa_args=""
-for n in 0 1 2 3; do
-	numa_args="$numa_args -object memory-backend-ram,id=mem$n,size=512M"
-	numa_args="$numa_args -numa node,nodeid=$n,cpus=$((4 * n))-$((4 * n + 3)),memdev=mem$n"
-done
-for s in 0 1 2 3; do
-	for d in 0 1 2 3; do
-		[ "$s" -lt "$d" ] || continue
-		if [ $((s / 2)) -eq $((d / 2)) ]; then v=12; else v=20; fi
-		numa_args="$numa_args -numa dist,src=$s,dst=$d,val=$v"
-	done
-done
+numa_args=$(numa_qemu_args 4 512M)
 
 chan=$cache/chan
 console=$cache/console.log

@@ -21,17 +21,9 @@ export NUMA_CACHE="$cache"
 BOOT_LIMIT=${NUMA_BOOT_LIMIT:-300}
 RUN_LIMIT=${NUMA_RUN_LIMIT:-600}
 
-# Milliseconds, for the timing line.
-ms() { date +%s%3N; }
-secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b - a) / 1000 }'; }
-
-t_start=$(ms)
-record() { # passed failed skipped
-	echo "numa-guest: $1 passed, $2 failed, $3 skipped ($(secs "$t_start" "$(ms)") s)"
-	if [ -d "$build" ]; then echo "numa-guest $1 $2 $3" >> "$build/results"; fi
-	[ "$2" -eq 0 ]
-}
-skip() { echo "# SKIP numa-guest: $*"; record 0 0 1; exit 0; }
+HARNESS_STAGE=numa-guest
+# shellcheck source=tests/numa/harness.sh
+. "$here/harness.sh"
 
 qemu=$(command -v qemu-system-x86_64 || true)
 if [ -z "$qemu" ]; then
@@ -44,14 +36,7 @@ for tool in cpio xz busybox; do
 	command -v "$tool" > /dev/null || skip "$tool not installed (packages: cpio xz-utils busybox-static)"
 done
 
-mkdir -p "$cache"
-# Two make checks at once (several people share a machine) must not rebuild
-# the cache under each other's feet; the guest itself is cheap to serialise.
-exec 9> "$cache/.lock"
-if command -v flock > /dev/null && ! flock -w 300 9; then
-	echo "numa-guest: cache $cache stays locked by another run"
-	record 0 1 0; exit 1
-fi
+harness_lock "$cache" 300
 
 t0=$(ms)
 sh "$here/build-guest.sh"; rc=$?
@@ -62,18 +47,7 @@ if [ "$rc" -ne 0 ]; then
 fi
 t_prep=$(secs "$t0" "$(ms)")
 
-numa_args=""
-for n in 0 1 2 3; do
-	numa_args="$numa_args -object memory-backend-ram,id=mem$n,size=256M"
-	numa_args="$numa_args -numa node,nodeid=$n,cpus=$((2 * n))-$((2 * n + 1)),memdev=mem$n"
-done
-for s in 0 1 2 3; do
-	for d in 0 1 2 3; do
-		[ "$s" -lt "$d" ] || continue
-		if [ $((s / 2)) -eq $((d / 2)) ]; then v=12; else v=20; fi
-		numa_args="$numa_args -numa dist,src=$s,dst=$d,val=$v"
-	done
-done
+numa_args=$(numa_qemu_args 2 256M)
 
 console=$cache/console.log
 # One boot: 0 the test ran to its end, 2 no sign of the test within

@@ -1,0 +1,48 @@
+#!/bin/sh
+# Shared by the QEMU stages (tests/numa/run.sh, tests/guest/run.sh), sourced
+# after setting HARNESS_STAGE (the name in the summary line) and build:
+# timing, the summary line and results record, skipping, the cache lock and
+# the 4-node NUMA layout (2 sockets x 2 nodes; distances 10 local, 12 same
+# socket, 20 other socket).
+
+# Milliseconds, and seconds between two of them, for the timing lines.
+ms() { date +%s%3N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b - a) / 1000 }'; }
+
+t_start=$(ms)
+record() { # passed failed skipped
+	echo "$HARNESS_STAGE: $1 passed, $2 failed, $3 skipped ($(secs "$t_start" "$(ms)") s)"
+	if [ -d "$build" ]; then echo "$HARNESS_STAGE $1 $2 $3" >>"$build/results"; fi
+	[ "$2" -eq 0 ]
+}
+skip() { echo "# SKIP $HARNESS_STAGE: $*"; record 0 0 1; exit 0; }
+
+# Two make checks at once (several people share a machine) must not rebuild
+# a cache under each other's feet; a run waits up to $2 seconds for it.
+harness_lock() { # CACHE SECONDS
+	mkdir -p "$1"
+	exec 9>"$1/.lock"
+	if command -v flock >/dev/null && ! flock -w "$2" 9; then
+		echo "not ok - cache $1 stays locked by another run"
+		record 0 1 0
+		exit 1
+	fi
+}
+
+# QEMU's -numa arguments for 4 nodes of MEM memory with CPN cpus each
+# (node n = cpus n*CPN .. n*CPN+CPN-1), and the distance matrix.
+numa_qemu_args() { # CPN MEM
+	_a=""
+	for _n in 0 1 2 3; do
+		_a="$_a -object memory-backend-ram,id=mem$_n,size=$2"
+		_a="$_a -numa node,nodeid=$_n,cpus=$(($1 * _n))-$(($1 * _n + $1 - 1)),memdev=mem$_n"
+	done
+	for _s in 0 1 2 3; do
+		for _d in 0 1 2 3; do
+			[ "$_s" -lt "$_d" ] || continue
+			if [ $((_s / 2)) -eq $((_d / 2)) ]; then _v=12; else _v=20; fi
+			_a="$_a -numa dist,src=$_s,dst=$_d,val=$_v"
+		done
+	done
+	echo "$_a"
+}
