@@ -158,8 +158,11 @@ static void *run(void *arg)
 			/* proctrack/cgroup turns scancel -s STOP into a freeze */
 			int frozen = s.freezer == BND_FREEZE_FROZEN || s.freezer == BND_FREEZE_FREEZING;
 			int was = last.freezer == BND_FREEZE_FROZEN || last.freezer == BND_FREEZE_FREEZING;
-			if (!v && changed && ((s.stopped > 0 && s.stopped > last.stopped) ||
-					      (frozen && !was)))
+			/* A thaw of a Slurm suspension can find the tasks still
+			 * stopped by its SIGTSTP (SIGCONT follows the thaw): that
+			 * is the resume, not a user's stop. */
+			if (!v && changed && !o.thawed &&
+			    ((s.stopped > 0 && s.stopped > last.stopped) || (frozen && !was)))
 				call(w, BND_WATCH_USER_STOP, seen);
 			if (v != suspended) {
 				suspended = v;

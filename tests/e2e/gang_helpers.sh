@@ -304,8 +304,35 @@ gang_many_steps() {
 		"no watcher errors in the log"
 }
 
+# What the user sees: with `srun -v --slurmd-debug=info`, slurmstepd's log
+# lines reach srun's stderr, and the plugin logs each transition there with
+# its latency.
+gang_visible() {
+	local j out
+	bg_srun g_vis -v --slurmd-debug=info -n1 --binding=linear:1 sleep 600
+	j=$(job_named g_vis 60) || { e2e_fail "srun -v --slurmd-debug=info did not start: $(head -c 400 "$E2E_WORK/g_vis.out")"; return; }
+	wait_records "$j" active || e2e_fail "job $j: record not active"
+	scontrol suspend "$j"
+	wait_records "$j" suspended || e2e_fail "job $j: record not suspended"
+	scontrol resume "$j"
+	wait_records "$j" active || e2e_fail "job $j: record not active after resume"
+	_vis_lines() { [ "$(grep -ac 'spank-binding: job [0-9]* step 0: \(suspended by Slurm\|resumed on\)' "$E2E_WORK/g_vis.out")" -ge 2 ]; }
+	_e2e_wait_until "$HANG" _vis_lines
+	scancel "$j"
+	wait_job_done "$j" "$HANG" >/dev/null
+	wait_bg
+	out=$(grep -a 'spank-binding: job' "$E2E_WORK/g_vis.out")
+	e2e_note "srun's stderr: $(echo "$out" | tr '\n' '|')"
+	assert_match "$out" "job $j step 0: suspended by Slurm: cpus [0-9,-]+ released \\([0-9]+ ms after the suspension was seen\\)" \
+		"srun -v --slurmd-debug=info: the suspension and its latency on srun's stderr"
+	assert_match "$out" "job $j step 0: resumed on cpus [0-9,-]+ .*, [0-9]+ ms after the resume was seen" \
+		"srun -v --slurmd-debug=info: the resume and its latency on srun's stderr"
+}
+
 gang_suite() {
 	local t0=$SECONDS
+	gang_visible
+	e2e_note "(visible transitions: $((SECONDS - t0)) s)"
 	gang_user_stop
 	e2e_note "(user stop: $((SECONDS - t0)) s)"
 	[ -n "${GANG_A:-}" ] && gang_suspend
