@@ -19,6 +19,7 @@ struct bnd_gang {
 	struct bnd_watch *watch;
 	int suspended;
 	int suspends, resumes, deferrals;
+	int migrations; /* tasks whose pages followed them to other nodes */
 	char last_why[BND_STATE_WHY_LEN];
 };
 
@@ -77,13 +78,24 @@ static int rebind_all(struct bnd_gang *g, const struct bnd_placement *p, int *th
 {
 	const struct bnd_step *s = g->in.step;
 	int rc = BND_OK;
+	int migrate = bnd_rebind_rule(s->mbind, s->req.instance) == BND_MOVE_MIGRATE;
 	*threads = 0;
 	for (int i = 0; i < g->in.npids; i++) {
-		bnd_cpuset_t c;
-		int n = 0;
+		bnd_cpuset_t c, old;
+		bnd_nodeset_t from, to;
+		int n = 0, moved = 0;
 		if (!bnd_step_task_cpus(s, p, i, &c))
 			continue;
-		int r = bnd_rebind_tree(g->proc_root, g->pids[i], &c, &n, err, errlen);
+		/* cores (preferred): the pages follow when the nodes change */
+		if (migrate && s->placed && bnd_step_task_cpus(s, &s->pl, i, &old)) {
+			bnd_topology_numa_of_cpus(s->topo, &old, &from);
+			bnd_topology_numa_of_cpus(s->topo, &c, &to);
+			moved = !bnd_nodeset_empty(&from) && !bnd_nodeset_empty(&to) &&
+				!bnd_nodeset_equal(&from, &to);
+		}
+		int r = bnd_rebind_tree_mem(g->proc_root, g->pids[i], &c, moved ? &from : NULL,
+					    moved ? &to : NULL, &n, NULL, err, errlen);
+		g->migrations += moved;
 		*threads += n;
 		/* A task that ended is no failure; keep going with the others. */
 		if (r != BND_OK && rc == BND_OK && n > 0)
@@ -109,13 +121,13 @@ static int on_resume(struct bnd_gang *g, long long seen, int slurm_resumed)
 	bnd_step_alloc_args(s, &usable, &a);
 	struct bnd_resume_args ra = {
 		&a, s->placed ? &s->pl : NULL,
-		s->mbind != BND_M_NONE || s->req.instance != BND_I_SET,
+		bnd_rebind_rule(s->mbind, s->req.instance) == BND_MOVE_KEEP,
 	};
 	struct bnd_placement p;
 	enum bnd_resume_result res;
 	int rc = bnd_state_resume(&o, s->topo, &s->req, &ra, &p, &res, err, sizeof(err));
 	if (rc == BND_OK && (res == BND_RESUME_SAME || res == BND_RESUME_MOVED)) {
-		int threads = 0;
+		int threads = 0, migrated = g->migrations;
 		char rerr[BND_ERRLEN] = "";
 		int was_deferred = s->deferred;
 		if (s->req.instance == BND_I_SET)
@@ -129,10 +141,12 @@ static int on_resume(struct bnd_gang *g, long long seen, int slurm_resumed)
 		g->resumes++;
 		cpus_text(&s->pl.all_cpus, cl, sizeof(cl));
 		if (g->in.verbose || rerr[0])
-			glog(g, "%s on cpus %s (%s), %d thread%s moved, %lld ms after the %s was seen%s%s",
+			glog(g, "%s on cpus %s (%s), %d thread%s moved%s, %lld ms after the %s was seen%s%s",
 			     was_deferred ? "bound (was deferred)" : "resumed",
 			     cl, res == BND_RESUME_SAME ? "its previous cpus" : "a new placement",
-			     threads, threads == 1 ? "" : "s", bnd_state_now_ms() - seen,
+			     threads, threads == 1 ? "" : "s",
+			     g->migrations > migrated ? ", pages migrated to the new NUMA nodes" : "",
+			     bnd_state_now_ms() - seen,
 			     slurm_resumed ? "resume" : "state change", rerr[0] ? "; " : "", rerr);
 		return 0;
 	}

@@ -124,11 +124,34 @@ static int pass(struct walk *w, pid_t pid, int *fresh)
 	return rc;
 }
 
+enum bnd_move_rule bnd_rebind_rule(enum bnd_mbind mbind, enum bnd_instance instance)
+{
+	if (instance != BND_I_SET)
+		return BND_MOVE_KEEP;
+	switch (mbind) {
+	case BND_M_NONE:
+		return BND_MOVE_FREE;
+	case BND_M_CORES:
+		return BND_MOVE_MIGRATE;
+	default:
+		return BND_MOVE_KEEP;
+	}
+}
+
 int bnd_rebind_tree(const char *proc_root, pid_t root, const bnd_cpuset_t *cpus,
 		    int *nthreads, char *err, size_t errlen)
 {
+	return bnd_rebind_tree_mem(proc_root, root, cpus, NULL, NULL, nthreads, NULL, err, errlen);
+}
+
+int bnd_rebind_tree_mem(const char *proc_root, pid_t root, const bnd_cpuset_t *cpus,
+			const bnd_nodeset_t *from, const bnd_nodeset_t *to, int *nthreads,
+			int *nprocs, char *err, size_t errlen)
+{
 	if (nthreads)
 		*nthreads = 0;
+	if (nprocs)
+		*nprocs = 0;
 	if (root <= 0 || !cpus || bnd_cpuset_empty(cpus))
 		return bnd_fail(err, errlen, BND_EINVAL, "rebind: need a pid and some cpus");
 	struct walk w = { proc_root ? proc_root : "/proc", cpus, { 0 }, { 0 }, 0, err, errlen };
@@ -149,6 +172,18 @@ int bnd_rebind_tree(const char *proc_root, pid_t root, const bnd_cpuset_t *cpus,
 	}
 	if (nthreads)
 		*nthreads = w.threads.n;
+	/* Pages after affinity: the threads already run near their new
+	 * memory. A process that ended meanwhile is no failure. */
+	for (int i = 0; rc == BND_OK && from && to && i < w.procs.n; i++) {
+		char why[BND_ERRLEN];
+		if (bnd_apply_migrate_pages(w.procs.v[i], from, to, NULL, why, sizeof(why)) == BND_OK) {
+			if (nprocs)
+				++*nprocs;
+		} else if (errno != ESRCH && !w.failed) {
+			bnd_fail(err, errlen, BND_ESYS, "pid %d: %s", (int)w.procs.v[i], why);
+			w.failed = 1;
+		}
+	}
 	free(w.threads.v);
 	free(w.procs.v);
 	if (rc != BND_OK)

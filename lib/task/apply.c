@@ -233,3 +233,25 @@ int bnd_mempolicy_describe(char *desc, size_t desclen, char *err, size_t errlen)
 	}
 	return BND_OK;
 }
+
+int bnd_apply_migrate_pages(pid_t pid, const bnd_nodeset_t *from, const bnd_nodeset_t *to,
+			    long *left, char *err, size_t errlen)
+{
+	unsigned long old_mask[NODE_WORDS], new_mask[NODE_WORDS];
+	if (left)
+		*left = 0;
+	if (pid <= 0 || !from || !to || bnd_nodeset_empty(from) || bnd_nodeset_empty(to))
+		return bnd_fail(err, errlen, BND_EINVAL, "migrate pages: need a pid and nodes");
+	to_mask(from, old_mask);
+	to_mask(to, new_mask);
+	long n = migrate_pages(pid, NODE_BITS + 1, old_mask, new_mask);
+	if (n < 0) {
+		int e = errno;
+		bnd_fail(err, errlen, BND_ESYS, "migrate_pages(pid %d): %s", (int)pid, strerror(e));
+		errno = e; /* callers tell a process that ended (ESRCH) apart */
+		return BND_ESYS;
+	}
+	if (left)
+		*left = n;
+	return BND_OK;
+}

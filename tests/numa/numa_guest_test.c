@@ -31,6 +31,7 @@
 #include "binding/placement/place.h"
 #include "binding/request/request.h"
 #include "binding/topology/topology.h"
+#include "binding/suspend/rebind.h"
 
 static const char *rc_text(int rc)
 {
@@ -592,6 +593,77 @@ static void check_inherited(const struct bnd_topology *t)
 	      bits & 8 ? ", pages elsewhere" : "");
 }
 
+/* --- a rebind that moves the pages (resume with --mbind=cores) ---------- */
+
+/* A child faults MIGRATE_MIB in on node 1 (bound there), then waits; the
+ * parent moves its tree to node 2's cpus with the pages (what the suspend
+ * watcher does for a cores task resumed elsewhere); the child then says
+ * where its pages are, as counts per node through a pipe. */
+#define MIGRATE_MIB 8
+static void check_migration(const struct bnd_topology *t)
+{
+	int go[2], back[2];
+	if (pipe(go) || pipe(back)) {
+		check(0, "migrate: pipes");
+		return;
+	}
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(go[1]);
+		close(back[0]);
+		unsigned long one = 1UL << 1;
+		size_t len = (size_t)MIGRATE_MIB << 20, np = len / PAGE;
+		char *buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		long counts[G_NODES + 1] = { 0 };
+		if (buf == MAP_FAILED || set_mempolicy(MPOL_BIND, &one, G_NODES + 1))
+			_exit(1);
+		madvise(buf, len, MADV_NOHUGEPAGE);
+		memset(buf, 1, len);
+		char c = 'r';
+		if (write(back[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(2);
+		void **pages = malloc(np * sizeof(*pages));
+		int *status = malloc(np * sizeof(*status));
+		if (!pages || !status)
+			_exit(3);
+		for (size_t i = 0; i < np; i++)
+			pages[i] = buf + i * PAGE;
+		if (move_pages(0, np, pages, NULL, status, 0))
+			_exit(4);
+		for (size_t i = 0; i < np; i++)
+			counts[status[i] >= 0 && status[i] < G_NODES ? status[i] : G_NODES]++;
+		if (write(back[1], counts, sizeof(counts)) != (ssize_t)sizeof(counts))
+			_exit(5);
+		_exit(0);
+	}
+	close(go[0]);
+	close(back[1]);
+	char c = 0, err[BND_ERRLEN] = "", a[96];
+	long counts[G_NODES + 1] = { 0 };
+	int ready = read(back[0], &c, 1) == 1;
+	bnd_cpuset_t cpus = set_of("4-5");
+	bnd_nodeset_t from, to;
+	bnd_nodeset_zero(&from);
+	bnd_nodeset_set(&from, 1);
+	bnd_topology_numa_of_cpus(t, &cpus, &to);
+	int threads = 0, procs = 0;
+	int rc = ready ? bnd_rebind_tree_mem("/proc", pid, &cpus, &from, &to, &threads, &procs, err,
+					     sizeof(err))
+		       : BND_ESYS;
+	int got = write(go[1], "g", 1) == 1 &&
+		  read(back[0], counts, sizeof(counts)) == (ssize_t)sizeof(counts);
+	int st = 0;
+	waitpid(pid, &st, 0);
+	close(go[1]);
+	close(back[0]);
+	long np = ((long)MIGRATE_MIB << 20) / PAGE;
+	check(rc == BND_OK && procs == 1 && got && counts[2] == np,
+	      "rebind with migration: the task's %ld pages move from node 1 to node 2 with its "
+	      "cpus (rc %d %s, %d process(es) asked, pages %s)", np, rc, err, procs,
+	      counts_text(counts, a, sizeof(a)));
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "child") == 0)
@@ -606,6 +678,7 @@ int main(int argc, char **argv)
 		check_nlocal(t);
 		check_reservations(t);
 		check_inherited(t);
+		check_migration(t);
 	}
 	bnd_topology_free(t);
 	printf("# guest test took %.2f s\n", now() - t0);

@@ -12,7 +12,9 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "binding/request/request.h"
 #include "binding/util/cpuset.h"
+#include "binding/util/nodeset.h"
 
 /* Sets the affinity of every thread of root and of all its descendants
  * (found through /proc/PID/task/TID/children under proc_root, normally
@@ -22,5 +24,26 @@
  * live thread refused (err names it; the others are still set). */
 int bnd_rebind_tree(const char *proc_root, pid_t root, const bnd_cpuset_t *cpus,
 		    int *nthreads, char *err, size_t errlen);
+
+/* The same, and then the pages of every process of the tree that sit on
+ * the OS nodes `from` move to `to` (migrate_pages; from/to NULL: no
+ * migration). *nprocs (may be NULL) gets how many processes were asked. */
+int bnd_rebind_tree_mem(const char *proc_root, pid_t root, const bnd_cpuset_t *cpus,
+			const bnd_nodeset_t *from, const bnd_nodeset_t *to, int *nthreads,
+			int *nprocs, char *err, size_t errlen);
+
+/* What a resumed or deferred step's tasks may do, by their memory policy
+ * (a task's policy can only be changed by the task itself):
+ *   BND_MOVE_KEEP     only their previous cpus, else deferred: cores:strict
+ *                     and nlocal bind memory to the old nodes, round_robin
+ *                     interleaves over them; env and pe bind nothing and
+ *                     keep what they reported;
+ *   BND_MOVE_MIGRATE  another placement if need be, and when its NUMA
+ *                     nodes differ the pages follow (cores: a preference
+ *                     only, so memory may move; new allocations still
+ *                     prefer the old nodes, as the task's policy says);
+ *   BND_MOVE_FREE     another placement if need be (no memory policy). */
+enum bnd_move_rule { BND_MOVE_KEEP, BND_MOVE_MIGRATE, BND_MOVE_FREE };
+enum bnd_move_rule bnd_rebind_rule(enum bnd_mbind mbind, enum bnd_instance instance);
 
 #endif

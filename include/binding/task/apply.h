@@ -45,4 +45,11 @@ int bnd_apply_mempolicy_nodes(const bnd_nodeset_t *os_nodes, int bind, char *des
  * ("default", "preferred:1", "bind:0", "interleave:0-3"). */
 int bnd_mempolicy_describe(char *desc, size_t desclen, char *err, size_t errlen);
 
+/* Moves the pages of process pid that are on the OS nodes `from` to the
+ * nodes `to` (migrate_pages(2); the process's own memory policy is not
+ * touched: only the process can change that). *left (may be NULL) gets
+ * how many pages could not be moved. BND_ESYS with the reason. */
+int bnd_apply_migrate_pages(pid_t pid, const bnd_nodeset_t *from, const bnd_nodeset_t *to,
+			    long *left, char *err, size_t errlen);
+
 #endif

@@ -30,6 +30,10 @@ static inline void bnd_nodeset_or(bnd_nodeset_t *dst, const bnd_nodeset_t *src)
 {
 	bnd_cpuset_or(&dst->bits, &src->bits);
 }
+static inline bool bnd_nodeset_equal(const bnd_nodeset_t *a, const bnd_nodeset_t *b)
+{
+	return bnd_cpuset_equal(&a->bits, &b->bits);
+}
 /* Next node > prev (start with prev = -1); -1 when none. */
 static inline int bnd_nodeset_next(const bnd_nodeset_t *s, int prev)
 {

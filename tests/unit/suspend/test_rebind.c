@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "binding/suspend/rebind.h"
+#include "binding/task/apply.h"
 #include "binding/util/cpuset.h"
 #include "binding/util/error.h"
 #include "testutil.h"
@@ -175,6 +176,45 @@ START_TEST(bad_and_gone)
 }
 END_TEST
 
+/* Which tasks may move on resume, by memory policy: the one rule. */
+START_TEST(move_rule_by_memory_policy)
+{
+	ck_assert_int_eq(bnd_rebind_rule(BND_M_NONE, BND_I_SET), BND_MOVE_FREE);
+	ck_assert_int_eq(bnd_rebind_rule(BND_M_CORES, BND_I_SET), BND_MOVE_MIGRATE);
+	ck_assert_int_eq(bnd_rebind_rule(BND_M_CORES_STRICT, BND_I_SET), BND_MOVE_KEEP);
+	ck_assert_int_eq(bnd_rebind_rule(BND_M_NLOCAL, BND_I_SET), BND_MOVE_KEEP);
+	ck_assert_int_eq(bnd_rebind_rule(BND_M_ROUND_ROBIN, BND_I_SET), BND_MOVE_KEEP);
+	ck_assert_int_eq(bnd_rebind_rule(BND_M_NONE, BND_I_ENV), BND_MOVE_KEEP);
+	ck_assert_int_eq(bnd_rebind_rule(BND_M_CORES, BND_I_PE), BND_MOVE_KEEP);
+}
+END_TEST
+
+/* With nodes to migrate between, every process of the tree is asked
+ * (node 0 to node 0 here: this machine may have one node; the pages really
+ * moving between nodes is checked in the multi-NUMA guest, tests/numa). */
+START_TEST(tree_pages_are_migrated)
+{
+	int hold;
+	pid_t pid = start_tree(&hold);
+	char err[BND_ERRLEN] = "";
+	bnd_cpuset_t mine;
+	ck_assert_int_eq(bnd_affinity_get(0, &mine, err, sizeof(err)), BND_OK);
+	bnd_nodeset_t n0;
+	bnd_nodeset_zero(&n0);
+	bnd_nodeset_set(&n0, 0);
+	int threads = 0, procs = 0;
+	ck_assert_msg(bnd_rebind_tree_mem("/proc", pid, &mine, &n0, &n0, &threads, &procs, err,
+					  sizeof(err)) == BND_OK, "%s", err);
+	ck_assert_int_eq(threads, THREADS + 1 + GRAND_THREADS + 1);
+	ck_assert_int_eq(procs, 2);
+	end_tree(pid, hold);
+	bnd_nodeset_t none;
+	bnd_nodeset_zero(&none);
+	ck_assert_int_eq(bnd_apply_migrate_pages(getpid(), &none, &n0, NULL, err, sizeof(err)),
+			 BND_EINVAL);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rebind");
@@ -182,6 +222,8 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, every_thread_of_the_tree_moves);
 	tcase_add_test(tc, bad_and_gone);
+	tcase_add_test(tc, move_rule_by_memory_policy);
+	tcase_add_test(tc, tree_pages_are_migrated);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
