@@ -190,6 +190,13 @@ int bnd_state_allocate(const struct bnd_state_opts *o, const struct bnd_topology
 	struct bnd_mem_result mres;
 	memset(&mres, 0, sizeof(mres));
 	int prc = place(t, &tx.f, r, a, out, &mres, err, errlen);
+	/* Before saying no: owners that only look alive (a reused pid, a
+	 * zombie) give their cores and memory back, and the request is tried
+	 * again. */
+	if (prc == BND_ENOFIT && bnd_state_txn_reclaim_all(&tx) > 0) {
+		memset(&mres, 0, sizeof(mres));
+		prc = place(t, &tx.f, r, a, out, &mres, err, errlen);
+	}
 	if (a->mem_out)
 		*a->mem_out = mres;
 	if (prc == BND_OK && !bnd_cpuset_empty(&out->all_cpus)) {
@@ -253,6 +260,7 @@ int bnd_state_gc(const struct bnd_state_opts *o, int *reclaimed, char *err, size
 	int rc = bnd_state_txn_begin(&tx, o, err, errlen);
 	if (rc)
 		return rc;
+	bnd_state_txn_reclaim_all(&tx);
 	int n = tx.dropped;
 	rc = bnd_state_txn_commit(&tx, err, errlen);
 	bnd_state_txn_end(&tx);

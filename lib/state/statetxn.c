@@ -141,6 +141,8 @@ static int load(struct bnd_state_txn *tx, char *err, size_t errlen)
 	return BND_OK;
 }
 
+static int reclaim(struct bnd_state_txn *tx, int full);
+
 static void repair(struct bnd_state_txn *tx)
 {
 	if (tx->f.boot_id[0] && strcmp(tx->f.boot_id, boot_id)) {
@@ -157,15 +159,31 @@ static void repair(struct bnd_state_txn *tx)
 		strcpy(tx->f.boot_id, boot_id);
 		tx->dirty = 1;
 	}
+	reclaim(tx, 0);
+}
+
+/* Drops records whose owner is dead: gone (cheap), or with full, also a
+ * reused pid or a zombie. Returns how many. */
+static int reclaim(struct bnd_state_txn *tx, int full)
+{
+	int n = 0;
 	for (int i = 0; i < tx->f.nrec; i++) {
-		if (bnd_state_owner_alive(&tx->f.rec[i]))
+		const struct bnd_state_record *r = &tx->f.rec[i];
+		if (full ? bnd_state_owner_alive(r) : !bnd_proc_gone(r->owner_pid))
 			continue;
 		char d[512];
 		describe(&tx->f.rec[i], d, sizeof(d));
 		bnd_state_log(tx->o, "state %s: reclaimed %s: owner is gone", tx->dir, d);
 		bnd_state_txn_drop(tx, i--, "reclaim");
 		tx->dropped++;
+		n++;
 	}
+	return n;
+}
+
+int bnd_state_txn_reclaim_all(struct bnd_state_txn *tx)
+{
+	return reclaim(tx, 1);
 }
 
 int bnd_state_owner_alive(const struct bnd_state_record *r)

@@ -168,20 +168,28 @@ int bnd_state_resume(const struct bnd_state_opts *o, const struct bnd_topology *
 		goto commit;
 	}
 	bnd_cpuset_t taken;
-	bnd_state_taken(&tx.f, a, &taken);
 	int prc = BND_ENOFIT;
-	if (ra->prev && !bnd_cpuset_intersects(&ra->prev->all_cpus, &taken) &&
-	    (!a->allowed || bnd_cpuset_subset(&ra->prev->all_cpus, a->allowed))) {
-		prc = placement_copy(out, ra->prev);
-		*res = BND_RESUME_SAME;
-	} else if (!ra->prev_only) {
-		prc = bnd_state_place(t, &tx.f, r, a, out, err, errlen);
-		*res = BND_RESUME_MOVED;
-		if (prc != BND_OK && prc != BND_ENOFIT) {
-			rc = prc;
-			goto commit;
+	/* A second pass only when the full owner check (reused pids, zombies)
+	 * freed something: as for allocate, before deferring. */
+	for (int pass = 0; pass < 2 && prc == BND_ENOFIT; pass++) {
+		if (pass && bnd_state_txn_reclaim_all(&tx) == 0)
+			break;
+		bnd_state_taken(&tx.f, a, &taken);
+		if (ra->prev && !bnd_cpuset_intersects(&ra->prev->all_cpus, &taken) &&
+		    (!a->allowed || bnd_cpuset_subset(&ra->prev->all_cpus, a->allowed))) {
+			prc = placement_copy(out, ra->prev);
+			*res = BND_RESUME_SAME;
+		} else if (!ra->prev_only) {
+			prc = bnd_state_place(t, &tx.f, r, a, out, err, errlen);
+			*res = BND_RESUME_MOVED;
+			if (prc != BND_OK && prc != BND_ENOFIT) {
+				rc = prc;
+				goto commit;
+			}
 		}
 	}
+	if (i >= 0)
+		i = bnd_statefile_find(&tx.f, a->job, a->step);
 	if (prc == BND_ENOMEM) {
 		rc = bnd_fail(err, errlen, BND_ENOMEM, "state resume: out of memory");
 		goto commit;

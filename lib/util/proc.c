@@ -1,6 +1,7 @@
 #include "binding/util/proc.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +78,11 @@ int bnd_proc_start_time(pid_t pid, unsigned long long *start, char *err, size_t 
 		return bnd_fail(err, errlen, BND_ESYS, "reading /proc/%d/stat: %s", (int)pid,
 				errno ? strerror(errno) : "unexpected format");
 	return BND_OK;
+}
+
+int bnd_proc_gone(pid_t pid)
+{
+	return pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH);
 }
 
 int bnd_proc_alive(pid_t pid, unsigned long long start)

@@ -44,10 +44,17 @@ struct bnd_state_txn {
 	char **journal;    /* lines for o->journal once committed */
 };
 
-/* Locks and loads the state, repairing it (stale owners, corruption, other
- * boot). On failure nothing is held and tx needs no bnd_state_txn_end. */
+/* Locks and loads the state, repairing it (corruption, other boot, and
+ * records whose owner pid is gone: kill(pid, 0), one system call each).
+ * On failure nothing is held and tx needs no bnd_state_txn_end. */
 int bnd_state_txn_begin(struct bnd_state_txn *tx, const struct bnd_state_opts *o,
 			char *err, size_t errlen);
+
+/* The full owner check (/proc start time: a reused pid, a zombie) of every
+ * record, dropping the dead ones; returns how many. Run where a dead owner
+ * would cost something: before a request is declared not to fit, and by
+ * gc. Begin's cheap check catches every owner that is simply gone. */
+int bnd_state_txn_reclaim_all(struct bnd_state_txn *tx);
 
 /* Records a change for the journal ("<verb> <record>") and marks tx dirty. */
 void bnd_state_txn_note(struct bnd_state_txn *tx, const char *verb,

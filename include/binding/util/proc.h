@@ -22,6 +22,11 @@ int bnd_proc_start_time(pid_t pid, unsigned long long *start, char *err, size_t 
  * waiting to be reaped). */
 int bnd_proc_alive(pid_t pid, unsigned long long start);
 
+/* 1 when pid surely does not exist (kill(pid, 0) says ESRCH): one system
+ * call, no /proc read. 0 says nothing about a reused pid or a zombie;
+ * bnd_proc_alive does. */
+int bnd_proc_gone(pid_t pid);
+
 /* /proc/sys/kernel/random/boot_id without the newline. buflen must be at
  * least BND_BOOT_ID_LEN. */
 int bnd_proc_boot_id(char *buf, size_t buflen, char *err, size_t errlen);

@@ -17,6 +17,7 @@
 #include "binding/util/error.h"
 #include "binding/placement/place.h"
 #include "binding/state/state.h"
+#include "binding/util/proc.h"
 #include "binding/state/transition.h"
 #include "binding/state/statelock.h"
 #include "binding/topology/topostring.h"
@@ -831,6 +832,52 @@ START_TEST(list_of_nothing)
 }
 END_TEST
 
+/* A record whose pid lives on in another process (pid reuse: the start
+ * time differs) passes the cheap check of every transaction; it is
+ * reclaimed as soon as its cores are needed, and by gc. */
+static void reuse_pid_of_job(uint32_t job)
+{
+	char boot[BND_BOOT_ID_LEN], err[BND_ERRLEN];
+	ck_assert_int_eq(bnd_proc_boot_id(boot, sizeof(boot), err, sizeof(err)), BND_OK);
+	struct bnd_state_file f = list();
+	for (int i = 0; i < f.nrec; i++)
+		if (f.rec[i].job == job)
+			f.rec[i].owner_start += 1;
+	write_state(&f, boot);
+	bnd_statefile_free(&f);
+}
+
+START_TEST(reused_pid_is_reclaimed_when_its_cores_are_needed)
+{
+	struct bnd_topology *t = tu_topo("pack:1 core:2");
+	char err[BND_ERRLEN] = "";
+	ck_assert_str_eq(alloc(t, "linear:1", args(1, 0, 1)), "0");
+	reuse_pid_of_job(1);
+	/* a request that fits beside it leaves it be (no /proc read per record) */
+	ck_assert_str_eq(alloc(t, "linear:1", args(2, 0, 1)), "1");
+	struct bnd_state_file f = list();
+	ck_assert_int_eq(f.nrec, 2);
+	bnd_statefile_free(&f);
+	/* one that needs its core reclaims it and fits */
+	ck_assert_str_eq(alloc(t, "linear:1", args(3, 0, 1)), "0");
+	f = list();
+	ck_assert_int_eq(f.nrec, 2);
+	ck_assert_str_eq(cpus_of(&f, 1, 0), "(none)");
+	ck_assert_str_eq(cpus_of(&f, 3, 0), "0");
+	bnd_statefile_free(&f);
+	/* gc reclaims it without any request */
+	reuse_pid_of_job(2);
+	int n = -1;
+	ck_assert_int_eq(bnd_state_gc(&env.opts, &n, err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(n, 1);
+	f = list();
+	ck_assert_int_eq(f.nrec, 1);
+	ck_assert_str_eq(cpus_of(&f, 3, 0), "0");
+	bnd_statefile_free(&f);
+	bnd_topology_free(t);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("state");
@@ -856,6 +903,7 @@ int main(void)
 	tcase_add_test(tc, lock_wait_times_out);
 	tcase_add_test(tc, lock_of_a_dead_holder_is_taken_over);
 	tcase_add_test(tc, list_of_nothing);
+	tcase_add_test(tc, reused_pid_is_reclaimed_when_its_cores_are_needed);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
