@@ -93,7 +93,7 @@ static int rebind_all(struct bnd_gang *g, const struct bnd_placement *p, int *th
 			moved = !bnd_nodeset_empty(&from) && !bnd_nodeset_empty(&to) &&
 				!bnd_nodeset_equal(&from, &to);
 		}
-		int r = bnd_rebind_tree_mem(g->proc_root, g->pids[i], &c, moved ? &from : NULL,
+		int r = bnd_rebind_tree(g->proc_root, g->pids[i], &c, moved ? &from : NULL,
 					    moved ? &to : NULL, &n, NULL, err, errlen);
 		g->migrations += moved;
 		*threads += n;

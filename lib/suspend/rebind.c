@@ -139,12 +139,6 @@ enum bnd_move_rule bnd_rebind_rule(enum bnd_mbind mbind, enum bnd_instance insta
 }
 
 int bnd_rebind_tree(const char *proc_root, pid_t root, const bnd_cpuset_t *cpus,
-		    int *nthreads, char *err, size_t errlen)
-{
-	return bnd_rebind_tree_mem(proc_root, root, cpus, NULL, NULL, nthreads, NULL, err, errlen);
-}
-
-int bnd_rebind_tree_mem(const char *proc_root, pid_t root, const bnd_cpuset_t *cpus,
 			const bnd_nodeset_t *from, const bnd_nodeset_t *to, int *nthreads,
 			int *nprocs, char *err, size_t errlen)
 {

@@ -21,14 +21,11 @@
  * "/proc") to cpus. *nthreads (may be NULL) gets how many threads were
  * set. A thread or process that ends meanwhile is not an error.
  * BND_OK; BND_EINVAL (empty cpus, bad pid); BND_ESYS when root is gone or a
- * live thread refused (err names it; the others are still set). */
+ * live thread refused (err names it; the others are still set).
+ * With from and to (else NULL), the pages of every process of the tree
+ * that sit on the OS nodes `from` then move to `to` (migrate_pages); *nprocs
+ * (may be NULL) gets how many processes were asked. */
 int bnd_rebind_tree(const char *proc_root, pid_t root, const bnd_cpuset_t *cpus,
-		    int *nthreads, char *err, size_t errlen);
-
-/* The same, and then the pages of every process of the tree that sit on
- * the OS nodes `from` move to `to` (migrate_pages; from/to NULL: no
- * migration). *nprocs (may be NULL) gets how many processes were asked. */
-int bnd_rebind_tree_mem(const char *proc_root, pid_t root, const bnd_cpuset_t *cpus,
 			const bnd_nodeset_t *from, const bnd_nodeset_t *to, int *nthreads,
 			int *nprocs, char *err, size_t errlen);
 
