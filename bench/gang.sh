@@ -73,13 +73,14 @@ for _ in $(seq 1 "$cycles"); do
 	before=$(grep -c "job $job step 0: resumed on" "$E2E_DIR/log/slurmd.log")
 	t0=$(now_ms)
 	scontrol resume "$job" &
+	rpid=$!
 	thaw=
 	if [ -r "$frz" ]; then
 		# the thaw itself, seen by a tight read loop (the goal counts from it)
 		while read -r st <"$frz" && [ "$st" != THAWED ]; do :; done
 		thaw=$(now_ms)
 	fi
-	wait
+	wait "$rpid"   # only scontrol: the cluster's daemons are children too
 	if ! wait_for 30 eval '[ "$(grep -c "job $job step 0: resumed on" "$E2E_DIR/log/slurmd.log")" -gt "$before" ]'; then
 		fails=$((fails + 1)); continue
 	fi

@@ -167,6 +167,17 @@ static int make_record(struct bnd_state_record *rec, const struct bnd_request *r
 	return BND_OK;
 }
 
+int bnd_state_owner_of(const struct bnd_alloc_args *a, pid_t *owner, unsigned long long *start,
+		       char *err, size_t errlen)
+{
+	char why[256];
+	*owner = a->owner_pid > 0 ? a->owner_pid : getpid();
+	if (bnd_proc_start_time(*owner, start, why, sizeof(why)))
+		return bnd_fail(err, errlen, BND_EINVAL, "owner pid %d is not running (%s)",
+				(int)*owner, why);
+	return BND_OK;
+}
+
 int bnd_state_allocate(const struct bnd_state_opts *o, const struct bnd_topology *t,
 		       const struct bnd_request *r, const struct bnd_alloc_args *a,
 		       struct bnd_placement *out, char *err, size_t errlen)
@@ -176,12 +187,11 @@ int bnd_state_allocate(const struct bnd_state_opts *o, const struct bnd_topology
 		return bnd_fail(err, errlen, BND_EINVAL,
 				"state allocate: need a topology, a request and 1..%d tasks",
 				BND_STATE_MAX_TASKS);
-	pid_t owner = a->owner_pid > 0 ? a->owner_pid : getpid();
+	pid_t owner;
 	unsigned long long start;
-	char why[256];
-	if (bnd_proc_start_time(owner, &start, why, sizeof(why)))
-		return bnd_fail(err, errlen, BND_EINVAL, "owner pid %d is not running (%s)",
-				(int)owner, why);
+	int orc = bnd_state_owner_of(a, &owner, &start, err, errlen);
+	if (orc)
+		return orc;
 
 	struct bnd_state_txn tx;
 	int rc = bnd_state_txn_begin(&tx, o, err, errlen);

@@ -151,12 +151,12 @@ int bnd_state_resume(const struct bnd_state_opts *o, const struct bnd_topology *
 		return bnd_fail(err, errlen, BND_EINVAL,
 				"state resume: need a topology, a request, 1..%d tasks and a "
 				"previous placement of as many tasks", BND_STATE_MAX_TASKS);
-	pid_t owner = a->owner_pid > 0 ? a->owner_pid : getpid();
+	pid_t owner;
 	unsigned long long start;
 	char why[BND_STATE_WHY_LEN];
-	if (bnd_proc_start_time(owner, &start, why, sizeof(why)))
-		return bnd_fail(err, errlen, BND_EINVAL, "owner pid %d is not running (%s)",
-				(int)owner, why);
+	int orc = bnd_state_owner_of(a, &owner, &start, err, errlen);
+	if (orc)
+		return orc;
 
 	struct bnd_state_txn tx;
 	int rc = bnd_state_txn_begin(&tx, o, err, errlen);

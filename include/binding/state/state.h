@@ -110,6 +110,11 @@ int bnd_state_list(const struct bnd_state_opts *o, struct bnd_state_file *out,
  * except_job (0: leave none out). */
 void bnd_state_held(const struct bnd_state_file *f, uint32_t except_job, bnd_cpuset_t *out);
 
+/* The record owner of an allocation (a->owner_pid, else this process) and
+ * its start time; BND_EINVAL when it does not run. */
+int bnd_state_owner_of(const struct bnd_alloc_args *a, pid_t *owner, unsigned long long *start,
+		       char *err, size_t errlen);
+
 /* state.c's occupancy rule for (a->job, a->step) on f: the cpus it must
  * not take (other jobs', its sibling steps', and the script's unless
  * a->inherit_job). And its placement rule, as bnd_state_allocate places (memory
