@@ -95,11 +95,32 @@ static void call(struct bnd_watch *w, enum bnd_watch_event ev, long long seen)
 	want_state(w, w->cfg.event(w->cfg.ctx, ev, seen));
 }
 
-static void drain(int fd)
+int bnd_watch_moved_in(const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len >= sizeof(struct inotify_event)) {
+		struct inotify_event ev;
+		memcpy(&ev, p, sizeof(ev));
+		size_t one = sizeof(ev) + ev.len;
+		if (ev.mask & (IN_MOVED_TO | IN_Q_OVERFLOW))
+			return 1;
+		if (one > len)
+			break;
+		p += one;
+		len -= one;
+	}
+	return 0;
+}
+
+/* Empties the inotify queue; 1 when it held a change of the state. */
+static int drain(int fd)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-	while (read(fd, buf, sizeof(buf)) > 0)
-		;
+	ssize_t n;
+	int moved = 0;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		moved |= bnd_watch_moved_in(buf, (size_t)n);
+	return moved;
 }
 
 static void *run(void *arg)
@@ -134,10 +155,8 @@ static void *run(void *arg)
 			break;
 		long long seen = bnd_state_now_ms();
 		int state_changed = 0;
-		if (p[1].revents & POLLIN) {
-			drain(w->infd);
-			state_changed = 1;
-		}
+		if (p[1].revents & POLLIN)
+			state_changed = drain(w->infd);
 		struct sample s;
 		take_sample(w, &s);
 		long long now = mono_ms();

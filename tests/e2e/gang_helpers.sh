@@ -255,6 +255,35 @@ gang_slices() {
 		  for (p = 1; p <= n; p++) { m = split(parts[p], r, "-"); lo = r[1]; hi = (m > 1) ? r[2] : r[1]
 			for (x = lo; x <= hi; x++) { if ((x in owner) && owner[x] != job) { print "cpu " x ": jobs " owner[x] " and " job; exit } owner[x] = job } } }' "$snap")
 	assert_eq "" "$bad" "state file (sampled every 0.25 s, $(grep -c '^---' "$snap") snapshots): no cpu in two jobs' active records"
+	gang_watchers_quiet "$a" "$b"
+}
+
+# Each watcher of JOB... woke at most 30 times a second of its life, plus
+# 100: its fastest sampling is 20 a second and every other wakeup is an
+# event. A slower machine only wakes less, so the bound holds anywhere; a
+# watcher that wakes itself (its own inotify watch's removal once did)
+# spins thousands of times a second.
+gang_watchers_quiet() {
+	local j line step t0 t1 n secs
+	for j in "$@"; do
+		while read -r line; do
+			step=$(echo "$line" | sed -nE 's/.* job [0-9]+ step ([a-z0-9]+): watcher ended: .*/\1/p')
+			n=$(echo "$line" | sed -nE 's/.*watcher ended: ([0-9]+) wakeups.*/\1/p')
+			t1=$(echo "$line" | sed -nE 's/^\[([0-9T:.-]+)\].*/\1/p')
+			t0=$(grep -E "job $j step $step: watching " "$E2E_DIR/log/slurmd.log" | head -n 1 |
+				sed -nE 's/^\[([0-9T:.-]+)\].*/\1/p')
+			[ -n "$step" ] && [ -n "$n" ] && [ -n "$t0" ] && [ -n "$t1" ] ||
+				{ e2e_fail "job $j: cannot read a watcher's life from: $line"; continue; }
+			secs=$(( $(date -d "${t1/T/ }" +%s) - $(date -d "${t0/T/ }" +%s) + 1 ))
+			if [ "$n" -le $((30 * secs + 100)) ]; then
+				e2e_pass "job $j step $step: its watcher woke $n times in ${secs} s (<= 30/s + 100)"
+			else
+				e2e_fail "job $j step $step: its watcher woke $n times in ${secs} s: it spins"
+			fi
+		done < <(grep -E "job $j step [a-z0-9]+: watcher ended: " "$E2E_DIR/log/slurmd.log")
+		grep -qE "job $j step [a-z0-9]+: watcher ended: " "$E2E_DIR/log/slurmd.log" ||
+			e2e_fail "job $j: no watcher logged its end"
+	done
 }
 
 # A run: a task's samples on one cpu, each less than 1 s after the one

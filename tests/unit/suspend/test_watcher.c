@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,6 +26,9 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static int n_susp, n_res, n_state, n_user, want_state_events;
 static atomic_int job_answer;
+/* When set, the second state event stops this process (from inside the
+ * callback, so the watcher's next sample finds it stopped). */
+static pid_t stop_at_second_state;
 
 static enum bnd_job_state job_cb(void *ctx)
 {
@@ -42,8 +46,14 @@ static int event_cb(void *ctx, enum bnd_watch_event ev, long long seen)
 	n_state += ev == BND_WATCH_STATE;
 	n_user += ev == BND_WATCH_USER_STOP;
 	int w = want_state_events;
+	int stop = stop_at_second_state && ev == BND_WATCH_STATE && n_state == 2;
 	pthread_cond_broadcast(&cv);
 	pthread_mutex_unlock(&mu);
+	if (stop) {
+		int st;
+		ck_assert_int_eq(kill(stop_at_second_state, SIGSTOP), 0);
+		ck_assert_int_eq(waitpid(stop_at_second_state, &st, WUNTRACED), stop_at_second_state);
+	}
 	return w;
 }
 
@@ -95,6 +105,7 @@ static void wait_threads(int want)
 static void reset(void)
 {
 	n_susp = n_res = n_state = n_user = want_state_events = 0;
+	stop_at_second_state = 0;
 	atomic_store(&job_answer, BND_JOB_RUNNING);
 }
 
@@ -236,6 +247,90 @@ START_TEST(state_changes_wake_a_deferred_step)
 }
 END_TEST
 
+/* A step that stops wanting state events (it got its cpus) is not woken
+ * again by the removal of its own inotify watch. That removal queues an
+ * IN_IGNORED event; taken for a change of the state it made such a step
+ * call its owner, re-add and remove the watch, and wake again, in a loop
+ * that burnt a CPU in slurmstepd for the rest of the step (seen in the
+ * gang e2e test). No timing: the callback of the second state event stops
+ * a task and returns 0; the watcher's next pass finds the queued
+ * IN_IGNORED and the stopped task together, so the user-stop event and
+ * any spurious state event come from the same pass, which has ended when
+ * bnd_watch_stop has joined the thread. */
+START_TEST(a_removed_watch_wakes_nobody)
+{
+	reset();
+	pid_t pid = sleeper();
+	want_state_events = 1;
+	stop_at_second_state = pid;
+	char dir[] = "/tmp/bnd-wignored-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	struct bnd_watch *w;
+	char err[BND_ERRLEN] = "", a[64], b[64];
+	struct bnd_watch_cfg c = {
+		.pids = &pid, .npids = 1, .proc_root = "/proc", .state_dir = dir,
+		.sample_ms = 600000, .fast_ms = 600000, .recheck_ms = 600000,
+		.job_state = job_cb, .event = event_cb, .start_deferred = 1,
+	};
+	ck_assert_msg(bnd_watch_start(&w, &c, err, sizeof(err)) == BND_OK, "%s", err);
+	wait_count(&n_state, 1, "first try of a deferred step");
+	pthread_mutex_lock(&mu);
+	want_state_events = 0; /* the next try succeeds */
+	pthread_mutex_unlock(&mu);
+	snprintf(a, sizeof(a), "%s/tmp", dir);
+	snprintf(b, sizeof(b), "%s/state", dir);
+	FILE *f = fopen(a, "w");
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+	ck_assert_int_eq(rename(a, b), 0);
+	wait_count(&n_user, 1, "the stop made inside the second state event");
+	bnd_watch_stop(w);
+	ck_assert_int_eq(get(&n_state), 2);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	unlink(b);
+	rmdir(dir);
+}
+END_TEST
+
+/* What counts in a read of the inotify fd: a rename into the dir and an
+ * overflow, never the IN_IGNORED that removing a watch queues. */
+START_TEST(inotify_events_that_count)
+{
+	char buf[4 * sizeof(struct inotify_event) + 64]
+		__attribute__((aligned(__alignof__(struct inotify_event))));
+	struct inotify_event ev = { .wd = 1, .mask = IN_IGNORED };
+	memcpy(buf, &ev, sizeof(ev));
+	ck_assert_int_eq(bnd_watch_moved_in(buf, sizeof(ev)), 0);
+	ev.mask = IN_Q_OVERFLOW;
+	memcpy(buf, &ev, sizeof(ev));
+	ck_assert_int_eq(bnd_watch_moved_in(buf, sizeof(ev)), 1);
+	/* an ignored event, then a rename with a 16-byte name */
+	ev.mask = IN_IGNORED;
+	memcpy(buf, &ev, sizeof(ev));
+	struct inotify_event mv = { .wd = 1, .mask = IN_MOVED_TO, .len = 16 };
+	memcpy(buf + sizeof(ev), &mv, sizeof(mv));
+	memset(buf + 2 * sizeof(ev), 0, 16);
+	memcpy(buf + 2 * sizeof(ev), "state", 6);
+	ck_assert_int_eq(bnd_watch_moved_in(buf, 2 * sizeof(ev) + 16), 1);
+	ck_assert_int_eq(bnd_watch_moved_in(buf, sizeof(ev) - 1), 0);
+
+	/* and from the kernel: add a watch, remove it, read */
+	char dir[] = "/tmp/bnd-wev-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	int wd = inotify_add_watch(fd, dir, IN_MOVED_TO);
+	ck_assert_int_ge(wd, 0);
+	ck_assert_int_eq(inotify_rm_watch(fd, wd), 0);
+	ssize_t n = read(fd, buf, sizeof(buf));
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq(bnd_watch_moved_in(buf, (size_t)n), 0);
+	close(fd);
+	rmdir(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("watcher");
@@ -244,6 +339,8 @@ int main(void)
 	tcase_add_test(tc, user_stop_is_kept_slurm_suspend_is_seen);
 	tcase_add_test(tc, freezer_without_slurmctld);
 	tcase_add_test(tc, state_changes_wake_a_deferred_step);
+	tcase_add_test(tc, a_removed_watch_wakes_nobody);
+	tcase_add_test(tc, inotify_events_that_count);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
