@@ -135,16 +135,22 @@ int bnd_state_record_copy(struct bnd_state_record *dst, const struct bnd_state_r
 	return BND_OK;
 }
 
+static int reserve(struct bnd_state_file *f, int cap)
+{
+	if (cap <= f->cap)
+		return 0;
+	struct bnd_state_record *n = realloc(f->rec, (size_t)cap * sizeof(*n));
+	if (!n)
+		return -1;
+	f->rec = n;
+	f->cap = cap;
+	return 0;
+}
+
 static struct bnd_state_record *grow(struct bnd_state_file *f)
 {
-	if (f->nrec == f->cap) {
-		int cap = f->cap ? f->cap * 2 : 8;
-		struct bnd_state_record *n = realloc(f->rec, (size_t)cap * sizeof(*n));
-		if (!n)
-			return NULL;
-		f->rec = n;
-		f->cap = cap;
-	}
+	if (f->nrec == f->cap && reserve(f, f->cap ? f->cap * 2 : 8))
+		return NULL;
 	return &f->rec[f->nrec];
 }
 
@@ -201,30 +207,6 @@ static int sb_reserve(struct sbuf *s, size_t more)
 	return 0;
 }
 
-static void sb_printf(struct sbuf *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(struct sbuf *s, const char *fmt, ...)
-{
-	/* One formatting pass when the text fits the room left (nearly always:
-	 * the buffer only grows), a second only after growing it. This runs
-	 * for every record of every transaction. */
-	if (sb_reserve(s, 128))
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(s->b + s->len, s->cap - s->len, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n >= s->cap - s->len) {
-		if (sb_reserve(s, (size_t)n))
-			return;
-		va_start(ap, fmt);
-		vsnprintf(s->b + s->len, s->cap - s->len, fmt, ap);
-		va_end(ap);
-	}
-	s->len += (size_t)n;
-}
-
 static void sb_puts(struct sbuf *s, const char *str)
 {
 	size_t n = strlen(str);
@@ -232,6 +214,42 @@ static void sb_puts(struct sbuf *s, const char *str)
 		return;
 	memcpy(s->b + s->len, str, n + 1);
 	s->len += n;
+}
+
+/* Numbers by hand, not printf: every record of every transaction is
+ * written, and vsnprintf was a third of a transaction's instructions. */
+static void sb_u64(struct sbuf *s, uint64_t v)
+{
+	char r[24];
+	int n = 0;
+	do {
+		r[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (sb_reserve(s, (size_t)n))
+		return;
+	while (n)
+		s->b[s->len++] = r[--n];
+	s->b[s->len] = '\0';
+}
+
+static void sb_i64(struct sbuf *s, int64_t v)
+{
+	if (v < 0) {
+		sb_puts(s, "-");
+		sb_u64(s, (uint64_t)0 - (uint64_t)v);
+	} else {
+		sb_u64(s, (uint64_t)v);
+	}
+}
+
+static void sb_hex32(struct sbuf *s, uint32_t v)
+{
+	if (sb_reserve(s, 8))
+		return;
+	for (int i = 7; i >= 0; i--)
+		s->b[s->len++] = "0123456789abcdef"[(v >> (4 * i)) & 0xF];
+	s->b[s->len] = '\0';
 }
 
 static void sb_cpus(struct sbuf *s, const bnd_cpuset_t *set)
@@ -264,10 +282,21 @@ static void sb_request(struct sbuf *s, const char *req)
 
 static void sb_record(struct sbuf *s, const struct bnd_state_record *r)
 {
-	sb_printf(s, "job=%" PRIu32 " step=%" PRIu32 " pid=%d start=%llu uid=%" PRIu32
-		  " status=%s created=%lld cpus=",
-		  r->job, r->step, r->owner_pid, r->owner_start, r->uid,
-		  bnd_state_status_name(r->status), r->created);
+	sb_puts(s, "job=");
+	sb_u64(s, r->job);
+	sb_puts(s, " step=");
+	sb_u64(s, r->step);
+	sb_puts(s, " pid=");
+	sb_i64(s, r->owner_pid);
+	sb_puts(s, " start=");
+	sb_u64(s, r->owner_start);
+	sb_puts(s, " uid=");
+	sb_u64(s, r->uid);
+	sb_puts(s, " status=");
+	sb_puts(s, bnd_state_status_name(r->status));
+	sb_puts(s, " created=");
+	sb_i64(s, r->created);
+	sb_puts(s, " cpus=");
 	sb_cpus(s, &r->cpus);
 	sb_puts(s, " tasks=");
 	for (int i = 0; i < r->ntasks; i++) {
@@ -276,10 +305,19 @@ static void sb_record(struct sbuf *s, const struct bnd_state_record *r)
 		sb_cpus(s, &r->tasks[i]);
 	}
 	sb_puts(s, " mem=");
-	for (int i = 0; i < r->nmem; i++)
-		sb_printf(s, "%s%d:%" PRIu64, i ? "," : "", r->mem[i].node, r->mem[i].mib);
-	if (r->status != BND_ST_ACTIVE)
-		sb_printf(s, " since=%lld why=%s", r->since_ms, r->why);
+	for (int i = 0; i < r->nmem; i++) {
+		if (i)
+			sb_puts(s, ",");
+		sb_i64(s, r->mem[i].node);
+		sb_puts(s, ":");
+		sb_u64(s, r->mem[i].mib);
+	}
+	if (r->status != BND_ST_ACTIVE) {
+		sb_puts(s, " since=");
+		sb_i64(s, r->since_ms);
+		sb_puts(s, " why=");
+		sb_puts(s, r->why);
+	}
 	sb_puts(s, " req=");
 	sb_request(s, r->request);
 }
@@ -299,8 +337,13 @@ int bnd_statefile_format(const struct bnd_state_file *f, char **out, size_t *out
 			 char *err, size_t errlen)
 {
 	struct sbuf s = { 0 };
-	sb_printf(&s, MAGIC "%d\nboot %s\n", BND_STATE_VERSION,
-		  f->boot_id[0] ? f->boot_id : "unknown");
+	/* Room for the usual record up front: growing copies the text. */
+	sb_reserve(&s, 256 + (size_t)f->nrec * 256);
+	sb_puts(&s, MAGIC);
+	sb_u64(&s, BND_STATE_VERSION);
+	sb_puts(&s, "\nboot ");
+	sb_puts(&s, f->boot_id[0] ? f->boot_id : "unknown");
+	sb_puts(&s, "\n");
 	for (int i = 0; i < f->nrec; i++) {
 		const struct bnd_state_record *r = &f->rec[i];
 		if (r->ntasks < 0 || r->ntasks > BND_STATE_MAX_TASKS || r->nmem < 0 ||
@@ -316,7 +359,11 @@ int bnd_statefile_format(const struct bnd_state_file *f, char **out, size_t *out
 	}
 	if (!s.oom) {
 		uint32_t crc = bnd_crc32(s.b, s.len);
-		sb_printf(&s, "end %d crc32=%08" PRIx32 "\n", f->nrec, crc);
+		sb_puts(&s, "end ");
+		sb_u64(&s, (uint64_t)f->nrec);
+		sb_puts(&s, " crc32=");
+		sb_hex32(&s, crc);
+		sb_puts(&s, "\n");
 	}
 	if (s.oom) {
 		free(s.b);
@@ -595,6 +642,17 @@ int bnd_statefile_parse(const char *text, size_t len, struct bnd_state_file *f,
 	const char *p = nl ? nl + 1 : text + len;
 	const char *end = body_end < len ? text + body_end : text + len;
 	int lineno = 1, seen_boot = 0;
+	/* One allocation for every line there may be a record on, up to 1024
+	 * (2 MB: a garbage file of empty lines must not cost more); beyond,
+	 * the array doubles. */
+	int lines = 0;
+	for (const char *q = p; lines < 1024 && q < end &&
+	     (q = memchr(q, '\n', (size_t)(end - q))); q++)
+		lines++;
+	if (lines && reserve(f, lines)) {
+		bnd_statefile_free(f);
+		return -1;
+	}
 	char *line = NULL;
 	size_t linecap = 0;
 	while (p < end) {
@@ -632,22 +690,26 @@ int bnd_statefile_parse(const char *text, size_t len, struct bnd_state_file *f,
 				note(why, whylen, &bad, "garbage: bad boot line");
 			continue;
 		}
-		struct bnd_state_record r;
-		if (strncmp(line, "rec ", 4) || parse_record(&r, line + 4)) {
-			note(why, whylen, &bad, "garbage: line %d does not parse", lineno);
-			continue;
-		}
+		/* Parsed in place: a record is 2 KB, a copy per record showed. */
 		struct bnd_state_record *slot = grow(f);
 		if (!slot) {
-			bnd_state_record_free(&r);
 			free(line);
 			bnd_statefile_free(f);
 			return -1;
 		}
-		*slot = r;
+		if (strncmp(line, "rec ", 4) || parse_record(slot, line + 4)) {
+			note(why, whylen, &bad, "garbage: line %d does not parse", lineno);
+			continue;
+		}
 		f->nrec++;
 	}
 	free(line);
+	if (!f->nrec) {
+		/* no record: nothing to free, as before the reservation */
+		free(f->rec);
+		f->rec = NULL;
+		f->cap = 0;
+	}
 	if (!seen_boot)
 		note(why, whylen, &bad, "garbage: no boot line");
 	if (declared >= 0 && declared != f->nrec)

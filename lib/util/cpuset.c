@@ -88,12 +88,17 @@ int bnd_cpuset_next(const bnd_cpuset_t *s, int prev)
 	int cpu = prev + 1;
 	if (cpu < 0)
 		cpu = 0;
-	while (cpu < BND_MAX_CPUS) {
-		uint64_t w = s->w[cpu / 64] >> (cpu % 64);
-		if (w)
-			return cpu + __builtin_ctzll(w);
-		cpu = (cpu / 64 + 1) * 64;
-	}
+	if (cpu >= BND_MAX_CPUS)
+		return -1;
+	int i = cpu / 64;
+	uint64_t w = s->w[i] >> (cpu % 64);
+	if (w)
+		return cpu + __builtin_ctzll(w);
+	/* then whole words: most sets end early, and the scan to the end of
+	 * 64 words is what every list formatting pays */
+	for (i++; i < NW; i++)
+		if (s->w[i])
+			return i * 64 + __builtin_ctzll(s->w[i]);
 	return -1;
 }
 
@@ -150,11 +155,32 @@ int bnd_cpuset_parse_list(bnd_cpuset_t *s, const char *text, char *err, size_t e
 	return BND_OK;
 }
 
+/* Decimal digits of v (0 <= v < 10^10) at tmp, returns their count. By
+ * hand: the state file writes every record's lists in every transaction,
+ * and snprintf was most of that time. */
+static int digits(char *tmp, int v)
+{
+	char r[12];
+	int n = 0;
+	do {
+		r[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (int i = 0; i < n; i++)
+		tmp[i] = r[n - 1 - i];
+	return n;
+}
+
 /* Appends "<sep><a>" or "<sep><a>-<b>" (b < 0: just a). */
 static int append(char *buf, size_t buflen, size_t *pos, char sep, int a, int b)
 {
 	char tmp[32];
-	int n = b < 0 ? snprintf(tmp, sizeof(tmp), "%d", a) : snprintf(tmp, sizeof(tmp), "%d-%d", a, b);
+	int n = digits(tmp, a);
+	if (b >= 0) {
+		tmp[n++] = '-';
+		n += digits(tmp + n, b);
+	}
+	tmp[n] = '\0';
 	size_t need = (size_t)n + (*pos ? 1 : 0);
 	if (need >= buflen - *pos)
 		return BND_EINVAL;

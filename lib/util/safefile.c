@@ -169,6 +169,10 @@ int bnd_safefile_read(int dirfd, const char *name, const char *label, size_t max
 		if (n == 0)
 			break;
 		got += (size_t)n;
+		/* Never rewritten in place: its size at fstat is its end (no
+		 * second read to see EOF, nor a buffer twice the size for it). */
+		if (got == (size_t)st.st_size && st.st_size > 0)
+			break;
 	}
 	close(fd);
 	buf[got] = '\0';
