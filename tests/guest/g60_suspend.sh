@@ -74,5 +74,78 @@ wait_job_done "$a" "$HANG" >/dev/null
 no_records() { [ -z "$(state_records | grep -E " job=$a ")" ]; }
 _e2e_wait_until "$HANG" no_records
 assert_eq "" "$(state_records | grep -E " job=$a ")" "no record of $a is left"
+
+# 4. Resume and NUMA memory policy (the rule of lib/suspend/rebind.c): a
+# --mbind=cores:strict task whose core is taken while it is suspended is
+# deferred, although cores of other NUMA nodes are free in its allocation
+# (its policy, which only the task can change, still points at its node),
+# and bound to its own core again once that frees; a --mbind=cores task in
+# the same spot moves to a free core at once.
+# S (strict) and P (cores) have the whole node (-c16) and bind one core
+# each; where is the placement's choice (cores steers by free memory), so
+# the test reads it. While both are suspended, C binds both cores of S's
+# NUMA node and P's core (explicit): S's node has no free core left, other
+# nodes have several.
+one_job() {	# NAME MBIND [BINDING]: an -n1 -c16 sampler job
+	sbatch_as_user -J "$1" -n1 -c16 --binding="${3:-linear:1}" --mbind="$2" -o "$E2E_WORK/$1.out" \
+		--wrap "srun --cpu-bind=none $SAMPLER"
+}
+_task_on() {	# JOB CPUS [AFTER]: task 0's newest sample (after sample AFTER) is on CPUS
+	[ "$(nsamples "$1" 0)" -gt "${3:-0}" ] && [ "$(last_cpus "$1" 0)" = "$2" ]
+}
+wait_task_on() { _e2e_wait_until "$HANG" _task_on "$@"; }
+_task_on_core() {	# JOB [AFTER]: task 0's newest sample is one core (two cpus)
+	[ "$(nsamples "$1" 0)" -gt "${2:-0}" ] && [ "$(cpulist_count "$(last_cpus "$1" 0)")" = 2 ]
+}
+step_status() { state_records | grep " job=$1 " | grep " step=0 " | sed -E 's/.* status=([a-z]+) .*/\1/'; }
+pair_of_core() { echo "$(($1 / 4)),$(($1 % 4))"; }	# Slurm core k -> socket,core
+
+s=$(one_job g60s cores:strict) || { e2e_fail "sbatch g60s refused"; e2e_done; }
+_e2e_wait_until "$HANG" _task_on_core "$s" || e2e_fail "job $s (cores:strict): not bound to one core: $(last_cpus "$s" 0)"
+p=$(one_job g60p cores) || { e2e_fail "sbatch g60p refused"; e2e_done; }
+_e2e_wait_until "$HANG" _task_on_core "$p" || e2e_fail "job $p (cores): not bound to one core: $(last_cpus "$p" 0)"
+s_cpus=$(last_cpus "$s" 0) p_cpus=$(last_cpus "$p" 0)
+s_first=$(cpulist_expand "$s_cpus" | cut -d' ' -f1) p_first=$(cpulist_expand "$p_cpus" | cut -d' ' -f1)
+node=$((s_first / 4))
+e2e_note "job $s (cores:strict) on cpus $s_cpus (NUMA node $node), job $p (cores) on cpus $p_cpus"
+scontrol suspend "$s"
+scontrol suspend "$p"
+wait_records "$s" suspended || e2e_fail "job $s: records not suspended"
+wait_records "$p" suspended || e2e_fail "job $p: records not suspended"
+held_by_c="explicit:$(pair_of_core $((2 * node))):$(pair_of_core $((2 * node + 1)))"
+[ $((p_first / 4)) -eq "$node" ] || held_by_c="$held_by_c:$(pair_of_core $((p_first / 2)))"
+c=$(one_job g60c none "$held_by_c") || { e2e_fail "sbatch g60c ($held_by_c) refused"; e2e_done; }
+c_cpus="$((4 * node))-$((4 * node + 3))"
+[ $((p_first / 4)) -eq "$node" ] || c_cpus="$c_cpus,$p_cpus"
+wait_task_on "$c" "$c_cpus" || e2e_fail "job $c ($held_by_c): not bound to cpus $c_cpus: $(last_cpus "$c" 0)"
+scontrol resume "$s"
+if wait_log "job $s step 0: deferred: held-by-job:$c"; then
+	e2e_pass "job $s (cores:strict): resumed while $c holds its NUMA node's cores: deferred, not moved to another node"
+else
+	e2e_fail "job $s (cores:strict): not deferred after resume: $(state_records | grep " job=$s " | tr '\n' '|')"
+fi
+assert_eq deferred "$(step_status "$s")" "job $s: its step's record is deferred"
+n=$(nsamples "$p" 0)
+scontrol resume "$p"
+if _e2e_wait_until "$HANG" _task_on_core "$p" "$n" && [ "$(last_cpus "$p" 0)" != "$p_cpus" ] &&
+	! cpulist_within "$(last_cpus "$p" 0)" "$c_cpus"; then
+	e2e_pass "job $p (cores): resumed on another core ($(last_cpus "$p" 0)) while $c holds its own"
+else
+	e2e_fail "job $p (cores): not moved after resume: $(last_cpus "$p" 0) (was $p_cpus, $c holds $c_cpus)"
+fi
+assert_eq active "$(step_status "$p")" "job $p: its step's record is active again"
+assert_eq deferred "$(step_status "$s")" "job $s: still deferred while $c runs"
+n=$(nsamples "$s" 0)
+scancel "$c"
+wait_job_done "$c" "$HANG" >/dev/null
+if wait_task_on "$s" "$s_cpus" "$n"; then
+	e2e_pass "job $s (cores:strict): bound to its own core again (cpus $s_cpus) once $c ended"
+else
+	e2e_fail "job $s (cores:strict): not bound again on cpus $s_cpus: $(last_cpus "$s" 0)"
+fi
+wait_records "$s" active || e2e_fail "job $s: records not active again"
+scancel "$s" "$p"
+wait_job_done "$s" "$HANG" >/dev/null
+wait_job_done "$p" "$HANG" >/dev/null
 cluster_plugstack ${E2E_PLUGSTACK_DEFAULT:-}
 e2e_done
