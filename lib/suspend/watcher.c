@@ -40,13 +40,14 @@ static long long mono_ms(void)
 
 /* What is seen without asking slurmctld. */
 struct sample {
-	int stopped;
+	int stopped;             /* tasks in state T or t */
 	enum bnd_freeze freezer;
+	int dwait;               /* tasks in state D (a v1 freeze shows so) */
 };
 
-/* The state letter of an open /proc/PID/stat: 1 for T or t. A read
+/* The state letter of an open /proc/PID/stat, 0 when gone. A read
  * regenerates the file, so an idle sample costs no path lookup. */
-static int stopped_fd(int fd)
+static char state_fd(int fd)
 {
 	char buf[1024];
 	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
@@ -54,15 +55,21 @@ static int stopped_fd(int fd)
 		return 0; /* ended (ESRCH) */
 	buf[n] = '\0';
 	const char *p = strrchr(buf, ')');
-	return p && p[1] == ' ' && (p[2] == 'T' || p[2] == 't');
+	return p && p[1] == ' ' ? p[2] : 0;
 }
 
 static void take_sample(struct bnd_watch *w, struct sample *s)
 {
-	s->stopped = 0;
-	for (int i = 0; i < w->cfg.npids; i++)
-		s->stopped += w->statfd[i] >= 0 ? stopped_fd(w->statfd[i])
-						: bnd_task_stopped(w->proc_root, w->pids[i]);
+	s->stopped = s->dwait = 0;
+	for (int i = 0; i < w->cfg.npids; i++) {
+		if (w->statfd[i] < 0) {
+			s->stopped += bnd_task_stopped(w->proc_root, w->pids[i]);
+			continue;
+		}
+		char c = state_fd(w->statfd[i]);
+		s->stopped += c == 'T' || c == 't';
+		s->dwait += c == 'D';
+	}
 	if (w->frzfd >= 0) {
 		char buf[512];
 		ssize_t n = pread(w->frzfd, buf, sizeof(buf) - 1, 0);
@@ -126,8 +133,11 @@ static int drain(int fd)
 static void *run(void *arg)
 {
 	struct bnd_watch *w = arg;
-	struct sample last = { -1, BND_FREEZE_NONE };
+	struct sample last = { -1, BND_FREEZE_NONE, 0 };
 	int suspended = 0;
+	/* From a resume until the tasks are seen running: a stop then is
+	 * Slurm's SIGTSTP waiting for its SIGCONT, which follows the thaw. */
+	int resuming = 0;
 	long long last_ask = 0;
 	const int sample_ms = w->cfg.sample_ms > 0 ? w->cfg.sample_ms : 250;
 	const int fast_ms = w->cfg.fast_ms > 0 ? w->cfg.fast_ms : 50;
@@ -165,8 +175,11 @@ static void *run(void *arg)
 				(s.freezer != BND_FREEZE_NONE && s.freezer != BND_FREEZE_THAWED);
 		if (changed || (unsettled && now - last_ask >= recheck_ms)) {
 			struct bnd_suspend_obs o = { s.freezer, BND_JOB_UNKNOWN, s.stopped, 0 };
-			o.thawed = suspended && last.freezer == BND_FREEZE_FROZEN &&
-				   s.freezer == BND_FREEZE_THAWED;
+			/* from FREEZING too: a v1 freezer can stay there a while
+			 * with tasks that SIGTSTP had stopped */
+			o.thawed = suspended && s.freezer == BND_FREEZE_THAWED &&
+				   (last.freezer == BND_FREEZE_FROZEN ||
+				    last.freezer == BND_FREEZE_FREEZING);
 			/* Asking costs an RPC: only when something may have changed. */
 			if (w->cfg.job_state && (unsettled || suspended) && !o.thawed) {
 				o.job = w->cfg.job_state(w->cfg.ctx);
@@ -178,18 +191,24 @@ static void *run(void *arg)
 			int frozen = s.freezer == BND_FREEZE_FROZEN || s.freezer == BND_FREEZE_FREEZING;
 			int was = last.freezer == BND_FREEZE_FROZEN || last.freezer == BND_FREEZE_FREEZING;
 			/* A thaw of a Slurm suspension can find the tasks still
-			 * stopped by its SIGTSTP (SIGCONT follows the thaw): that
-			 * is the resume, not a user's stop. */
-			if (!v && changed && !o.thawed &&
+			 * stopped by its SIGTSTP (SIGCONT follows the thaw), in
+			 * the pass that ends the suspension or after it (a frozen
+			 * task shows D, and T once thawed): that is the resume,
+			 * not a user's stop. */
+			if (!v && !suspended && !resuming && changed && !o.thawed &&
 			    ((s.stopped > 0 && s.stopped > last.stopped) || (frozen && !was)))
 				call(w, BND_WATCH_USER_STOP, seen);
 			if (v != suspended) {
 				suspended = v;
+				resuming = !v;
 				call(w, v ? BND_WATCH_SUSPENDED : BND_WATCH_RESUMED, seen);
 				state_changed = 0;
 			}
 			last = s;
 		}
+		if (resuming && !s.stopped && !s.dwait &&
+		    (s.freezer == BND_FREEZE_NONE || s.freezer == BND_FREEZE_THAWED))
+			resuming = 0;
 		if (state_changed && !suspended)
 			call(w, BND_WATCH_STATE, seen);
 	}

@@ -175,6 +175,8 @@ gang_suspend() {
 	c=$(sampler_job g_c) || { e2e_fail "sbatch C refused"; return; }
 	wait_bound_apart "$c" || e2e_fail "job $c: not bound to the released cpus"
 	wait_records "$c" active || e2e_fail "job $c: records not active"
+	local stops
+	stops=$(grep -c "job $a step [a-z0-9]*: tasks stopped, not by a Slurm suspension" "$E2E_DIR/log/slurmd.log")
 	scontrol resume "$a"
 	if wait_log "job $a step 0: deferred: held-by-job:$c"; then
 		e2e_pass "job $a: resumed while $c holds the cpus: deferred, the reason names $c"
@@ -191,6 +193,9 @@ gang_suspend() {
 		e2e_fail "job $a: tasks not bound again: $(last_cpus "$a" 0) / $(last_cpus "$a" 1)"
 	fi
 	wait_records "$a" active || e2e_fail "job $a: records not active again"
+	# Slurm's SIGTSTP still on the tasks at the thaw is no user's stop
+	assert_eq "$stops" "$(grep -c "job $a step [a-z0-9]*: tasks stopped, not by a Slurm suspension" "$E2E_DIR/log/slurmd.log")" \
+		"job $a: its resume was not taken for a user's stop"
 	scancel "$a"
 	wait_job_done "$a" "$HANG" >/dev/null
 }

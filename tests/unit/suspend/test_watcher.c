@@ -247,6 +247,50 @@ START_TEST(state_changes_wake_a_deferred_step)
 }
 END_TEST
 
+/* The pass that ends a suspension is no user's stop, whatever it finds:
+ * here the freezer never got past FREEZING (a v1 freezer can stay there
+ * with tasks that SIGTSTP stopped), and the task is found stopped (state T,
+ * as after Slurm's SIGTSTP, before its SIGCONT) in the pass that sees the
+ * thaw, or in one before it where slurmctld already says RUNNING. Either
+ * order once logged "tasks stopped, not by a Slurm suspension" at every
+ * resume (seen in the gang e2e logs). */
+START_TEST(resume_from_freezing_is_no_user_stop)
+{
+	reset();
+	char path[] = "/tmp/bnd-freezing-XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pwrite(fd, "THAWED\n", 7, 0), 7);
+	pid_t pid = sleeper();
+	struct bnd_watch *w;
+	char err[BND_ERRLEN] = "";
+	struct bnd_watch_cfg c = {
+		.pids = &pid, .npids = 1, .proc_root = "/proc", .freezer = path,
+		.sample_ms = 10, .fast_ms = 10, .recheck_ms = 600000,
+		.job_state = job_cb, .event = event_cb,
+	};
+	ck_assert_msg(bnd_watch_start(&w, &c, err, sizeof(err)) == BND_OK, "%s", err);
+	atomic_store(&job_answer, BND_JOB_SUSPENDED);
+	ck_assert_int_eq(pwrite(fd, "FREEZING\n", 9, 0), 9);
+	wait_count(&n_susp, 1, "suspension while FREEZING");
+	/* slurmctld says RUNNING first; no re-read until something changes */
+	atomic_store(&job_answer, BND_JOB_RUNNING);
+	int st;
+	ck_assert_int_eq(kill(pid, SIGSTOP), 0);
+	ck_assert_int_eq(waitpid(pid, &st, WUNTRACED), pid);
+	ck_assert_int_eq(ftruncate(fd, 0), 0);
+	ck_assert_int_eq(pwrite(fd, "THAWED\n", 7, 0), 7);
+	wait_count(&n_res, 1, "resume");
+	bnd_watch_stop(w);
+	ck_assert_int_eq(get(&n_user), 0);
+	ck_assert_int_eq(get(&n_susp), 1);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	close(fd);
+	unlink(path);
+}
+END_TEST
+
 /* A step that stops wanting state events (it got its cpus) is not woken
  * again by the removal of its own inotify watch. That removal queues an
  * IN_IGNORED event; taken for a change of the state it made such a step
@@ -340,6 +384,7 @@ int main(void)
 	tcase_add_test(tc, freezer_without_slurmctld);
 	tcase_add_test(tc, state_changes_wake_a_deferred_step);
 	tcase_add_test(tc, a_removed_watch_wakes_nobody);
+	tcase_add_test(tc, resume_from_freezing_is_no_user_stop);
 	tcase_add_test(tc, inotify_events_that_count);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
