@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binding/util/decimal.h"
 #include "binding/util/error.h"
 
 #define MAGIC "spank-binding-state "
@@ -216,21 +217,18 @@ static void sb_puts(struct sbuf *s, const char *str)
 	s->len += n;
 }
 
-/* Numbers by hand, not printf: every record of every transaction is
- * written, and vsnprintf was a third of a transaction's instructions. */
 static void sb_u64(struct sbuf *s, uint64_t v)
 {
-	char r[24];
-	int n = 0;
-	do {
-		r[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	if (sb_reserve(s, (size_t)n))
+	if (sb_reserve(s, BND_DECIMAL_MAX))
 		return;
-	while (n)
-		s->b[s->len++] = r[--n];
+	s->len += bnd_decimal_u64(s->b + s->len, v);
 	s->b[s->len] = '\0';
+}
+
+static void sb_key_u64(struct sbuf *s, const char *key, uint64_t v)
+{
+	sb_puts(s, key);
+	sb_u64(s, v);
 }
 
 static void sb_i64(struct sbuf *s, int64_t v)
@@ -282,16 +280,12 @@ static void sb_request(struct sbuf *s, const char *req)
 
 static void sb_record(struct sbuf *s, const struct bnd_state_record *r)
 {
-	sb_puts(s, "job=");
-	sb_u64(s, r->job);
-	sb_puts(s, " step=");
-	sb_u64(s, r->step);
+	sb_key_u64(s, "job=", r->job);
+	sb_key_u64(s, " step=", r->step);
 	sb_puts(s, " pid=");
 	sb_i64(s, r->owner_pid);
-	sb_puts(s, " start=");
-	sb_u64(s, r->owner_start);
-	sb_puts(s, " uid=");
-	sb_u64(s, r->uid);
+	sb_key_u64(s, " start=", r->owner_start);
+	sb_key_u64(s, " uid=", r->uid);
 	sb_puts(s, " status=");
 	sb_puts(s, bnd_state_status_name(r->status));
 	sb_puts(s, " created=");
@@ -359,8 +353,7 @@ int bnd_statefile_format(const struct bnd_state_file *f, char **out, size_t *out
 	}
 	if (!s.oom) {
 		uint32_t crc = bnd_crc32(s.b, s.len);
-		sb_puts(&s, "end ");
-		sb_u64(&s, (uint64_t)f->nrec);
+		sb_key_u64(&s, "end ", (uint64_t)f->nrec);
 		sb_puts(&s, " crc32=");
 		sb_hex32(&s, crc);
 		sb_puts(&s, "\n");

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binding/util/decimal.h"
 #include "binding/util/error.h"
 
 #define NW (BND_MAX_CPUS / 64)
@@ -155,30 +156,14 @@ int bnd_cpuset_parse_list(bnd_cpuset_t *s, const char *text, char *err, size_t e
 	return BND_OK;
 }
 
-/* Decimal digits of v (0 <= v < 10^10) at tmp, returns their count. By
- * hand: the state file writes every record's lists in every transaction,
- * and snprintf was most of that time. */
-static int digits(char *tmp, int v)
-{
-	char r[12];
-	int n = 0;
-	do {
-		r[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (int i = 0; i < n; i++)
-		tmp[i] = r[n - 1 - i];
-	return n;
-}
-
 /* Appends "<sep><a>" or "<sep><a>-<b>" (b < 0: just a). */
 static int append(char *buf, size_t buflen, size_t *pos, char sep, int a, int b)
 {
-	char tmp[32];
-	int n = digits(tmp, a);
+	char tmp[2 * BND_DECIMAL_MAX + 2];
+	size_t n = bnd_decimal_u64(tmp, (uint64_t)a);
 	if (b >= 0) {
 		tmp[n++] = '-';
-		n += digits(tmp + n, b);
+		n += bnd_decimal_u64(tmp + n, (uint64_t)b);
 	}
 	tmp[n] = '\0';
 	size_t need = (size_t)n + (*pos ? 1 : 0);
