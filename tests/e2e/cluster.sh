@@ -275,6 +275,17 @@ _e2e_alive() {	# PID NAME: running (not a zombie) and still that program
 	[ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
 }
 
+# PID NAME, for waits on a daemon just spawned: 0 it runs as NAME, 1 not
+# yet (setsid, unshare and sh exec it in the same pid: on a busy machine
+# that takes a while), 2 it exited: give up.
+_e2e_started() {
+	local st
+	_e2e_alive "$1" "$2" && return 0
+	st=$(sed -E 's/^[0-9]+ \(.*\) (.).*/\1/' "/proc/$1/stat" 2>/dev/null)
+	[ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ] && return 1
+	return 2
+}
+
 # Why setsid: a Ctrl-C at the terminal must reach the runner (whose trap
 # stops the cluster in order), not the daemons directly.
 _e2e_spawn() {	# NAME LOGFILE CMD...: starts a daemon, records "NAME PID"
@@ -313,7 +324,7 @@ _e2e_wait_until() {	# SECONDS CMD...: polls every 0.1 s; CMD's rc 2 means "give 
 _e2e_node_idle() {
 	local pid n
 	for pid in $(awk '$1 == "slurmd" { print $2 }' "$E2E_DIR/run/daemons"); do
-		_e2e_alive "$pid" slurmd || return 2
+		_e2e_started "$pid" slurmd || return
 	done
 	for n in $E2E_NODE_LIST; do
 		case "$(sinfo -h -N -n "$n" -o %T 2>/dev/null)" in idle*) ;; *) return 1 ;; esac

@@ -81,4 +81,23 @@ else
 	assert_not_contains "$conf" required "plugstack.conf lists no plugin while none is built"
 fi
 
+# 7. A daemon just spawned is "starting", not "exited", until it has exec'd
+# (setsid, unshare and sh exec it in the same pid; on a busy machine that
+# takes a while, and the start once gave up at once then). The exec waits
+# on a fifo here, so each state is reached without timing.
+fifo=$(mktemp -u "$E2E_DIR/t00-fifo.XXXXXX")
+mkfifo "$fifo"
+bash -c 'read -r _ <"$1"; exec sleep 600' bash "$fifo" &
+child=$!
+_e2e_started "$child" sleep; rc=$?
+assert_eq 1 "$rc" "a spawned daemon that has not exec'd yet is starting (rc 1), not gone"
+echo go >"$fifo"
+wait_until 60 _e2e_alive "$child" sleep
+_e2e_started "$child" sleep; rc=$?
+assert_eq 0 "$rc" "once exec'd it runs (rc 0)"
+kill "$child"; wait "$child" 2>/dev/null
+_e2e_started "$child" sleep; rc=$?
+assert_eq 2 "$rc" "once it exited it is gone (rc 2)"
+rm -f "$fifo"
+
 e2e_done

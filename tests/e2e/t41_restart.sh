@@ -23,7 +23,7 @@ log=$E2E_DIR/log/slurmd.log
 
 # slurmd answers again (the node is not idle: jobs run).
 node_up() {
-	_e2e_alive "$(_e2e_pid_of slurmd)" slurmd || return 2
+	_e2e_started "$(_e2e_pid_of slurmd)" slurmd || return
 	case "$(sinfo -h -N -n "$E2E_NODE" -o %T 2>/dev/null)" in
 	mixed|allocated|idle) return 0 ;;
 	esac
