@@ -108,7 +108,12 @@ int bnd_task_stopped(const char *proc_root, pid_t pid)
 	snprintf(file, sizeof(file), "%s/%d/stat", proc_root, (int)pid);
 	if (read_small(file, buf, sizeof(buf)))
 		return 0;
-	/* The state follows the last ')': comm may hold anything. */
-	const char *p = strrchr(buf, ')');
-	return p && p[1] == ' ' && (p[2] == 'T' || p[2] == 't');
+	char c = bnd_task_state_parse(buf);
+	return c == 'T' || c == 't';
+}
+
+char bnd_task_state_parse(const char *stat_text)
+{
+	const char *p = strrchr(stat_text, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
 }

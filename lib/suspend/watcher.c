@@ -54,8 +54,7 @@ static char state_fd(int fd)
 	if (n <= 0)
 		return 0; /* ended (ESRCH) */
 	buf[n] = '\0';
-	const char *p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
+	return bnd_task_state_parse(buf);
 }
 
 static void take_sample(struct bnd_watch *w, struct sample *s)

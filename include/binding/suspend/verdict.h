@@ -79,6 +79,10 @@ enum bnd_freeze bnd_freezer_read(const char *path);
 /* The same, from the file's text. */
 enum bnd_freeze bnd_freezer_parse(const char *text);
 
+/* The state letter of a /proc/PID/stat text (it follows the last ')':
+ * comm may hold anything); 0 when there is none. */
+char bnd_task_state_parse(const char *stat_text);
+
 /* 1 when pid is in state T (stopped by a signal); 0 otherwise or gone.
  * 't' (a tracer's stop) counts too: a debugger's stop is the user's. */
 int bnd_task_stopped(const char *proc_root, pid_t pid);

@@ -159,6 +159,10 @@ START_TEST(task_state_of_a_real_process)
 	ck_assert_int_eq(bnd_task_stopped(proc, 200), 0);
 	mkfile("proc/201/stat", "201 (a) S (b) T 1 201 201 0 -1\n");
 	ck_assert_int_eq(bnd_task_stopped(proc, 201), 1);
+	/* the letter itself, as the watcher reads it from an open file */
+	ck_assert_int_eq(bnd_task_state_parse("300 (x) D (y) D 1 300"), 'D');
+	ck_assert_int_eq(bnd_task_state_parse("300 (x) D (y)"), 0);
+	ck_assert_int_eq(bnd_task_state_parse(""), 0);
 }
 END_TEST
 
