@@ -66,11 +66,16 @@ _e2e_now() { date +%s.%N; }
 _e2e_elapsed() { awk -v a="$1" -v b="$(_e2e_now)" 'BEGIN { printf "%.1f", b - a }'; }
 
 # Why a random probe: fixed ports collide with a second cluster or a real
-# Slurm; ss tells what is listening now.
+# Slurm; ss tells what is listening now. Below the kernel's ephemeral range:
+# a port chosen inside it could become the source port of a daemon's own
+# connection before the daemon meant to listen on it binds (seen: "Unable
+# to bind listen port ... Address already in use" for the second node).
 _e2e_free_port() {
-	local p
+	local p lo
+	lo=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
+	[ "${lo:-0}" -gt 12000 ] 2>/dev/null || lo=32768
 	for _ in $(seq 1 200); do
-		p=$((20000 + RANDOM % 40000))
+		p=$((10000 + RANDOM % (lo - 10000)))
 		case " $* " in *" $p "*) continue ;; esac
 		[ -z "$(ss -Htln "sport = :$p" 2>/dev/null)" ] && { echo "$p"; return 0; }
 	done
