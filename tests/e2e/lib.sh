@@ -248,6 +248,10 @@ cpulist_expand() {
 
 cpulist_count() { cpulist_expand "$1" | wc -w; }
 
+# The same CPUs, whatever the order or ranges each list is written in
+# ("8-11,0-1" and "0-1,8-11" are one set).
+cpulist_same() { [ "$(cpulist_expand "$1")" = "$(cpulist_expand "$2")" ]; }
+
 cpulist_within() {
 	local c dom
 	dom=" $(cpulist_expand "$2") "

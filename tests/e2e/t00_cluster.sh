@@ -100,4 +100,15 @@ _e2e_started "$child" sleep; rc=$?
 assert_eq 2 "$rc" "once it exited it is gone (rc 2)"
 rm -f "$fifo"
 
+# 8. CPU lists compare as sets: a test that builds an expected list from
+# parts ("8-11" then ",0-1") must match the kernel's sorted "0-1,8-11";
+# g60 once failed on the order alone, when placement put the second part
+# on a lower NUMA node.
+if cpulist_same 8-11,0-1 0-1,8-11 && cpulist_same 0,1,2-3 0-3 && ! cpulist_same 0-1 0-2 &&
+	! cpulist_same "" 0; then
+	e2e_pass "cpulist_same: one set whatever the order and ranges"
+else
+	e2e_fail "cpulist_same compares lists by their text"
+fi
+
 e2e_done

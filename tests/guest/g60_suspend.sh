@@ -39,7 +39,7 @@ one_job() {	# NAME MBIND [BINDING]: an -n1 -c16 sampler job (srun --cpu-bind=non
 		--wrap "srun --cpu-bind=none $SAMPLER"
 }
 _task_on() {	# JOB CPUS [AFTER]: task 0's newest sample (after sample AFTER) is on CPUS
-	[ "$(nsamples "$1" 0)" -gt "${3:-0}" ] && [ "$(last_cpus "$1" 0)" = "$2" ]
+	[ "$(nsamples "$1" 0)" -gt "${3:-0}" ] && cpulist_same "$(last_cpus "$1" 0)" "$2"
 }
 wait_task_on() { _e2e_wait_until "$HANG" _task_on "$@"; }
 _task_on_core() {	# JOB [AFTER]: task 0's newest sample is one core (two cpus)
