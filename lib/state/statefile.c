@@ -16,9 +16,10 @@
 
 /* ---- CRC-32 ---- */
 
-/* Slicing by 4: the checksum is computed over the whole file twice per
- * transaction (read and write), and byte-at-a-time was a tenth of its time. */
-static uint32_t crc_table[4][256];
+/* Slicing by 8: the checksum is computed over the whole file twice per
+ * transaction (read and write); byte-at-a-time was a tenth of its time, and
+ * slicing by 4 still 9% (1.3 us for a 10-record file). */
+static uint32_t crc_table[8][256];
 static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
 
 static void crc_init(void)
@@ -29,10 +30,15 @@ static void crc_init(void)
 			c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
 		crc_table[0][i] = c;
 	}
-	for (int t = 1; t < 4; t++)
+	for (int t = 1; t < 8; t++)
 		for (int i = 0; i < 256; i++)
 			crc_table[t][i] = (crc_table[t - 1][i] >> 8) ^
 					  crc_table[0][crc_table[t - 1][i] & 0xFF];
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 uint32_t bnd_crc32(const void *data, size_t len)
@@ -40,10 +46,12 @@ uint32_t bnd_crc32(const void *data, size_t len)
 	pthread_once(&crc_once, crc_init);
 	const unsigned char *p = data;
 	uint32_t c = 0xFFFFFFFFu;
-	for (; len >= 4; len -= 4, p += 4) {
-		c ^= (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-		c = crc_table[3][c & 0xFF] ^ crc_table[2][(c >> 8) & 0xFF] ^
-		    crc_table[1][(c >> 16) & 0xFF] ^ crc_table[0][c >> 24];
+	for (; len >= 8; len -= 8, p += 8) {
+		uint32_t lo = c ^ le32(p), hi = le32(p + 4);
+		c = crc_table[7][lo & 0xFF] ^ crc_table[6][(lo >> 8) & 0xFF] ^
+		    crc_table[5][(lo >> 16) & 0xFF] ^ crc_table[4][lo >> 24] ^
+		    crc_table[3][hi & 0xFF] ^ crc_table[2][(hi >> 8) & 0xFF] ^
+		    crc_table[1][(hi >> 16) & 0xFF] ^ crc_table[0][hi >> 24];
 	}
 	while (len--)
 		c = crc_table[0][(c ^ *p++) & 0xFF] ^ (c >> 8);

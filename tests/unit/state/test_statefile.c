@@ -67,6 +67,21 @@ START_TEST(crc32_check_value)
 	/* The CRC-32 catalogue's check value. */
 	ck_assert_uint_eq(bnd_crc32("123456789", 9), 0xCBF43926u);
 	ck_assert_uint_eq(bnd_crc32("", 0), 0);
+	/* Every length and alignment against the definition, bit at a time:
+	 * the sliced loop and the byte tail must agree on any split. */
+	unsigned char buf[80];
+	for (int i = 0; i < (int)sizeof(buf); i++)
+		buf[i] = (unsigned char)(i * 37 + 11);
+	for (size_t off = 0; off < 8; off++)
+		for (size_t len = 0; off + len <= sizeof(buf); len++) {
+			uint32_t c = 0xFFFFFFFFu;
+			for (size_t k = 0; k < len; k++) {
+				c ^= buf[off + k];
+				for (int b = 0; b < 8; b++)
+					c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+			}
+			ck_assert_uint_eq(bnd_crc32(buf + off, len), c ^ 0xFFFFFFFFu);
+		}
 }
 END_TEST
 
