@@ -112,9 +112,57 @@ out:
 	return rc;
 }
 
+/* The lock page stays mapped between a thread's transactions: mapping and
+ * unmapping it cost a fifth of a transaction (the unmap flushes the TLB).
+ * The mapping is reused only for the inode still linked as the lock file;
+ * while it is mapped that inode cannot be freed, so its number cannot name
+ * another file. It is writable and root's: a child forked later (a task
+ * that becomes the user's) must not inherit it, so it is MADV_DONTFORK, and
+ * a child finds the pid changed and forgets it. Per thread, so no lock
+ * guards it; a thread taking a second lock while holding the kept one (two
+ * state dirs) maps that one privately. */
+static _Thread_local struct {
+	pid_t pid;
+	dev_t dev;
+	ino_t ino;
+	void *map;
+	int held;
+} cache;
+
+static void unmap_lock(struct bnd_statelock *lk)
+{
+	if (lk->cached)
+		cache.held = 0;
+	else
+		munmap(lk->map, lk->len);
+	lk->map = NULL;
+	lk->cached = 0;
+}
+
+/* The kept mapping is still the file linked as `name`, and that file is
+ * still trusted: one stat instead of open, fstat and close. Anything else
+ * takes the full path, which also words the refusals. */
+static int kept_mapping_current(int dirfd, const char *name)
+{
+	if (cache.map && cache.pid != getpid())
+		memset(&cache, 0, sizeof(cache)); /* a forked child: not mapped here */
+	struct stat st;
+	char why[128];
+	/* only who may open the file (0600, its owner) may use the mapping */
+	return cache.map && !cache.held && !fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) &&
+	       cache.dev == st.st_dev && cache.ino == st.st_ino && st.st_uid == geteuid() &&
+	       !bnd_safe_untrusted(&st, 0, why, sizeof(why)) && st.st_size == LOCK_FILE_SIZE;
+}
+
 static int map_lock(int dirfd, const char *name, struct bnd_statelock *lk, char *err,
 		    size_t errlen)
 {
+	lk->len = LOCK_FILE_SIZE;
+	if (kept_mapping_current(dirfd, name)) {
+		lk->map = cache.map;
+		lk->cached = cache.held = 1;
+		return BND_OK;
+	}
 	int fd = -1;
 	for (int tries = 0; fd < 0 && tries < 3; tries++) {
 		fd = openat(dirfd, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
@@ -156,7 +204,16 @@ static int map_lock(int dirfd, const char *name, struct bnd_statelock *lk, char 
 				"state lock file %s refused: not a lock file of this version", name);
 	}
 	lk->map = map;
-	lk->len = LOCK_FILE_SIZE;
+	lk->cached = !cache.held && !madvise(map, LOCK_FILE_SIZE, MADV_DONTFORK);
+	if (lk->cached) {
+		if (cache.map)
+			munmap(cache.map, LOCK_FILE_SIZE);
+		cache.pid = getpid();
+		cache.map = map;
+		cache.dev = st.st_dev;
+		cache.ino = st.st_ino;
+		cache.held = 1;
+	}
 	return BND_OK;
 }
 
@@ -166,6 +223,7 @@ int bnd_statelock_acquire(int dirfd, const char *name, int timeout_ms,
 	lk->map = NULL;
 	lk->len = 0;
 	lk->recovered = 0;
+	lk->cached = 0;
 	int rc = map_lock(dirfd, name, lk, err, errlen);
 	if (rc)
 		return rc;
@@ -189,8 +247,7 @@ int bnd_statelock_acquire(int dirfd, const char *name, int timeout_ms,
 	}
 	if (!e)
 		return BND_OK;
-	munmap(lk->map, lk->len);
-	lk->map = NULL;
+	unmap_lock(lk);
 	if (e == ETIMEDOUT)
 		return bnd_fail(err, errlen, BND_ETIMEOUT,
 				"state lock file %s: still held by another process after %d ms",
@@ -204,6 +261,5 @@ void bnd_statelock_release(struct bnd_statelock *lk)
 	if (!lk || !lk->map)
 		return;
 	pthread_mutex_unlock(&((struct lock_page *)lk->map)->mutex);
-	munmap(lk->map, lk->len);
-	lk->map = NULL;
+	unmap_lock(lk);
 }

@@ -69,14 +69,29 @@ static int parse_stat(pid_t pid, char *state, unsigned long long *start)
 	return 0;
 }
 
+/* This process's own start time never changes while it runs, and every
+ * allocation asks for it (the owner is usually the caller): read it once per
+ * pid, so a forked child reads its own. Per thread, so no lock is needed. */
+static _Thread_local pid_t self_pid;
+static _Thread_local unsigned long long self_start;
+
 int bnd_proc_start_time(pid_t pid, unsigned long long *start, char *err, size_t errlen)
 {
 	char st;
 	if (pid <= 0)
 		return bnd_fail(err, errlen, BND_ESYS, "no process %d", (int)pid);
+	int self = pid == getpid();
+	if (self && self_pid == pid) {
+		*start = self_start;
+		return BND_OK;
+	}
 	if (parse_stat(pid, &st, start))
 		return bnd_fail(err, errlen, BND_ESYS, "reading /proc/%d/stat: %s", (int)pid,
 				errno ? strerror(errno) : "unexpected format");
+	if (self) {
+		self_pid = pid;
+		self_start = *start;
+	}
 	return BND_OK;
 }
 

@@ -25,6 +25,7 @@ struct bnd_statelock {
 	void *map;     /* NULL when not held */
 	size_t len;
 	int recovered; /* the previous holder died holding the lock */
+	int cached;    /* map is this thread's kept mapping, not unmapped on release */
 };
 
 /* Opens (creating when absent) the lock file `name` in directory dirfd and
@@ -35,7 +36,8 @@ struct bnd_statelock {
 int bnd_statelock_acquire(int dirfd, const char *name, int timeout_ms,
 			  struct bnd_statelock *lk, char *err, size_t errlen);
 
-/* Releases a held lock; harmless on one that is not held. */
+/* Releases a held lock; harmless on one that is not held. The thread keeps
+ * the lock page mapped for its next acquire of the same lock file. */
 void bnd_statelock_release(struct bnd_statelock *lk);
 
 #endif

@@ -812,6 +812,120 @@ START_TEST(lock_of_a_dead_holder_is_taken_over)
 }
 END_TEST
 
+/* The lock page stays mapped between a thread's transactions, but a lock
+ * file replaced in between is the one taken: while a child holds the new
+ * file's lock, taking the lock times out. Reusing the old mapping would get
+ * it at once (BND_OK), two holders at the same time. */
+START_TEST(kept_lock_mapping_follows_a_replaced_lock_file)
+{
+	char err[BND_ERRLEN] = "";
+	int go[2], hold[2], held[2];
+	ck_assert_int_eq(pipe(go), 0);
+	ck_assert_int_eq(pipe(hold), 0);
+	ck_assert_int_eq(pipe(held), 0);
+	/* forked before this thread maps anything, so the child shares no
+	 * mapping with it: it creates the new lock file and holds its lock */
+	pid_t c = fork();
+	if (c == 0) {
+		struct bnd_statelock lk;
+		char b;
+		close(go[1]);
+		close(hold[1]);
+		if (read(go[0], &b, 1) != 1)
+			_exit(3);
+		int dfd = open(env.dir, O_RDONLY | O_DIRECTORY);
+		if (bnd_statelock_acquire(dfd, "lock", 1000, &lk, err, sizeof(err)))
+			_exit(1);
+		if (write(held[1], "x", 1) != 1 || read(hold[0], &b, 1) < 0)
+			_exit(2);
+		bnd_statelock_release(&lk);
+		_exit(0);
+	}
+	close(go[0]);
+	close(hold[0]);
+	close(held[1]);
+	st_make_dir(&env); /* this thread now keeps "lock" mapped */
+	ck_assert_int_eq(unlink(st_path(&env, "lock")), 0);
+	ck_assert_int_eq(write(go[1], "x", 1), 1);
+	char b;
+	ck_assert_int_eq(read(held[0], &b, 1), 1);
+	env.opts.lock_timeout_ms = 150;
+	ck_assert_int_eq(bnd_state_gc(&env.opts, NULL, err, sizeof(err)), BND_ETIMEOUT);
+	close(hold[1]);
+	int status;
+	ck_assert_int_eq(waitpid(c, &status, 0), c);
+	ck_assert_int_eq(status, 0);
+	ck_assert_msg(bnd_state_gc(&env.opts, NULL, err, sizeof(err)) == BND_OK, "%s", err);
+	close(held[0]);
+	close(go[1]);
+}
+END_TEST
+
+static int maps_name(const char *path)
+{
+	char *maps = st_read("/proc/self/maps", NULL);
+	int found = maps && strstr(maps, path) != NULL;
+	free(maps);
+	return found;
+}
+
+/* The kept lock page is root's and writable: a child forked after a
+ * transaction (slurmstepd forking a task that becomes the user's) must not
+ * have it mapped. */
+START_TEST(kept_lock_mapping_is_not_inherited)
+{
+	st_make_dir(&env);
+	char lock[200];
+	snprintf(lock, sizeof(lock), "%s/lock", env.dir);
+	ck_assert_msg(maps_name(lock), "the lock page is kept mapped after a transaction");
+	pid_t c = fork();
+	if (c == 0)
+		_exit(maps_name(lock) ? 1 : 0);
+	int status;
+	ck_assert_int_eq(waitpid(c, &status, 0), c);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "a forked child has the lock page mapped");
+	/* and the child's own transactions map it afresh */
+	c = fork();
+	if (c == 0) {
+		char err[BND_ERRLEN];
+		_exit(bnd_state_gc(&env.opts, NULL, err, sizeof(err)) == BND_OK && maps_name(lock) ? 0 : 1);
+	}
+	ck_assert_int_eq(waitpid(c, &status, 0), c);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+END_TEST
+
+/* One thread holding two state dirs' locks at once: the second is mapped
+ * privately, the kept mapping is never unmapped while held (ASan and the
+ * unlock would trip on it), and both stay usable in either order. */
+START_TEST(two_locks_held_by_one_thread)
+{
+	char other[160], err[BND_ERRLEN] = "";
+	snprintf(other, sizeof(other), "%s/other", env.base);
+	ck_assert_int_eq(mkdir(other, 0755), 0);
+	st_make_dir(&env);
+	int a = open(env.dir, O_RDONLY | O_DIRECTORY), b = open(other, O_RDONLY | O_DIRECTORY);
+	ck_assert_int_ge(a, 0);
+	ck_assert_int_ge(b, 0);
+	for (int round = 0; round < 2; round++) {
+		int first = round ? b : a, second = round ? a : b;
+		struct bnd_statelock l1, l2;
+		ck_assert_msg(bnd_statelock_acquire(first, "lock", 1000, &l1, err, sizeof(err)) ==
+			      BND_OK, "%s", err);
+		ck_assert_msg(bnd_statelock_acquire(second, "lock", 1000, &l2, err, sizeof(err)) ==
+			      BND_OK, "%s", err);
+		ck_assert_int_ne(l1.cached, l2.cached);
+		bnd_statelock_release(&l1);
+		bnd_statelock_release(&l2);
+		ck_assert_ptr_null(l1.map);
+		ck_assert_ptr_null(l2.map);
+	}
+	close(a);
+	close(b);
+}
+END_TEST
+
 START_TEST(list_of_nothing)
 {
 	struct bnd_state_file f;
@@ -902,6 +1016,9 @@ int main(void)
 	tcase_add_test(tc, unprivileged_user_cannot_change_the_state);
 	tcase_add_test(tc, lock_wait_times_out);
 	tcase_add_test(tc, lock_of_a_dead_holder_is_taken_over);
+	tcase_add_test(tc, kept_lock_mapping_follows_a_replaced_lock_file);
+	tcase_add_test(tc, two_locks_held_by_one_thread);
+	tcase_add_test(tc, kept_lock_mapping_is_not_inherited);
 	tcase_add_test(tc, list_of_nothing);
 	tcase_add_test(tc, reused_pid_is_reclaimed_when_its_cores_are_needed);
 	suite_add_tcase(s, tc);
