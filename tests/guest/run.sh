@@ -18,7 +18,8 @@
 # $BINDING_BUILD/results.
 # Environment: GUEST_FILTER (ERE on test file names, e.g. g30), GUEST_SHELL=1
 # (no tests: a root shell on the serial console, see docs/testing.md),
-# GUEST_CACHE, NUMA_CACHE, CC.
+# GUEST_KARGS (instead of "quiet loglevel=1", e.g. "loglevel=7" to see where
+# a boot stops), GUEST_CACHE, NUMA_CACHE, CC.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -85,7 +86,7 @@ boot() {
 		-fsdev local,id=fschan,path="$chan",security_model=none,multidevs=remap \
 		-device virtio-9p-pci,fsdev=fschan,mount_tag=chan \
 		-kernel "$cache/../numa/vmlinux" -initrd "$cache/initramfs.cpio" \
-		-append "console=ttyS0 quiet loglevel=1 panic=-1 lpj=9780000 tsc=reliable no_timer_check mitigations=off" \
+		-append "console=ttyS0 ${GUEST_KARGS:-quiet loglevel=1} $NUMA_GUEST_KARGS" \
 		-pidfile "$cache/qemu.pid" <"$stdin" >"$cache/qemu.log" 2>&1 &
 	qpid=$!
 	[ "${GUEST_SHELL:-0}" = 1 ] && { wait "$qpid"; qpid=; return 0; }

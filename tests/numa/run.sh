@@ -59,7 +59,7 @@ boot() {
 		-cpu max,vendor=GenuineIntel -smp 8,sockets=2,dies=2,cores=2,threads=1 \
 		-m 1024M $numa_args -display none -vga none \
 		-serial "file:$console" -kernel "$cache/vmlinux" -initrd "$cache/initramfs.cpio" \
-		-append "console=ttyS0 quiet loglevel=1 panic=-1 lpj=9780000 tsc=reliable no_timer_check mitigations=off" \
+		-append "console=ttyS0 quiet loglevel=1 $NUMA_GUEST_KARGS" \
 		< /dev/null > "$cache/qemu.log" 2>&1 &
 	qpid=$!
 	b0=$(date +%s)
