@@ -31,7 +31,7 @@ harness_lock() { # CACHE SECONDS
 
 # The guest kernels' command line after the console, for both guests.
 # no_ipi_broadcast=1: with the default all-but-self shorthand IPI, QEMU 7.2's
-# multi-threaded TCG now and then loses one; the first cross-CPU call after
+# multi-threaded TCG seems to lose one now and then; the first cross-CPU call after
 # the kernel turns shorthands on (patching a static key while marking
 # sched_clock stable, about 2.3 s into the boot) then waits forever. That
 # hung 4 of 42 boots of the 16-vCPU guest on this 2-CPU host (its log
