@@ -732,31 +732,70 @@ static long long ms_now(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-START_TEST(lock_wait_times_out)
+/* A child process that takes the state lock (after the parent's go, when
+ * asked) and holds it until the parent finishes it. */
+struct lock_holder {
+	pid_t pid;
+	int go[2], hold[2], held[2];
+};
+
+static void holder_start(struct lock_holder *h, int wait_for_go)
 {
-	st_make_dir(&env);
-	char err[BND_ERRLEN] = "";
-	int hold[2], held[2];
-	ck_assert_int_eq(pipe(hold), 0);
-	ck_assert_int_eq(pipe(held), 0);
-	pid_t c = fork();
-	if (c == 0) {
-		/* holds the lock until the parent closes its end of `hold` */
+	ck_assert_int_eq(pipe(h->go), 0);
+	ck_assert_int_eq(pipe(h->hold), 0);
+	ck_assert_int_eq(pipe(h->held), 0);
+	h->pid = fork();
+	ck_assert_int_ge(h->pid, 0);
+	if (h->pid == 0) {
 		struct bnd_statelock lk;
-		char b;
+		char b, err[BND_ERRLEN];
+		close(h->go[1]);
+		close(h->hold[1]);
+		if (wait_for_go && read(h->go[0], &b, 1) != 1)
+			_exit(3);
 		int dfd = open(env.dir, O_RDONLY | O_DIRECTORY);
 		if (bnd_statelock_acquire(dfd, "lock", 1000, &lk, err, sizeof(err)))
 			_exit(1);
-		close(hold[1]);
-		if (write(held[1], "x", 1) != 1 || read(hold[0], &b, 1) < 0)
+		/* holds it until the parent closes its end of `hold` */
+		if (write(h->held[1], "x", 1) != 1 || read(h->hold[0], &b, 1) < 0)
 			_exit(2);
 		bnd_statelock_release(&lk);
 		_exit(0);
 	}
-	close(hold[0]);
-	close(held[1]);
+	close(h->go[0]);
+	close(h->hold[0]);
+	close(h->held[1]);
+}
+
+static void holder_go(struct lock_holder *h)
+{
+	ck_assert_int_eq(write(h->go[1], "x", 1), 1);
+}
+
+static void holder_wait_held(struct lock_holder *h)
+{
 	char b;
-	ck_assert_int_eq(read(held[0], &b, 1), 1);
+	ck_assert_int_eq(read(h->held[0], &b, 1), 1);
+}
+
+/* Lets go of the lock and checks the child ended well. */
+static void holder_finish(struct lock_holder *h)
+{
+	int status;
+	close(h->hold[1]);
+	ck_assert_int_eq(waitpid(h->pid, &status, 0), h->pid);
+	ck_assert_int_eq(status, 0);
+	close(h->held[0]);
+	close(h->go[1]);
+}
+
+START_TEST(lock_wait_times_out)
+{
+	st_make_dir(&env);
+	char err[BND_ERRLEN] = "";
+	struct lock_holder h;
+	holder_start(&h, 0);
+	holder_wait_held(&h);
 	env.opts.lock_timeout_ms = 150;
 	long long t0 = ms_now();
 	ck_assert_int_eq(bnd_state_gc(&env.opts, NULL, err, sizeof(err)), BND_ETIMEOUT);
@@ -765,12 +804,8 @@ START_TEST(lock_wait_times_out)
 	 * timeout (a hang guard): a loaded machine may wake us late */
 	ck_assert_int_ge(dt, 150);
 	ck_assert_str_eq(err, "state lock file lock: still held by another process after 150 ms");
-	close(hold[1]);
-	int status;
-	ck_assert_int_eq(waitpid(c, &status, 0), c);
-	ck_assert_int_eq(status, 0);
+	holder_finish(&h);
 	ck_assert_int_eq(bnd_state_gc(&env.opts, NULL, err, sizeof(err)), BND_OK);
-	close(held[0]);
 }
 END_TEST
 
@@ -819,45 +854,18 @@ END_TEST
 START_TEST(kept_lock_mapping_follows_a_replaced_lock_file)
 {
 	char err[BND_ERRLEN] = "";
-	int go[2], hold[2], held[2];
-	ck_assert_int_eq(pipe(go), 0);
-	ck_assert_int_eq(pipe(hold), 0);
-	ck_assert_int_eq(pipe(held), 0);
 	/* forked before this thread maps anything, so the child shares no
 	 * mapping with it: it creates the new lock file and holds its lock */
-	pid_t c = fork();
-	if (c == 0) {
-		struct bnd_statelock lk;
-		char b;
-		close(go[1]);
-		close(hold[1]);
-		if (read(go[0], &b, 1) != 1)
-			_exit(3);
-		int dfd = open(env.dir, O_RDONLY | O_DIRECTORY);
-		if (bnd_statelock_acquire(dfd, "lock", 1000, &lk, err, sizeof(err)))
-			_exit(1);
-		if (write(held[1], "x", 1) != 1 || read(hold[0], &b, 1) < 0)
-			_exit(2);
-		bnd_statelock_release(&lk);
-		_exit(0);
-	}
-	close(go[0]);
-	close(hold[0]);
-	close(held[1]);
+	struct lock_holder h;
+	holder_start(&h, 1);
 	st_make_dir(&env); /* this thread now keeps "lock" mapped */
 	ck_assert_int_eq(unlink(st_path(&env, "lock")), 0);
-	ck_assert_int_eq(write(go[1], "x", 1), 1);
-	char b;
-	ck_assert_int_eq(read(held[0], &b, 1), 1);
+	holder_go(&h);
+	holder_wait_held(&h);
 	env.opts.lock_timeout_ms = 150;
 	ck_assert_int_eq(bnd_state_gc(&env.opts, NULL, err, sizeof(err)), BND_ETIMEOUT);
-	close(hold[1]);
-	int status;
-	ck_assert_int_eq(waitpid(c, &status, 0), c);
-	ck_assert_int_eq(status, 0);
+	holder_finish(&h);
 	ck_assert_msg(bnd_state_gc(&env.opts, NULL, err, sizeof(err)) == BND_OK, "%s", err);
-	close(held[0]);
-	close(go[1]);
 }
 END_TEST
 
