@@ -35,7 +35,7 @@ expect_tasks() {
 		st=$(echo "$line" | cut -d' ' -f4-)
 		if [ "$st" != bound ]; then
 			e2e_fail "$msg: task $r not bound: $st"
-		elif [ "$(cpulist_expand "$cpus")" != "$(cpulist_expand "$want")" ]; then
+		elif ! cpulist_same "$cpus" "$want"; then
 			e2e_fail "$msg: task $r on cpus $cpus, expected $want"
 		elif ! cpulist_within "$cpus" "$cg"; then
 			e2e_fail "$msg: task $r on cpus $cpus, outside its cgroup's cpuset $cg"
