@@ -25,8 +25,14 @@ struct bnd_watch {
 	pid_t *pids;
 	int *statfd;          /* /proc/PID/stat of each task, kept open: -1 */
 	char *proc_root, *freezer, *state_dir;
-	int stopfd, infd, evfd, wd;
+	int stopfd, infd, wd;
 	int frzfd;            /* the freezer file, kept open: -1 */
+	/* frzfd is a cgroup.events to poll. kernfs keeps such a file readable
+	 * for POLLPRI from a change until that same open file is read again,
+	 * so every wake must read frzfd itself (take_sample does): reading
+	 * the path through another fd left it signalled and the watcher
+	 * spinning, a CPU per step on cgroup v2. */
+	int frz_poll;
 	pthread_t thread;
 	atomic_long wakeups, job_reads;
 };
@@ -74,6 +80,10 @@ static void take_sample(struct bnd_watch *w, struct sample *s)
 		ssize_t n = pread(w->frzfd, buf, sizeof(buf) - 1, 0);
 		buf[n > 0 ? n : 0] = '\0';
 		s->freezer = n > 0 ? bnd_freezer_parse(buf) : BND_FREEZE_NONE;
+		/* A removed cgroup's file fails every read and polls ready
+		 * for good: sample by time from then on. */
+		if (n <= 0)
+			w->frz_poll = 0;
 	} else {
 		s->freezer = bnd_freezer_read(w->freezer);
 	}
@@ -149,12 +159,12 @@ static void *run(void *arg)
 		struct pollfd p[3] = {
 			{ w->stopfd, POLLIN, 0 },
 			{ w->infd, POLLIN, 0 },
-			{ w->evfd, POLLPRI, 0 },
+			{ w->frz_poll ? w->frzfd : -1, POLLPRI, 0 },
 		};
 		/* With cgroup.events the kernel wakes us; sampling then only
 		 * guards against a missed event. */
 		int timeout = unsettled ? fast_ms : sample_ms;
-		if (w->evfd >= 0)
+		if (w->frz_poll)
 			timeout *= 10;
 		int n = poll(p, 3, timeout);
 		atomic_fetch_add(&w->wakeups, 1);
@@ -225,8 +235,6 @@ static void destroy(struct bnd_watch *w)
 		close(w->stopfd);
 	if (w->infd >= 0)
 		close(w->infd);
-	if (w->evfd >= 0)
-		close(w->evfd);
 	if (w->frzfd >= 0)
 		close(w->frzfd);
 	for (int i = 0; w->statfd && i < w->cfg.npids; i++)
@@ -250,7 +258,7 @@ int bnd_watch_start(struct bnd_watch **out, const struct bnd_watch_cfg *cfg,
 	if (!w)
 		return bnd_fail(err, errlen, BND_ENOMEM, "watcher: out of memory");
 	w->cfg = *cfg;
-	w->stopfd = w->infd = w->evfd = w->wd = w->frzfd = -1;
+	w->stopfd = w->infd = w->wd = w->frzfd = -1;
 	w->pids = malloc((size_t)(cfg->npids ? cfg->npids : 1) * sizeof(*w->pids));
 	w->proc_root = strdup(cfg->proc_root ? cfg->proc_root : "/proc");
 	w->freezer = dup_or_null(cfg->freezer);
@@ -288,10 +296,10 @@ int bnd_watch_start(struct bnd_watch **out, const struct bnd_watch_cfg *cfg,
 			return bnd_fail(err, errlen, BND_ESYS, "watcher: inotify: %s", strerror(e));
 		}
 	}
-	if (w->freezer && cfg->freezer_v2)
-		w->evfd = open(w->freezer, O_RDONLY | O_CLOEXEC); /* best effort */
-	else if (w->freezer)
-		w->frzfd = open(w->freezer, O_RDONLY | O_CLOEXEC);
+	if (w->freezer) {
+		w->frzfd = open(w->freezer, O_RDONLY | O_CLOEXEC); /* best effort */
+		w->frz_poll = w->frzfd >= 0 && cfg->freezer_v2;
+	}
 	int rc = pthread_create(&w->thread, NULL, run, w);
 	if (rc) {
 		destroy(w);

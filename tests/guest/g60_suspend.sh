@@ -136,5 +136,8 @@ for j in "$s" "$p" "$c"; do wait_job_done "$j" "$HANG" >/dev/null; done
 no_records() { [ -z "$(state_records | grep -E " job=($s|$p|$c) ")" ]; }
 _e2e_wait_until "$HANG" no_records
 assert_eq "" "$(state_records | grep -E " job=($s|$p|$c) ")" "no record of $s, $p or $c is left"
+# cgroup v2's cgroup.events wakes the watcher at each change only (it once
+# spun there: a CPU per step)
+gang_watchers_quiet "$s" "$p" "$c"
 cluster_plugstack ${E2E_PLUGSTACK_DEFAULT:-}
 e2e_done
