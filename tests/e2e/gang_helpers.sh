@@ -38,10 +38,11 @@ gang_make_sampler() {
 	SAMPLER=$(user_file sampler.sh <<-'EOS'
 		#!/bin/bash
 		out=$SLURM_SUBMIT_DIR/s.$SLURM_JOB_ID.$SLURM_PROCID
+		exec {nap}<> <(:)
 		while :; do
 			while read -r k v; do [ "$k" = Cpus_allowed_list: ] && c=$v; done </proc/$$/status
 			echo "$EPOCHREALTIME $$ $c" >>"$out"
-			sleep 0.2
+			read -r -t 0.2 -u "$nap"
 		done
 	EOS
 	)
