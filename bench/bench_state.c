@@ -195,8 +195,11 @@ static int bare_txn(int adirfd)
 	if (fd < 0 || fstat(fd, &st))
 		return -1;
 	if ((size_t)st.st_size + 1 > cap) {
+		char *grown = realloc(buf, (size_t)st.st_size + 1);
+		if (!grown)
+			return -1;
+		buf = grown;
 		cap = (size_t)st.st_size + 1;
-		buf = realloc(buf, cap);
 	}
 	size_t got = 0;
 	ssize_t n;
