@@ -197,9 +197,11 @@ fuzz-long:
 fuzz-run: $(FUZZ_BIN)
 	@FUZZ_CC="$(FUZZ_CC)" FUZZ_SECONDS="$(FUZZ_SECONDS)" sh tests/fuzz/run.sh $(FUZZ_BIN)
 
+# The shipped code, and the tests and benches that judge it.
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \
-		--std=c11 --inline-suppr -Iinclude lib tools $(wildcard spank_binding.c)
+		--std=c11 --inline-suppr -Iinclude -Itests/unit lib tools $(wildcard spank_binding.c) \
+		bench tests
 
 demo: deps
 	$(MAKE) all

@@ -71,8 +71,9 @@ static uint32_t *repair(const uint8_t *data, size_t size, size_t *n)
 		ok &= c[i] >= 0 && c[i] <= MAX_ITEMS;
 	if (ok && payload_words(c) <= MAX_REPAIR_WORDS) {
 		size_t want = H_WORDS + payload_words(c);
-		w = realloc(w, want * 4);
-		FUZZ_CHECK(w, "out of memory");
+		uint32_t *grown = realloc(w, want * 4);
+		FUZZ_CHECK(grown, "out of memory");
+		w = grown;
 		if (want > words)
 			memset(w + words, 0, (want - words) * 4);
 		words = want;

@@ -505,7 +505,7 @@ static void check_reservations(const struct bnd_topology *t)
 	uint64_t cap[G_NODES];
 	struct bnd_state_opts o = { .dir = "/tmp/numa-state" };
 	struct bnd_placement p1, p2;
-	struct bnd_mem_result r1, r2;
+	struct bnd_mem_result r1 = { 0 }, r2 = { 0 };
 	bnd_mem_capacity(t, NULL, cap);
 	bnd_request_parse(&packed, "packed:1", err, sizeof(err));
 	struct bnd_alloc_args a = { .job = 1, .step = 0, .ntasks = 1, .uid = 0,

@@ -94,8 +94,11 @@ static inline char *st_read(const char *path, size_t *len)
 	size_t got;
 	while ((got = fread(b + n, 1, cap - n - 1, f)) > 0) {
 		n += got;
-		if (n + 1 == cap)
-			b = realloc(b, cap *= 2);
+		if (n + 1 == cap) {
+			char *grown = realloc(b, cap *= 2);
+			ck_assert_ptr_nonnull(grown);
+			b = grown;
+		}
 	}
 	fclose(f);
 	b[n] = '\0';

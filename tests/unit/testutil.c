@@ -72,7 +72,9 @@ char **tu_topology_xmls(void)
 			continue;
 		if (n + 2 > cap) {
 			cap *= 2;
-			v = realloc(v, cap * sizeof(*v));
+			char **grown = realloc(v, cap * sizeof(*v));
+			ck_assert_ptr_nonnull(grown);
+			v = grown;
 		}
 		size_t sz = strlen(d) + len + 2;
 		v[n] = malloc(sz);
