@@ -192,6 +192,7 @@ PreemptMode=GANG"
 		MpiDefault=none
 		ReturnToService=2
 		InactiveLimit=0
+		SlurmctldTimeout=60
 		KillWait=2
 		MinJobAge=600
 		$(_e2e_node_lines)

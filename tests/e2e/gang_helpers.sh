@@ -211,11 +211,13 @@ gang_slices() {
 	# root samples the state file every 0.25 s meanwhile
 	( while :; do echo "--- $EPOCHREALTIME"; grep ' status=active ' "$E2E_STATE/state" 2>/dev/null; sleep 0.25; done ) >>"$snap" &
 	local sampler=$!
-	# B's srun step must exist first: srun retries a step creation that a
-	# suspended job refuses with a growing back-off, which can span several
-	# slices (Slurm's pace, not the plugin's).
+	# B's srun step must exist first. A suspended job refuses a step, and
+	# srun then waits for slurmctld's word or for max(60, SlurmctldTimeout)
+	# plus pid % 10 seconds before it asks again (Slurm 22.05 srun,
+	# launch.c); no word comes at a resume, so one refusal costs 60-69 s
+	# here (cluster.sh sets SlurmctldTimeout=60). The guard allows several.
 	_b_sampling() { [ -s "$E2E_WORK/s.$b.0" ] && [ -s "$E2E_WORK/s.$b.1" ]; }
-	_e2e_wait_until 180 _b_sampling || e2e_fail "job $b: its srun step never started"
+	_e2e_wait_until "$(e2e_wait_secs 400)" _b_sampling || e2e_fail "job $b: its srun step never started"
 	# Then wait for 4 switches of A between R and S.
 	local last="" switches=0 st end=$((SECONDS + 120))
 	while [ $switches -lt 4 ] && [ $SECONDS -lt $end ]; do
