@@ -45,6 +45,8 @@ UNIT_SRC    := $(sort $(wildcard tests/unit/*/test_*.c))
 UNIT_BIN    := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 UNIT_SAN    := $(UNIT_SRC:tests/unit/%.c=$(B)/san/tests/%)
 TESTUTIL    := $(wildcard tests/unit/testutil.c)
+# Shared by the unit tests and the benches (no Check in it).
+CGSCRATCH   := tests/unit/cgscratch.c
 BENCH_SRC   := $(sort $(wildcard bench/*.c))
 BENCH_BIN   := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 TOOLS_SRC   := $(sort $(wildcard tools/*.c))
@@ -112,13 +114,13 @@ $(B)/man/spank-binding.8: $(B)/man/sbind.1
 $(PLUGIN): spank_binding.c $(B)/libbinding.a $(LIB_HDR)
 	$(CC) $(ALL_CFLAGS) -shared $< -o $@ -Wl,--whole-archive $(B)/libbinding.a -Wl,--no-whole-archive $(PKG_LIBS) $(LDFLAGS)
 
-$(B)/tests/%: tests/unit/%.c $(TESTUTIL) $(B)/tests/libbinding.a
+$(B)/tests/%: tests/unit/%.c $(TESTUTIL) $(CGSCRATCH) $(B)/tests/libbinding.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(TEST_FLAGS) $(CHECK_CFLAGS) -Itests/unit $< $(TESTUTIL) -o $@ $(B)/tests/libbinding.a $(PKG_LIBS) $(CHECK_LIBS)
+	$(CC) $(ALL_CFLAGS) $(TEST_FLAGS) $(CHECK_CFLAGS) -Itests/unit $< $(TESTUTIL) $(CGSCRATCH) -o $@ $(B)/tests/libbinding.a $(PKG_LIBS) $(CHECK_LIBS)
 
-$(B)/san/tests/%: tests/unit/%.c $(TESTUTIL) $(B)/san/libbinding.a
+$(B)/san/tests/%: tests/unit/%.c $(TESTUTIL) $(CGSCRATCH) $(B)/san/libbinding.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(TEST_FLAGS) $(SAN_FLAGS) $(CHECK_CFLAGS) -Itests/unit $< $(TESTUTIL) -o $@ $(B)/san/libbinding.a $(PKG_LIBS) $(CHECK_LIBS)
+	$(CC) $(ALL_CFLAGS) $(TEST_FLAGS) $(SAN_FLAGS) $(CHECK_CFLAGS) -Itests/unit $< $(TESTUTIL) $(CGSCRATCH) -o $@ $(B)/san/libbinding.a $(PKG_LIBS) $(CHECK_LIBS)
 
 $(B)/fuzz/lib/%.o: lib/%.c $(LIB_HDR)
 	@mkdir -p $(@D)
@@ -131,9 +133,9 @@ $(B)/e2e/%: tests/e2e/%.c $(B)/libbinding.a
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $< -o $@ $(B)/libbinding.a $(PKG_LIBS)
 
-$(B)/bench/%: bench/%.c $(B)/libbinding.a
+$(B)/bench/%: bench/%.c $(CGSCRATCH) $(B)/libbinding.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $< -o $@ $(B)/libbinding.a $(PKG_LIBS) -lm
+	$(CC) $(ALL_CFLAGS) -Itests/unit $< $(CGSCRATCH) -o $@ $(B)/libbinding.a $(PKG_LIBS) -lm
 
 # The README's test command. Each stage appends "name passed failed skipped"
 # to $(B)/results; the last line is the total.

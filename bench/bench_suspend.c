@@ -27,6 +27,7 @@
 #include "binding/task/apply.h"
 #include "binding/util/cpuset.h"
 #include "binding/util/error.h"
+#include "cgscratch.h"
 
 #define THREADS 64
 #define REPS 200
@@ -160,41 +161,20 @@ static int idle_watcher(const char *label, pid_t pid, const char *freezer, int v
  * (its cgroup.events polled), then the cgroup removed again. */
 static int idle_watcher_cgroup_v2(pid_t pid)
 {
-	char mnt[256] = "", dev[256], type[64], dir[512], path[600], why[1024] = "";
-	FILE *m = fopen("/proc/self/mounts", "r");
-	while (m && !*mnt && fscanf(m, "%255s %255s %63s %*[^\n]", dev, mnt, type) == 3)
-		if (strcmp(type, "cgroup2"))
-			*mnt = '\0';
-	if (m)
-		fclose(m);
-	snprintf(dir, sizeof(dir), "%s/bnd-bench-%d", mnt, (int)getpid());
-	if (geteuid() != 0 || !*mnt)
-		snprintf(why, sizeof(why), "needs root and a cgroup2 mount");
-	else if (mkdir(dir, 0755))
-		snprintf(why, sizeof(why), "mkdir %s: %s", dir, strerror(errno));
-	if (*why) {
+	struct cg_scratch cg;
+	char why[600], events[600];
+	if (cg_scratch_make(&cg, "bnd-bench", why, sizeof(why))) {
 		printf("suspend: idle watcher, cgroup v2: not measured (%s)\n", why);
 		return 0;
 	}
-	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	FILE *f = fopen(path, "w");
-	int moved = f && fprintf(f, "%d", (int)pid) > 0;
-	moved = f && !fclose(f) && moved;
 	int rc = 0;
-	snprintf(path, sizeof(path), "%s/cgroup.events", dir);
-	if (moved)
-		rc = idle_watcher("cgroup v2 cgroup.events", pid, path, 1);
+	snprintf(events, sizeof(events), "%s/cgroup.events", cg.dir);
+	if (!cg_scratch_move(&cg, pid))
+		rc = idle_watcher("cgroup v2 cgroup.events", pid, events, 1);
 	else
 		printf("suspend: idle watcher, cgroup v2: not measured (cannot move the task into %s)\n",
-		       dir);
-	/* back to the root: the cgroup must be empty to go */
-	snprintf(path, sizeof(path), "%s/cgroup.procs", mnt);
-	f = fopen(path, "w");
-	if (f) {
-		fprintf(f, "%d", (int)pid);
-		fclose(f);
-	}
-	rmdir(dir);
+		       cg.dir);
+	cg_scratch_remove(&cg, pid, 10);
 	return rc;
 }
 

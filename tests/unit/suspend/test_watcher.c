@@ -20,6 +20,7 @@
 
 #include "binding/suspend/watcher.h"
 #include "binding/util/error.h"
+#include "cgscratch.h"
 #include "testutil.h"
 
 #define HANG_GUARD_S 30
@@ -377,35 +378,6 @@ START_TEST(inotify_events_that_count)
 }
 END_TEST
 
-/* A cgroup v2 mount point (the first), or "" when there is none. */
-static void cgroup2_mount(char *out, size_t len)
-{
-	FILE *f = fopen("/proc/self/mounts", "r");
-	char dev[256], dir[256], type[64];
-	*out = '\0';
-	while (f && fscanf(f, "%255s %255s %63s %*[^\n]", dev, dir, type) == 3)
-		if (!strcmp(type, "cgroup2")) {
-			snprintf(out, len, "%s", dir);
-			break;
-		}
-	if (f)
-		fclose(f);
-}
-
-static int write_file(const char *dir, const char *name, const char *text)
-{
-	char path[512];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = write(fd, text, strlen(text));
-	int e = errno;
-	close(fd);
-	errno = e; /* the write's, for the caller's message */
-	return n == (ssize_t)strlen(text) ? 0 : -1;
-}
-
 /* The real kernfs file, in a cgroup of this host's cgroup v2 hierarchy:
  * a freeze and a thaw wake the watcher (its sampling interval is 10 min,
  * so nothing else could), and between changes it sleeps. kernfs keeps a
@@ -414,30 +386,26 @@ static int write_file(const char *dir, const char *name, const char *text)
  * bound on wakeups cannot fail on a slow machine: slower only wakes less. */
 START_TEST(cgroup_v2_events_wake_only_on_change)
 {
-	char mnt[256], dir[512], events[600];
-	cgroup2_mount(mnt, sizeof(mnt));
-	snprintf(dir, sizeof(dir), "%s/bnd-watch-%d", mnt, (int)getpid());
-	if (geteuid() != 0 || !*mnt || mkdir(dir, 0755)) {
-		printf("# SKIP cgroup v2 watcher test: needs root and a cgroup2 mount (%s)\n",
-		       *mnt ? mnt : "none");
+	struct cg_scratch cg;
+	char why[600], events[600];
+	if (cg_scratch_make(&cg, "bnd-watch", why, sizeof(why))) {
+		printf("# SKIP cgroup v2 watcher test: %s\n", why);
 		return;
 	}
-	snprintf(events, sizeof(events), "%s/cgroup.events", dir);
-	if (access(events, R_OK) || write_file(dir, "cgroup.freeze", "0")) {
-		rmdir(dir);
-		printf("# SKIP cgroup v2 watcher test: no cgroup.freeze in %s\n", dir);
+	snprintf(events, sizeof(events), "%s/cgroup.events", cg.dir);
+	if (access(events, R_OK) || cg_scratch_write(&cg, "cgroup.freeze", "0")) {
+		cg_scratch_remove(&cg, 0, HANG_GUARD_S);
+		printf("# SKIP cgroup v2 watcher test: no cgroup.freeze in %s\n", cg.dir);
 		return;
 	}
 	reset();
 	pid_t pid = sleeper();
-	char num[32];
-	snprintf(num, sizeof(num), "%d", (int)pid);
-	if (write_file(dir, "cgroup.procs", num)) {
+	if (cg_scratch_move(&cg, pid)) {
 		int e = errno;
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
-		rmdir(dir);
-		printf("# SKIP cgroup v2 watcher test: cannot move a process into %s: %s\n", dir,
+		cg_scratch_remove(&cg, 0, HANG_GUARD_S);
+		printf("# SKIP cgroup v2 watcher test: cannot move a process into %s: %s\n", cg.dir,
 		       strerror(e));
 		return;
 	}
@@ -448,9 +416,9 @@ START_TEST(cgroup_v2_events_wake_only_on_change)
 		.sample_ms = 600000, .fast_ms = 600000, .recheck_ms = 600000, .event = event_cb,
 	};
 	ck_assert_msg(bnd_watch_start(&w, &c, err, sizeof(err)) == BND_OK, "%s", err);
-	ck_assert_int_eq(write_file(dir, "cgroup.freeze", "1"), 0);
+	ck_assert_int_eq(cg_scratch_write(&cg, "cgroup.freeze", "1"), 0);
 	wait_count(&n_susp, 1, "suspension from cgroup.events");
-	ck_assert_int_eq(write_file(dir, "cgroup.freeze", "0"), 0);
+	ck_assert_int_eq(cg_scratch_write(&cg, "cgroup.freeze", "0"), 0);
 	wait_count(&n_res, 1, "resume from cgroup.events");
 	long a = 0, b = 0;
 	bnd_watch_counts(w, &a, NULL);
@@ -463,10 +431,7 @@ START_TEST(cgroup_v2_events_wake_only_on_change)
 	ck_assert_int_eq(get(&n_user), 0);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
-	/* the cgroup empties as the kernel finishes the reaped task */
-	for (int i = 0; rmdir(dir) && errno == EBUSY && i < HANG_GUARD_S * 100; i++)
-		usleep(10000);
-	ck_assert_int_eq(access(dir, F_OK), -1);
+	ck_assert_msg(cg_scratch_remove(&cg, 0, HANG_GUARD_S) == 0, "%s stays", cg.dir);
 }
 END_TEST
 
