@@ -58,8 +58,13 @@ int sbind_state_avail(const char *state_dir, const struct bnd_topology *t,
 			free(used);
 			return SBIND_EXIT_ERROR;
 		}
-		bnd_state_mem_used(t, &f, 0, 0, used);
+		int urc = bnd_state_mem_used(t, &f, 0, used);
 		bnd_statefile_free(&f);
+		if (urc) {
+			fprintf(stderr, "sbind: out of memory\n");
+			free(used);
+			return SBIND_EXIT_ERROR;
+		}
 	}
 	bnd_mem_free(t, avail, used, avail);
 	free(used);

@@ -134,9 +134,10 @@ static int print_text(const struct bnd_state_file *f, const struct bnd_topology 
 	printf("topology: %s\n", sge);
 	/* Per NUMA node: what the records reserve of the node's memory. */
 	uint64_t *used = calloc((size_t)t->nnuma + 1, sizeof(*used));
-	if (!used)
+	if (!used || bnd_state_mem_used(t, f, 0, used)) {
+		free(used);
 		return SBIND_EXIT_ERROR;
-	bnd_state_mem_used(t, f, 0, 0, used);
+	}
 	for (int n = 0; n < t->nnuma; n++)
 		printf("numa %d: %" PRIu64 " MiB reserved of %" PRIu64 " MiB%s\n", t->numa_os[n],
 		       used[n], t->numa_mem[n] >> 20,
@@ -200,10 +201,8 @@ static int print_json(const struct bnd_state_file *f, const struct bnd_topology 
 	}
 	uint64_t *used = calloc((size_t)t->nnuma + 1, sizeof(*used));
 	json_t *numa = json_array();
-	if (!used || !numa)
+	if (!used || !numa || bnd_state_mem_used(t, f, 0, used))
 		rc = SBIND_EXIT_ERROR;
-	else
-		bnd_state_mem_used(t, f, 0, 0, used);
 	for (int n = 0; !rc && n < t->nnuma; n++)
 		json_array_append_new(numa, json_pack("{s:i, s:I, s:I}", "node", t->numa_os[n],
 						      "total_mib", (json_int_t)(t->numa_mem[n] >> 20),

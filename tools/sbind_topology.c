@@ -148,11 +148,15 @@ int sbind_cmd_topology(int argc, char **argv)
 			struct bnd_state_file f;
 			char err[BND_ERRLEN];
 			if (bnd_state_list(&so, &f, err, sizeof(err)) == BND_OK) {
-				bnd_state_mem_used(t, &f, 0, 0, used);
+				if (bnd_state_mem_used(t, &f, 0, used)) {
+					fprintf(stderr, "sbind topology: out of memory\n");
+					rc = SBIND_EXIT_ERROR;
+				}
 				bnd_statefile_free(&f);
 			}
 		}
-		rc = print_json(t, sge, ocs, numa, numa_json(t, used, &reserve, !source));
+		if (!rc)
+			rc = print_json(t, sge, ocs, numa, numa_json(t, used, &reserve, !source));
 	} else {
 		puts(!strcmp(format, "sge") ? sge : !strcmp(format, "ocs") ? ocs : numa);
 	}

@@ -62,19 +62,66 @@ static void explain(const struct bnd_topology *t, const struct bnd_request *r,
 	n->siblings = *siblings;
 }
 
-void bnd_state_mem_used(const struct bnd_topology *t, const struct bnd_state_file *f,
-			uint32_t job, uint32_t step, uint64_t *used)
+static int holds_mem(const struct bnd_state_record *r, uint32_t except_job)
 {
-	memset(used, 0, (size_t)t->nnuma * sizeof(*used));
-	for (int i = 0; i < f->nrec; i++) {
-		const struct bnd_state_record *r = &f->rec[i];
-		if (r->status == BND_ST_DEFERRED || (job && r->job == job && r->step == step))
-			continue;
-		for (int k = 0; k < r->nmem; k++) {
-			struct bnd_mem_share s = { r->mem[k].node, r->mem[k].mib };
-			bnd_mem_add(t, &s, 1, used);
+	return r->nmem > 0 && r->status != BND_ST_DEFERRED && (!except_job || r->job != except_job);
+}
+
+static int by_job(const void *a, const void *b)
+{
+	const struct bnd_state_record *x = *(const struct bnd_state_record *const *)a;
+	const struct bnd_state_record *y = *(const struct bnd_state_record *const *)b;
+	return x->job < y->job ? -1 : x->job > y->job;
+}
+
+/* A job's steps share its memory, as in Slurm (a step without --mem gets
+ * the whole job's): on each node a job holds the largest of its records'
+ * reservations there, never their sum. So a job's own records never make
+ * its next step's memory "taken", and two of its steps on one node do not
+ * count twice against other jobs. */
+int bnd_state_mem_used(const struct bnd_topology *t, const struct bnd_state_file *f,
+		       uint32_t except_job, uint64_t *used)
+{
+	size_t nn = (size_t)t->nnuma;
+	memset(used, 0, nn * sizeof(*used));
+	int n = 0;
+	for (int i = 0; i < f->nrec; i++)
+		n += holds_mem(&f->rec[i], except_job);
+	if (!n)
+		return BND_OK;
+	const struct bnd_state_record **recs = malloc((size_t)n * sizeof(*recs));
+	uint64_t *job = calloc(nn + 1, sizeof(*job)), *one = calloc(nn + 1, sizeof(*one));
+	if (!recs || !job || !one) {
+		free(recs);
+		free(job);
+		free(one);
+		return BND_ENOMEM;
+	}
+	n = 0;
+	for (int i = 0; i < f->nrec; i++)
+		if (holds_mem(&f->rec[i], except_job))
+			recs[n++] = &f->rec[i];
+	qsort(recs, (size_t)n, sizeof(*recs), by_job);
+	for (int i = 0; i < n; i++) {
+		const struct bnd_state_record *r = recs[i];
+		struct bnd_mem_share s[BND_STATE_MAX_MEM];
+		for (int k = 0; k < r->nmem; k++)
+			s[k] = (struct bnd_mem_share){ r->mem[k].node, r->mem[k].mib };
+		memset(one, 0, nn * sizeof(*one));
+		bnd_mem_add(t, s, r->nmem, one);
+		for (size_t k = 0; k < nn; k++)
+			if (one[k] > job[k])
+				job[k] = one[k];
+		if (i + 1 == n || recs[i + 1]->job != r->job) {
+			for (size_t k = 0; k < nn; k++)
+				used[k] += job[k];
+			memset(job, 0, nn * sizeof(*job));
 		}
 	}
+	free(recs);
+	free(job);
+	free(one);
+	return BND_OK;
 }
 
 /* One placement attempt in the domain, against each node's free memory. */
@@ -113,7 +160,11 @@ static int place(const struct bnd_topology *t, const struct bnd_state_file *f,
 		return bnd_fail(err, errlen, BND_ENOMEM, "state allocate: out of memory");
 	}
 	bnd_mem_capacity(t, a->mem_reserve, cap);
-	bnd_state_mem_used(t, f, a->job, a->step, used);
+	if (bnd_state_mem_used(t, f, a->job, used)) {
+		free(cap);
+		free(used);
+		return bnd_fail(err, errlen, BND_ENOMEM, "state allocate: out of memory");
+	}
 	bnd_mem_free(t, cap, used, cap);
 	free(used);
 	bnd_cpuset_t others, script, siblings, taken;

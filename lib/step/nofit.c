@@ -89,6 +89,14 @@ void bnd_nofit_explain(struct bnd_step *s, const struct bnd_nofit *n, const char
 	bnd_cpuset_and(&steps, &s->domain);
 	if (bnd_cpuset_format_list(&held, hl, sizeof(hl)) != BND_OK)
 		snprintf(hl, sizeof(hl), "...");
+	/* The cores alone fit and nobody holds one: memory is what is short. */
+	if (bnd_cpuset_empty(&steps) && bnd_cpuset_empty(&held)) {
+		bnd_fail(s->reason, sizeof(s->reason), BND_OK,
+			 "not enough free memory on the NUMA nodes of this step's cores: Slurm "
+			 "gave this step cpus %s, none of them held by another job; %s", dl,
+			 alloc_err);
+		return;
+	}
 	if (bnd_cpuset_empty(&steps)) {
 		bnd_fail(s->reason, sizeof(s->reason), BND_OK,
 			 "cores held by other jobs: Slurm gave this step cpus %s, of which other "

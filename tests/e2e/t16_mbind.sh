@@ -86,5 +86,27 @@ assert_match "$(state_records | grep " job=$j step=0 ")" " mem=0:10 " "srun -n2 
 scancel "$j"; wait_job_done "$j" 30 >/dev/null
 wait_until 30 no_record
 assert_eq "" "$(state_records | grep " job=$j ")" "after the --mem-per-cpu step its record and memory are gone"
+
+# A job's steps share its memory, as in Slurm: the batch script's
+# reservation never keeps its own srun step from binding with
+# --mbind=cores:strict (it did: the step found node 0 full of its own
+# script's memory and ran unbound). The job asks for 3/4 of node 0's free
+# memory, so counting it twice on node 0 could not fit.
+free0=$("$E2E_BUILD/sbind" topology --state "$E2E_STATE" --format json | grep -o '"free_mib":[0-9]*' | head -1 | cut -d: -f2)
+assert_match "$free0" '^[0-9]+$' "sbind topology: node 0's free MiB ($free0)"
+mem=$((free0 * 3 / 4))
+script=$(user_file t16_share.sh <<'SH'
+#!/bin/sh
+echo "script status=$SLURM_BINDING_STATUS"
+srun -n1 --binding=linear:1 --mbind=cores:strict sh -c 'echo "step status=$SLURM_BINDING_STATUS mbind=$SLURM_MBIND"; numactl --show | grep "^policy"'
+SH
+)
+j=$(sbatch_as_user --mem="$mem" -n1 --binding=linear:1 --mbind=cores:strict -o "$E2E_WORK/t16_share.out" "$script")
+assert_eq COMPLETED "$(wait_job_done "$j" 300)" "sbatch --mem=$mem (3/4 of node 0) with an srun step completes"
+out=$(cat "$E2E_WORK/t16_share.out" 2>&1)
+e2e_note "$out"
+assert_match "$out" '^script status=bound' "the script is bound with its $mem MiB"
+assert_match "$out" '^step status=bound mbind=cores:strict$' "its srun step is bound too: the script's memory is the job's, not another job's"
+assert_match "$out" '^policy: bind$' "the step's memory is bound to its cores' node"
 wait_bg
 e2e_done

@@ -254,6 +254,65 @@ START_TEST(allowed_is_respected)
 }
 END_TEST
 
+/* A job's steps share its memory, as in Slurm (a step without --mem gets
+ * the whole job's): the batch script's reservation never keeps the script's
+ * own step from its cores, and two steps of one job count once against
+ * other jobs. This was the bug of `sbatch --mem=6000 --mbind=cores:strict`
+ * whose `srun --mbind=cores:strict` step found node 0 "full" of its own
+ * script's 6000 MiB and ran unbound. Synthetic NUMA nodes: 1024 MiB each,
+ * cpus 0-1 on node 0, 2-3 on node 1. */
+START_TEST(a_jobs_steps_share_its_memory)
+{
+	struct bnd_topology *t = tu_topo("pack:1 numa:2 core:2 pu:1");
+	bnd_cpuset_t node0, all = t->all_cpus;
+	ck_assert_int_eq(bnd_cpuset_parse_list(&node0, "0-1", NULL, 0), BND_OK);
+	struct bnd_alloc_args a = args(10, BND_STEP_BATCH, 1);
+	a.allowed = &node0;
+	a.mbind = BND_M_CORES_STRICT;
+	a.mem_mib = 800;
+	ck_assert_str_eq(alloc(t, "linear:1", a), "0");
+	/* the script's step: inside the script's core, its 800 MiB not taken */
+	a.step = 0;
+	a.inherit_job = 1;
+	ck_assert_str_eq(alloc(t, "linear:1", a), "0");
+	/* a second step at once: its own core, the same job's memory */
+	a.step = 1;
+	ck_assert_str_eq(alloc(t, "linear:1", a), "1");
+	uint64_t used[2];
+	struct bnd_state_file f = list();
+	ck_assert_int_eq(bnd_state_mem_used(t, &f, 0, used), BND_OK);
+	ck_assert_msg(used[0] == 800 && used[1] == 0, "reserved %llu + %llu MiB, want 800 + 0",
+		      (unsigned long long)used[0], (unsigned long long)used[1]);
+	/* left out, the job holds nothing */
+	ck_assert_int_eq(bnd_state_mem_used(t, &f, 10, used), BND_OK);
+	ck_assert(used[0] == 0 && used[1] == 0);
+	bnd_statefile_free(&f);
+	/* other jobs see 224 MiB free on node 0, not none */
+	struct bnd_alloc_args b = args(11, 0, 1);
+	b.allowed = &all;
+	b.mbind = BND_M_CORES_STRICT;
+	b.mem_mib = 800;
+	ck_assert_str_eq(alloc(t, "linear:1", b), "2");
+	b.job = 12;
+	b.mem_mib = 300;
+	ck_assert_str_eq(alloc(t, "linear:1", b), "ENOFIT: --mbind=cores:strict: linear:1 for 1 "
+		"task(s) of 300 MiB each: no placement whose NUMA nodes have the memory (free MiB per "
+		"node: 0:224,1:224)");
+	b.mem_mib = 200;
+	ck_assert_str_eq(alloc(t, "linear:1", b), "3");
+	/* a suspended step keeps its memory; a deferred one holds none */
+	char err[BND_ERRLEN] = "";
+	ck_assert_int_eq(bnd_state_suspend(&env.opts, 11, 0, "slurm-suspend", err, sizeof(err)),
+			 BND_OK);
+	f = list();
+	ck_assert_int_eq(bnd_state_mem_used(t, &f, 0, used), BND_OK);
+	ck_assert_msg(used[0] == 800 && used[1] == 1000, "reserved %llu + %llu MiB, want 800 + 1000",
+		      (unsigned long long)used[0], (unsigned long long)used[1]);
+	bnd_statefile_free(&f);
+	bnd_topology_free(t);
+}
+END_TEST
+
 /* A step shares its own job's batch-script cores, never another job's, and
  * never a sibling step's. This test used to expect the opposite in places
  * (a second step of job 7 placed on the first step's cores, "0-1" then
@@ -1013,6 +1072,7 @@ int main(void)
 	tcase_add_test(tc, same_step_is_replaced);
 	tcase_add_test(tc, allowed_is_respected);
 	tcase_add_test(tc, steps_inherit_their_jobs_cores);
+	tcase_add_test(tc, a_jobs_steps_share_its_memory);
 	tcase_add_test(tc, suspended_and_deferred_hold_nothing);
 	tcase_add_test(tc, journal_in_commit_order);
 	tcase_add_test(tc, stale_owners_are_reclaimed);

@@ -552,6 +552,11 @@ START_TEST(mbind_strict_memory_short)
 	ck_assert(!s.placed);
 	ck_assert_msg(strstr(s.reason, "cores:strict") && strstr(s.reason, "free MiB per node"),
 		      "%s", s.reason);
+	/* memory is what is short: the reason must not blame other jobs' cores */
+	ck_assert_msg(!strncmp(s.reason, "not enough free memory on the NUMA nodes of this step's "
+			       "cores: Slurm gave this step cpus ", 89) &&
+		      strstr(s.reason, ", none of them held by another job; --mbind=cores:strict") &&
+		      !strstr(s.reason, "cores held"), "%s", s.reason);
 	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, &r), BND_OK);
 	bnd_taskenv_free(&r.env);
 	bnd_step_finish(&s);
