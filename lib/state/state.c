@@ -74,11 +74,13 @@ static int by_job(const void *a, const void *b)
 	return x->job < y->job ? -1 : x->job > y->job;
 }
 
-/* A job's steps share its memory, as in Slurm (a step without --mem gets
- * the whole job's): on each node a job holds the largest of its records'
- * reservations there, never their sum. So a job's own records never make
- * its next step's memory "taken", and two of its steps on one node do not
- * count twice against other jobs. */
+/* A job's steps share its memory, as in Slurm: the job never holds more on
+ * this host than its memory, which is its largest record (the batch
+ * script's, or a step's that got the whole job's memory, and every step's
+ * memory is part of it). So on each node a job reserves the sum of its
+ * records there, capped at its largest record's total: its own records
+ * never make its next step's memory "taken", and a script and its steps do
+ * not count twice against other jobs. */
 int bnd_state_mem_used(const struct bnd_topology *t, const struct bnd_state_file *f,
 		       uint32_t except_job, uint64_t *used)
 {
@@ -90,11 +92,10 @@ int bnd_state_mem_used(const struct bnd_topology *t, const struct bnd_state_file
 	if (!n)
 		return BND_OK;
 	const struct bnd_state_record **recs = malloc((size_t)n * sizeof(*recs));
-	uint64_t *job = calloc(nn + 1, sizeof(*job)), *one = calloc(nn + 1, sizeof(*one));
-	if (!recs || !job || !one) {
+	uint64_t *sum = calloc(nn + 1, sizeof(*sum));
+	if (!recs || !sum) {
 		free(recs);
-		free(job);
-		free(one);
+		free(sum);
 		return BND_ENOMEM;
 	}
 	n = 0;
@@ -102,25 +103,27 @@ int bnd_state_mem_used(const struct bnd_topology *t, const struct bnd_state_file
 		if (holds_mem(&f->rec[i], except_job))
 			recs[n++] = &f->rec[i];
 	qsort(recs, (size_t)n, sizeof(*recs), by_job);
+	uint64_t largest = 0;
 	for (int i = 0; i < n; i++) {
 		const struct bnd_state_record *r = recs[i];
 		struct bnd_mem_share s[BND_STATE_MAX_MEM];
-		for (int k = 0; k < r->nmem; k++)
+		uint64_t total = 0;
+		for (int k = 0; k < r->nmem; k++) {
 			s[k] = (struct bnd_mem_share){ r->mem[k].node, r->mem[k].mib };
-		memset(one, 0, nn * sizeof(*one));
-		bnd_mem_add(t, s, r->nmem, one);
-		for (size_t k = 0; k < nn; k++)
-			if (one[k] > job[k])
-				job[k] = one[k];
+			total += r->mem[k].mib;
+		}
+		bnd_mem_add(t, s, r->nmem, sum);
+		if (total > largest)
+			largest = total;
 		if (i + 1 == n || recs[i + 1]->job != r->job) {
 			for (size_t k = 0; k < nn; k++)
-				used[k] += job[k];
-			memset(job, 0, nn * sizeof(*job));
+				used[k] += sum[k] < largest ? sum[k] : largest;
+			memset(sum, 0, nn * sizeof(*sum));
+			largest = 0;
 		}
 	}
 	free(recs);
-	free(job);
-	free(one);
+	free(sum);
 	return BND_OK;
 }
 

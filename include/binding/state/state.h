@@ -127,10 +127,10 @@ int bnd_state_place(const struct bnd_topology *t, const struct bnd_state_file *f
 
 /* MiB reserved per NUMA index of t by the records that hold memory
  * (active and suspended: a suspended job's pages stay resident): per node,
- * each job's largest record there (its steps share its memory), summed over
- * the jobs; except_job (not 0) is left out, as a step's own job never
- * competes with it for memory. used has t->nnuma entries. BND_OK or
- * BND_ENOMEM. */
+ * each job's records there summed but capped at its largest record's total
+ * (its steps share its memory), summed over the jobs; except_job (not 0) is
+ * left out, as a step's own job never competes with it for memory. used
+ * has t->nnuma entries. BND_OK or BND_ENOMEM. */
 int bnd_state_mem_used(const struct bnd_topology *t, const struct bnd_state_file *f,
 		       uint32_t except_job, uint64_t *used);
 

@@ -313,6 +313,48 @@ START_TEST(a_jobs_steps_share_its_memory)
 }
 END_TEST
 
+/* Steps with their own --mem are parts of the job's memory: on a node
+ * where the script holds nothing they add up (two steps of 300 MiB hold
+ * 600), and on any node the job never holds more than its largest record
+ * (the script's 600 MiB, the whole job's). */
+START_TEST(a_jobs_memory_is_capped_at_its_largest_record)
+{
+	struct bnd_topology *t = tu_topo("pack:1 numa:2 core:2 pu:1");
+	bnd_cpuset_t node0, node1;
+	ck_assert_int_eq(bnd_cpuset_parse_list(&node0, "0-1", NULL, 0), BND_OK);
+	ck_assert_int_eq(bnd_cpuset_parse_list(&node1, "2-3", NULL, 0), BND_OK);
+	struct bnd_alloc_args a = args(20, BND_STEP_BATCH, 1);
+	a.allowed = &node0;
+	a.mbind = BND_M_CORES_STRICT;
+	a.mem_mib = 600;
+	ck_assert_str_eq(alloc(t, "linear:1", a), "0");
+	a.allowed = &node1;
+	a.mem_mib = 300;
+	a.step = 0;
+	ck_assert_str_eq(alloc(t, "linear:1", a), "2");
+	a.step = 1;
+	ck_assert_str_eq(alloc(t, "linear:1", a), "3");
+	uint64_t used[2];
+	struct bnd_state_file f = list();
+	ck_assert_int_eq(bnd_state_mem_used(t, &f, 0, used), BND_OK);
+	ck_assert_msg(used[0] == 600 && used[1] == 600, "reserved %llu + %llu MiB, want 600 + 600",
+		      (unsigned long long)used[0], (unsigned long long)used[1]);
+	bnd_statefile_free(&f);
+	/* a third step on node 1 reaches the cap: still 600 there */
+	char err[BND_ERRLEN] = "";
+	ck_assert_int_eq(bnd_state_release(&env.opts, 20, 1, NULL, err, sizeof(err)), BND_OK);
+	a.step = 2;
+	a.mem_mib = 500;
+	ck_assert_str_eq(alloc(t, "linear:1", a), "3");
+	f = list();
+	ck_assert_int_eq(bnd_state_mem_used(t, &f, 0, used), BND_OK);
+	ck_assert_msg(used[0] == 600 && used[1] == 600, "reserved %llu + %llu MiB, want 600 + 600",
+		      (unsigned long long)used[0], (unsigned long long)used[1]);
+	bnd_statefile_free(&f);
+	bnd_topology_free(t);
+}
+END_TEST
+
 /* A step shares its own job's batch-script cores, never another job's, and
  * never a sibling step's. This test used to expect the opposite in places
  * (a second step of job 7 placed on the first step's cores, "0-1" then
@@ -1073,6 +1115,7 @@ int main(void)
 	tcase_add_test(tc, allowed_is_respected);
 	tcase_add_test(tc, steps_inherit_their_jobs_cores);
 	tcase_add_test(tc, a_jobs_steps_share_its_memory);
+	tcase_add_test(tc, a_jobs_memory_is_capped_at_its_largest_record);
 	tcase_add_test(tc, suspended_and_deferred_hold_nothing);
 	tcase_add_test(tc, journal_in_commit_order);
 	tcase_add_test(tc, stale_owners_are_reclaimed);
