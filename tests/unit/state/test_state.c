@@ -254,6 +254,31 @@ START_TEST(allowed_is_respected)
 }
 END_TEST
 
+/* A cores:strict step of mib MiB inside allowed. */
+static struct bnd_alloc_args strict_args(uint32_t job, uint32_t step, const bnd_cpuset_t *allowed,
+					 uint64_t mib)
+{
+	struct bnd_alloc_args a = args(job, step, 1);
+	a.allowed = allowed;
+	a.mbind = BND_M_CORES_STRICT;
+	a.mem_mib = mib;
+	return a;
+}
+
+/* The MiB the state's records reserve on NUMA nodes 0 and 1 of t, seen by
+ * a job outside them all (sbind's view). */
+static void assert_mem_used(const struct bnd_topology *t, uint64_t want0, uint64_t want1)
+{
+	uint64_t used[2];
+	struct bnd_state_file f = list();
+	ck_assert_int_eq(bnd_state_mem_used(t, &f, 0, used), BND_OK);
+	bnd_statefile_free(&f);
+	ck_assert_msg(used[0] == want0 && used[1] == want1,
+		      "reserved %llu + %llu MiB, want %llu + %llu", (unsigned long long)used[0],
+		      (unsigned long long)used[1], (unsigned long long)want0,
+		      (unsigned long long)want1);
+}
+
 /* A job's steps share its memory, as in Slurm (a step without --mem gets
  * the whole job's): the batch script's reservation never keeps the script's
  * own step from its cores, and two steps of one job count once against
@@ -266,10 +291,7 @@ START_TEST(a_jobs_steps_share_its_memory)
 	struct bnd_topology *t = tu_topo("pack:1 numa:2 core:2 pu:1");
 	bnd_cpuset_t node0, all = t->all_cpus;
 	ck_assert_int_eq(bnd_cpuset_parse_list(&node0, "0-1", NULL, 0), BND_OK);
-	struct bnd_alloc_args a = args(10, BND_STEP_BATCH, 1);
-	a.allowed = &node0;
-	a.mbind = BND_M_CORES_STRICT;
-	a.mem_mib = 800;
+	struct bnd_alloc_args a = strict_args(10, BND_STEP_BATCH, &node0, 800);
 	ck_assert_str_eq(alloc(t, "linear:1", a), "0");
 	/* the script's step: inside the script's core, its 800 MiB not taken */
 	a.step = 0;
@@ -278,20 +300,15 @@ START_TEST(a_jobs_steps_share_its_memory)
 	/* a second step at once: its own core, the same job's memory */
 	a.step = 1;
 	ck_assert_str_eq(alloc(t, "linear:1", a), "1");
+	assert_mem_used(t, 800, 0);
+	/* left out, the job holds nothing */
 	uint64_t used[2];
 	struct bnd_state_file f = list();
-	ck_assert_int_eq(bnd_state_mem_used(t, &f, 0, used), BND_OK);
-	ck_assert_msg(used[0] == 800 && used[1] == 0, "reserved %llu + %llu MiB, want 800 + 0",
-		      (unsigned long long)used[0], (unsigned long long)used[1]);
-	/* left out, the job holds nothing */
 	ck_assert_int_eq(bnd_state_mem_used(t, &f, 10, used), BND_OK);
 	ck_assert(used[0] == 0 && used[1] == 0);
 	bnd_statefile_free(&f);
 	/* other jobs see 224 MiB free on node 0, not none */
-	struct bnd_alloc_args b = args(11, 0, 1);
-	b.allowed = &all;
-	b.mbind = BND_M_CORES_STRICT;
-	b.mem_mib = 800;
+	struct bnd_alloc_args b = strict_args(11, 0, &all, 800);
 	ck_assert_str_eq(alloc(t, "linear:1", b), "2");
 	b.job = 12;
 	b.mem_mib = 300;
@@ -304,11 +321,7 @@ START_TEST(a_jobs_steps_share_its_memory)
 	char err[BND_ERRLEN] = "";
 	ck_assert_int_eq(bnd_state_suspend(&env.opts, 11, 0, "slurm-suspend", err, sizeof(err)),
 			 BND_OK);
-	f = list();
-	ck_assert_int_eq(bnd_state_mem_used(t, &f, 0, used), BND_OK);
-	ck_assert_msg(used[0] == 800 && used[1] == 1000, "reserved %llu + %llu MiB, want 800 + 1000",
-		      (unsigned long long)used[0], (unsigned long long)used[1]);
-	bnd_statefile_free(&f);
+	assert_mem_used(t, 800, 1000);
 	bnd_topology_free(t);
 }
 END_TEST
@@ -323,10 +336,7 @@ START_TEST(a_jobs_memory_is_capped_at_its_largest_record)
 	bnd_cpuset_t node0, node1;
 	ck_assert_int_eq(bnd_cpuset_parse_list(&node0, "0-1", NULL, 0), BND_OK);
 	ck_assert_int_eq(bnd_cpuset_parse_list(&node1, "2-3", NULL, 0), BND_OK);
-	struct bnd_alloc_args a = args(20, BND_STEP_BATCH, 1);
-	a.allowed = &node0;
-	a.mbind = BND_M_CORES_STRICT;
-	a.mem_mib = 600;
+	struct bnd_alloc_args a = strict_args(20, BND_STEP_BATCH, &node0, 600);
 	ck_assert_str_eq(alloc(t, "linear:1", a), "0");
 	a.allowed = &node1;
 	a.mem_mib = 300;
@@ -334,23 +344,14 @@ START_TEST(a_jobs_memory_is_capped_at_its_largest_record)
 	ck_assert_str_eq(alloc(t, "linear:1", a), "2");
 	a.step = 1;
 	ck_assert_str_eq(alloc(t, "linear:1", a), "3");
-	uint64_t used[2];
-	struct bnd_state_file f = list();
-	ck_assert_int_eq(bnd_state_mem_used(t, &f, 0, used), BND_OK);
-	ck_assert_msg(used[0] == 600 && used[1] == 600, "reserved %llu + %llu MiB, want 600 + 600",
-		      (unsigned long long)used[0], (unsigned long long)used[1]);
-	bnd_statefile_free(&f);
+	assert_mem_used(t, 600, 600);
 	/* a third step on node 1 reaches the cap: still 600 there */
 	char err[BND_ERRLEN] = "";
 	ck_assert_int_eq(bnd_state_release(&env.opts, 20, 1, NULL, err, sizeof(err)), BND_OK);
 	a.step = 2;
 	a.mem_mib = 500;
 	ck_assert_str_eq(alloc(t, "linear:1", a), "3");
-	f = list();
-	ck_assert_int_eq(bnd_state_mem_used(t, &f, 0, used), BND_OK);
-	ck_assert_msg(used[0] == 600 && used[1] == 600, "reserved %llu + %llu MiB, want 600 + 600",
-		      (unsigned long long)used[0], (unsigned long long)used[1]);
-	bnd_statefile_free(&f);
+	assert_mem_used(t, 600, 600);
 	bnd_topology_free(t);
 }
 END_TEST
