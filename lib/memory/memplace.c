@@ -64,11 +64,15 @@ static int exclude_over(const struct bnd_topology *t, const struct bnd_placement
 
 /* cores / cores:strict / none: run the strategy, and while a node is
  * overdrawn, leave out its cpus beyond what its memory backs. Each round
- * takes at least one more cpu away, so this ends. */
+ * takes at least one more cpu away, so this ends. *for_memory tells a
+ * failure after such a round (memory is short) from one in the first
+ * (the cores are, whatever the memory). */
 static int place_fitting(const struct bnd_topology *t, const struct bnd_domain *dom,
 			 const struct bnd_request *r, int ntasks, const struct bnd_mem_request *m,
-			 struct bnd_placement *out, uint64_t *demand, char *err, size_t errlen)
+			 struct bnd_placement *out, uint64_t *demand, int *for_memory,
+			 char *err, size_t errlen)
 {
+	*for_memory = 0;
 	bnd_cpuset_t taken;
 	if (dom && dom->taken)
 		taken = *dom->taken;
@@ -92,6 +96,7 @@ static int place_fitting(const struct bnd_topology *t, const struct bnd_domain *
 				if (demand[k] > m->avail[k])
 					bnd_cpuset_or(&taken, &t->numa_cpus[k]);
 		bnd_placement_free(out);
+		*for_memory = 1;
 	}
 }
 
@@ -255,8 +260,10 @@ int bnd_place_mem(const struct bnd_topology *t, const struct bnd_domain *dom,
 		    m->mbind != BND_M_ROUND_ROBIN;
 	if (steer) {
 		char why[BND_ERRLEN];
-		rc = place_fitting(t, dom, r, ntasks, m, out, demand, why, sizeof(why));
-		if (rc == BND_OK || rc != BND_ENOFIT) {
+		int for_memory;
+		rc = place_fitting(t, dom, r, ntasks, m, out, demand, &for_memory, why, sizeof(why));
+		/* Cores too few whatever the memory: the strategy's own reason. */
+		if (rc == BND_OK || rc != BND_ENOFIT || !for_memory) {
 			if (rc == BND_OK)
 				finish(t, out, m, res, demand);
 			else

@@ -61,6 +61,28 @@ START_TEST(uge_example_one_node)
 }
 END_TEST
 
+/* Cores too few whatever the memory: the reason is the strategy's, not
+ * "no placement whose NUMA nodes have the memory" (which it once said with
+ * every core held and 8 GiB free, sending users after the wrong cause). */
+START_TEST(strict_without_free_cores_blames_the_cores)
+{
+	struct bnd_topology *t = tu_topo(TWO);
+	uint64_t avail[2] = { 8192, 8192 };
+	bnd_cpuset_t taken;
+	ck_assert_int_eq(bnd_cpuset_parse_list(&taken, "0-2", NULL, 0), BND_OK);
+	ck_assert_str_eq(run(t, "linear:1", 2, BND_M_CORES_STRICT, 200, avail, &taken, NULL),
+			 "ENOFIT: linear: 2 cores needed, only 1 free");
+	ck_assert_str_eq(run(t, "linear:1", 2, BND_M_CORES, 200, avail, &taken, NULL),
+			 "ENOFIT: linear: 2 cores needed, only 1 free");
+	/* one core free and its node short: then memory is the reason */
+	avail[1] = 50;
+	const char *s = run(t, "linear:1", 1, BND_M_CORES_STRICT, 200, avail, &taken, NULL);
+	ck_assert_msg(strstr(s, "ENOFIT: --mbind=cores:strict: linear:1 for 1 task(s) of 200 MiB"),
+		      "%s", s);
+	bnd_topology_free(t);
+}
+END_TEST
+
 START_TEST(uge_example_split)
 {
 	struct bnd_topology *t = tu_topo(TWO);
@@ -208,6 +230,7 @@ int main(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, uge_example_one_node);
 	tcase_add_test(tc, uge_example_split);
+	tcase_add_test(tc, strict_without_free_cores_blames_the_cores);
 	tcase_add_test(tc, strict_every_strategy);
 	tcase_add_test(tc, nlocal_one_node);
 	tcase_add_test(tc, nlocal_several_nodes);
