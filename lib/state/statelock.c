@@ -172,8 +172,9 @@ static int map_lock(int dirfd, const char *name, struct bnd_statelock *lk, char 
 				return rc;
 		} else if (fd < 0) {
 			int e = errno;
-			return bnd_fail(err, errlen, open_rc(e), "state lock file %s: %s", name,
-					e == ELOOP ? "is a symlink, refused" : strerror(e));
+			return bnd_fail(err, errlen, open_rc(e), "state lock file %s: %s%s", name,
+					e == ELOOP ? "is a symlink, refused" : strerror(e),
+					e == EACCES ? " (changing the state takes root)" : "");
 		}
 	}
 	if (fd < 0)

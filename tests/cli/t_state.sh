@@ -68,7 +68,7 @@ ln -s "$SD" "$D/link"
 expect_err "a symlinked state dir is refused" 1 "is a symlink, refused" $SBIND gc --state "$D/link"
 expect_err "status refuses it too" 1 "is a symlink, refused" $SBIND status --state "$D/link" --topology "$T"
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
-	expect_err "an unprivileged user cannot gc" 1 "Permission denied" \
+	expect_err "an unprivileged user cannot gc, and is told why" 1 "Permission denied (changing the state takes root)" \
 		setpriv --reuid=65534 --regid=65534 --clear-groups $SBIND gc --state "$SD"
 	expect_err "nor release" 1 "Permission denied" \
 		setpriv --reuid=65534 --regid=65534 --clear-groups $SBIND release --state "$SD" --job 12
