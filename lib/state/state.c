@@ -151,25 +151,37 @@ static void taken_of(const struct bnd_alloc_args *a, const bnd_cpuset_t *others,
 		bnd_cpuset_or(taken, script);
 }
 
+/* Each node's free MiB for a's placement (malloc'd), or *avail NULL when
+ * the step asks no memory: then only nlocal reads it (to pick the node
+ * with the most free), so every other launch skips reading the records'
+ * reservations. */
+static int free_memory(const struct bnd_topology *t, const struct bnd_state_file *f,
+		       const struct bnd_alloc_args *a, uint64_t **avail)
+{
+	*avail = NULL;
+	if (!a->mem_mib && a->mbind != BND_M_NLOCAL)
+		return BND_OK;
+	uint64_t *cap = calloc((size_t)t->nnuma + 1, sizeof(*cap));
+	uint64_t *used = calloc((size_t)t->nnuma + 1, sizeof(*used));
+	int rc = cap && used ? bnd_state_mem_used(t, f, a->job, used) : BND_ENOMEM;
+	if (!rc) {
+		bnd_mem_capacity(t, a->mem_reserve, cap);
+		bnd_mem_free(t, cap, used, cap);
+		*avail = cap;
+		cap = NULL;
+	}
+	free(cap);
+	free(used);
+	return rc;
+}
+
 static int place(const struct bnd_topology *t, const struct bnd_state_file *f,
 		 const struct bnd_request *r, const struct bnd_alloc_args *a,
 		 struct bnd_placement *out, struct bnd_mem_result *mres, char *err, size_t errlen)
 {
-	uint64_t *cap = calloc((size_t)t->nnuma + 1, sizeof(*cap));
-	uint64_t *used = calloc((size_t)t->nnuma + 1, sizeof(*used));
-	if (!cap || !used) {
-		free(cap);
-		free(used);
+	uint64_t *avail;
+	if (free_memory(t, f, a, &avail))
 		return bnd_fail(err, errlen, BND_ENOMEM, "state allocate: out of memory");
-	}
-	bnd_mem_capacity(t, a->mem_reserve, cap);
-	if (bnd_state_mem_used(t, f, a->job, used)) {
-		free(cap);
-		free(used);
-		return bnd_fail(err, errlen, BND_ENOMEM, "state allocate: out of memory");
-	}
-	bnd_mem_free(t, cap, used, cap);
-	free(used);
 	bnd_cpuset_t others, script, siblings, taken;
 	occupancy(f, a->job, a->step, &others, &script, &siblings);
 	taken_of(a, &others, &script, &siblings, &taken);
@@ -179,15 +191,15 @@ static int place(const struct bnd_topology *t, const struct bnd_state_file *f,
 		bnd_cpuset_t inside = a->allowed ? *a->allowed : t->all_cpus;
 		bnd_cpuset_and(&inside, &script);
 		struct bnd_domain d = { &inside, &taken };
-		int rc = place_in(t, &d, r, a, cap, out, mres, err, errlen);
+		int rc = place_in(t, &d, r, a, avail, out, mres, err, errlen);
 		if (rc != BND_ENOFIT) {
-			free(cap);
+			free(avail);
 			return rc;
 		}
 	}
 	struct bnd_domain d = { a->allowed, &taken };
-	int rc = place_in(t, &d, r, a, cap, out, mres, err, errlen);
-	free(cap);
+	int rc = place_in(t, &d, r, a, avail, out, mres, err, errlen);
+	free(avail);
 	if (rc == BND_ENOFIT && a->nofit)
 		explain(t, r, a, &others, &script, &siblings, a->nofit);
 	return rc;
