@@ -122,11 +122,16 @@ static int parse_id(const char *s, const char *end, int *out)
 
 int bnd_cpuset_parse_list(bnd_cpuset_t *s, const char *text, char *err, size_t errlen)
 {
+	return bnd_cpuset_parse_span(s, text, text ? strlen(text) : 0, err, errlen);
+}
+
+int bnd_cpuset_parse_span(bnd_cpuset_t *s, const char *text, size_t len, char *err,
+			  size_t errlen)
+{
 	bnd_cpuset_zero(s);
 	if (!text)
 		return BND_OK;
 	const char *p = text;
-	size_t len = strlen(text);
 	while (len && (text[len - 1] == '\n' || text[len - 1] == ' '))
 		len--;
 	const char *end = text + len;

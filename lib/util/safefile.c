@@ -9,6 +9,7 @@
 
 #include "binding/util/defaults.h"
 #include "binding/util/error.h"
+#include "binding/util/spare.h"
 
 int bnd_safe_untrusted(const struct stat *st, int want_dir, char *why, size_t whylen)
 {
@@ -137,7 +138,8 @@ int bnd_safefile_read(int dirfd, const char *name, const char *label, size_t max
 	/* The size is a hint: the file may be replaced (a new inode) but never
 	 * rewritten in place, so reading to EOF gives one whole version. */
 	size_t cap = (size_t)st.st_size + 1, got = 0;
-	char *buf = malloc(cap);
+	/* A spare block: the state is read every transaction (spare.h). */
+	char *buf = bnd_spare_alloc(BND_SPARE_READ, cap, &cap);
 	for (;;) {
 		if (!buf) {
 			close(fd);

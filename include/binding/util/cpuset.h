@@ -37,6 +37,9 @@ int bnd_cpuset_next(const bnd_cpuset_t *s, int prev);
  * BND_OK or BND_EINVAL with a message naming the bad token. Empty string
  * gives an empty set. */
 int bnd_cpuset_parse_list(bnd_cpuset_t *s, const char *text, char *err, size_t errlen);
+/* The same for len bytes of text (no NUL needed). */
+int bnd_cpuset_parse_span(bnd_cpuset_t *s, const char *text, size_t len, char *err,
+			  size_t errlen);
 /* Writes the compact list form; returns BND_OK or BND_EINVAL if buf is too small. */
 int bnd_cpuset_format_list(const bnd_cpuset_t *s, char *buf, size_t buflen);
 /* Space-separated ids ("0 2 5"), the SLURM_BINDING/SGE_BINDING form. */
