@@ -8,43 +8,10 @@
 #include <unistd.h>
 
 #include "binding/util/error.h"
+#include "binding/state/statequeue.h"
 #include "binding/state/statetxn.h"
 #include "binding/util/defaults.h"
 #include "binding/util/safefile.h"
-
-void bnd_state_held(const struct bnd_state_file *f, uint32_t except_job, bnd_cpuset_t *out)
-{
-	bnd_cpuset_zero(out);
-	for (int i = 0; i < f->nrec; i++)
-		if (f->rec[i].status == BND_ST_ACTIVE && (!except_job || f->rec[i].job != except_job))
-			bnd_cpuset_or(out, &f->rec[i].cpus);
-}
-
-/* Occupancy seen by (job, step), in three parts:
- *   others    cpus of other jobs: never shared;
- *   script    cpus of the job's batch step (its job-level record): shared
- *             with the steps the script launches, that is what they inherit;
- *   siblings  cpus of the job's other steps: never shared either, so two
- *             steps running at once get distinct cores.
- * The step's own earlier record counts as free. */
-static void occupancy(const struct bnd_state_file *f, uint32_t job, uint32_t step,
-		      bnd_cpuset_t *others, bnd_cpuset_t *script, bnd_cpuset_t *siblings)
-{
-	bnd_cpuset_zero(others);
-	bnd_cpuset_zero(script);
-	bnd_cpuset_zero(siblings);
-	for (int i = 0; i < f->nrec; i++) {
-		const struct bnd_state_record *r = &f->rec[i];
-		if (r->status != BND_ST_ACTIVE || (r->job == job && r->step == step))
-			continue;
-		if (r->job != job)
-			bnd_cpuset_or(others, &r->cpus);
-		else if (r->step == BND_STEP_BATCH)
-			bnd_cpuset_or(script, &r->cpus);
-		else
-			bnd_cpuset_or(siblings, &r->cpus);
-	}
-}
 
 static void explain(const struct bnd_topology *t, const struct bnd_request *r,
 		    const struct bnd_alloc_args *a, const bnd_cpuset_t *others,
@@ -62,71 +29,6 @@ static void explain(const struct bnd_topology *t, const struct bnd_request *r,
 	n->siblings = *siblings;
 }
 
-static int holds_mem(const struct bnd_state_record *r, uint32_t except_job)
-{
-	return r->nmem > 0 && r->status != BND_ST_DEFERRED && (!except_job || r->job != except_job);
-}
-
-static int by_job(const void *a, const void *b)
-{
-	const struct bnd_state_record *x = *(const struct bnd_state_record *const *)a;
-	const struct bnd_state_record *y = *(const struct bnd_state_record *const *)b;
-	return x->job < y->job ? -1 : x->job > y->job;
-}
-
-/* A job's steps share its memory, as in Slurm: the job never holds more on
- * this host than its memory, which is its largest record (the batch
- * script's, or a step's that got the whole job's memory, and every step's
- * memory is part of it). So on each node a job reserves the sum of its
- * records there, capped at its largest record's total: its own records
- * never make its next step's memory "taken", and a script and its steps do
- * not count twice against other jobs. */
-int bnd_state_mem_used(const struct bnd_topology *t, const struct bnd_state_file *f,
-		       uint32_t except_job, uint64_t *used)
-{
-	size_t nn = (size_t)t->nnuma;
-	memset(used, 0, nn * sizeof(*used));
-	int n = 0;
-	for (int i = 0; i < f->nrec; i++)
-		n += holds_mem(&f->rec[i], except_job);
-	if (!n)
-		return BND_OK;
-	const struct bnd_state_record **recs = malloc((size_t)n * sizeof(*recs));
-	uint64_t *sum = calloc(nn + 1, sizeof(*sum));
-	if (!recs || !sum) {
-		free(recs);
-		free(sum);
-		return BND_ENOMEM;
-	}
-	n = 0;
-	for (int i = 0; i < f->nrec; i++)
-		if (holds_mem(&f->rec[i], except_job))
-			recs[n++] = &f->rec[i];
-	qsort(recs, (size_t)n, sizeof(*recs), by_job);
-	uint64_t largest = 0;
-	for (int i = 0; i < n; i++) {
-		const struct bnd_state_record *r = recs[i];
-		struct bnd_mem_share s[BND_STATE_MAX_MEM];
-		uint64_t total = 0;
-		for (int k = 0; k < r->nmem; k++) {
-			s[k] = (struct bnd_mem_share){ r->mem[k].node, r->mem[k].mib };
-			total += r->mem[k].mib;
-		}
-		bnd_mem_add(t, s, r->nmem, sum);
-		if (total > largest)
-			largest = total;
-		if (i + 1 == n || recs[i + 1]->job != r->job) {
-			for (size_t k = 0; k < nn; k++)
-				used[k] += sum[k] < largest ? sum[k] : largest;
-			memset(sum, 0, nn * sizeof(*sum));
-			largest = 0;
-		}
-	}
-	free(recs);
-	free(sum);
-	return BND_OK;
-}
-
 /* One placement attempt in the domain, against each node's free memory. */
 static int place_in(const struct bnd_topology *t, const struct bnd_domain *d,
 		    const struct bnd_request *r, const struct bnd_alloc_args *a,
@@ -137,30 +39,23 @@ static int place_in(const struct bnd_topology *t, const struct bnd_domain *d,
 	return bnd_place_mem(t, d, r, a->ntasks, &m, out, mres, err, errlen);
 }
 
-/* The occupancy rule: what (a->job, a->step) must not take. The batch
- * step's record is the job's: its steps run inside it, so it never counts
- * them as taken (a script that resumes after its steps gets its cores
- * back); a step takes its script's cores only when it inherits them. */
-static void taken_of(const struct bnd_alloc_args *a, const bnd_cpuset_t *others,
-		     const bnd_cpuset_t *script, const bnd_cpuset_t *siblings, bnd_cpuset_t *taken)
-{
-	*taken = *others;
-	if (a->step != BND_STEP_BATCH)
-		bnd_cpuset_or(taken, siblings);
-	if (!a->inherit_job)
-		bnd_cpuset_or(taken, script);
-}
-
 /* Each node's free MiB for a's placement (malloc'd), or *avail NULL when
  * the step asks no memory: then only nlocal reads it (to pick the node
  * with the most free), so every other launch skips reading the records'
  * reservations. */
-static int free_memory(const struct bnd_topology *t, const struct bnd_state_file *f,
+static int free_memory(const struct bnd_topology *t, struct bnd_state_file *f,
 		       const struct bnd_alloc_args *a, uint64_t **avail)
 {
 	*avail = NULL;
-	if (!a->mem_mib && a->mbind != BND_M_NLOCAL)
+	if (!bnd_state_asks_memory(a))
 		return BND_OK;
+	/* Every record's memory: their tails, which a transaction reads only
+	 * here. A tail that does not parse holds nothing knowable: refused. */
+	for (int i = 0; i < f->nrec; i++) {
+		int rc = bnd_statefile_whole(f, i);
+		if (rc)
+			return rc;
+	}
 	uint64_t *cap = calloc((size_t)t->nnuma + 1, sizeof(*cap));
 	uint64_t *used = calloc((size_t)t->nnuma + 1, sizeof(*used));
 	int rc = cap && used ? bnd_state_mem_used(t, f, a->job, used) : BND_ENOMEM;
@@ -175,16 +70,29 @@ static int free_memory(const struct bnd_topology *t, const struct bnd_state_file
 	return rc;
 }
 
-static int place(const struct bnd_topology *t, const struct bnd_state_file *f,
+int bnd_state_asks_memory(const struct bnd_alloc_args *a)
+{
+	return a->mem_mib || a->mbind == BND_M_NLOCAL;
+}
+
+static int place(const struct bnd_topology *t, struct bnd_state_file *f,
 		 const struct bnd_request *r, const struct bnd_alloc_args *a,
 		 struct bnd_placement *out, struct bnd_mem_result *mres, char *err, size_t errlen)
 {
 	uint64_t *avail;
-	if (free_memory(t, f, a, &avail))
+	int mrc = free_memory(t, f, a, &avail);
+	if (mrc)
+		return bnd_fail(err, errlen, mrc, mrc == BND_ENOMEM ? "state allocate: out of memory"
+				: "state: a record's memory does not parse");
+	bnd_cpuset_t others, script, siblings, taken, ahead;
+	bnd_state_occupancy(f, a->job, a->step, &others, &script, &siblings);
+	if (bnd_state_queue_ahead(t, f, a, &ahead)) {
+		free(avail);
 		return bnd_fail(err, errlen, BND_ENOMEM, "state allocate: out of memory");
-	bnd_cpuset_t others, script, siblings, taken;
-	occupancy(f, a->job, a->step, &others, &script, &siblings);
-	taken_of(a, &others, &script, &siblings, &taken);
+	}
+	/* What the steps waiting before this one take counts as another job's. */
+	bnd_cpuset_or(&others, &ahead);
+	bnd_state_taken_of(a, &others, &script, &siblings, &taken);
 	if (a->inherit_job && !bnd_cpuset_empty(&script)) {
 		/* The script's cores first (minus what sibling steps hold), so a
 		 * step stays where its job already is. */
@@ -205,9 +113,9 @@ static int place(const struct bnd_topology *t, const struct bnd_state_file *f,
 	return rc;
 }
 
-static int make_record(struct bnd_state_record *rec, const struct bnd_request *r,
-		       const struct bnd_alloc_args *a, pid_t owner, unsigned long long start,
-		       const struct bnd_placement *p, const struct bnd_mem_result *m)
+int bnd_state_record_make(struct bnd_state_record *rec, const struct bnd_request *r,
+			  const struct bnd_alloc_args *a, pid_t owner, unsigned long long start,
+			  const struct bnd_placement *p, const struct bnd_mem_result *m)
 {
 	memset(rec, 0, sizeof(*rec));
 	rec->job = a->job;
@@ -217,30 +125,29 @@ static int make_record(struct bnd_state_record *rec, const struct bnd_request *r
 	rec->uid = a->uid;
 	rec->status = BND_ST_ACTIVE;
 	rec->created = (long long)time(NULL);
-	rec->cpus = p->all_cpus;
-	rec->ntasks = p->ntasks;
-	rec->tasks = malloc((size_t)p->ntasks * sizeof(*rec->tasks));
-	if (!rec->tasks)
+	rec->job_mem_mib = a->job_mem_mib;
+	snprintf(rec->request, sizeof(rec->request), "%s", r->text);
+	int n = m ? (m->nshares < BND_STATE_MAX_MEM ? m->nshares : BND_STATE_MAX_MEM) : 0;
+	if (bnd_state_record_mem(rec, n))
 		return BND_ENOMEM;
-	for (int i = 0; i < p->ntasks; i++)
-		rec->tasks[i] = p->tasks[i].cpus;
-	for (int i = 0; i < m->nshares && i < BND_STATE_MAX_MEM; i++) {
+	for (int i = 0; i < n; i++) {
 		rec->mem[i].node = m->shares[i].node;
 		rec->mem[i].mib = m->shares[i].mib;
-		rec->nmem++;
 	}
-	snprintf(rec->request, sizeof(rec->request), "%s", r->text);
-	return BND_OK;
+	return p ? bnd_state_record_place(rec, p) : BND_OK;
 }
 
-int bnd_state_owner_of(const struct bnd_alloc_args *a, pid_t *owner, unsigned long long *start,
-		       char *err, size_t errlen)
+int bnd_state_record_place(struct bnd_state_record *rec, const struct bnd_placement *p)
 {
-	char why[256];
-	*owner = a->owner_pid > 0 ? a->owner_pid : getpid();
-	if (bnd_proc_start_time(*owner, start, why, sizeof(why)))
-		return bnd_fail(err, errlen, BND_EINVAL, "owner pid %d is not running (%s)",
-				(int)*owner, why);
+	bnd_cpuset_t *tasks = malloc((size_t)p->ntasks * sizeof(*tasks));
+	if (!tasks)
+		return BND_ENOMEM;
+	for (int i = 0; i < p->ntasks; i++)
+		tasks[i] = p->tasks[i].cpus;
+	free(rec->tasks);
+	rec->tasks = tasks;
+	rec->ntasks = p->ntasks;
+	rec->cpus = p->all_cpus;
 	return BND_OK;
 }
 
@@ -267,9 +174,10 @@ int bnd_state_allocate(const struct bnd_state_opts *o, const struct bnd_topology
 	memset(&mres, 0, sizeof(mres));
 	int prc = place(t, &tx.f, r, a, out, &mres, err, errlen);
 	/* Before saying no: owners that only look alive (a reused pid, a
-	 * zombie) give their cores and memory back, and the request is tried
-	 * again. */
-	if (prc == BND_ENOFIT && bnd_state_txn_reclaim_all(&tx) > 0) {
+	 * zombie) of what the request needs give their cores and memory back,
+	 * and the request is tried again. */
+	if (prc == BND_ENOFIT &&
+	    bnd_state_txn_reclaim_holders(&tx, a->allowed, bnd_state_asks_memory(a)) > 0) {
 		memset(&mres, 0, sizeof(mres));
 		prc = place(t, &tx.f, r, a, out, &mres, err, errlen);
 	}
@@ -280,7 +188,7 @@ int bnd_state_allocate(const struct bnd_state_opts *o, const struct bnd_topology
 		int old = bnd_statefile_find(&tx.f, a->job, a->step);
 		if (old >= 0)
 			bnd_state_txn_drop(&tx, old, "release");
-		rc = make_record(&rec, r, a, owner, start, out, &mres);
+		rc = bnd_state_record_make(&rec, r, a, owner, start, out, &mres);
 		if (!rc)
 			rc = bnd_statefile_add(&tx.f, &rec);
 		if (!rc)
@@ -345,8 +253,10 @@ int bnd_state_gc(const struct bnd_state_opts *o, int *reclaimed, char *err, size
 	return rc;
 }
 
-int bnd_state_list(const struct bnd_state_opts *o, struct bnd_state_file *out,
-		   char *err, size_t errlen)
+/* The state as it is, without the lock: a file in place is never
+ * rewritten, so no retry is needed. lazy: bnd_statefile_load's parse. */
+static int read_state(const struct bnd_state_opts *o, struct bnd_state_file *out, int lazy,
+		      char *err, size_t errlen)
 {
 	const char *dir = o && o->dir && *o->dir ? o->dir : BND_DEFAULT_STATE_DIR;
 	int dirfd;
@@ -356,13 +266,16 @@ int bnd_state_list(const struct bnd_state_opts *o, struct bnd_state_file *out,
 		return rc;
 	char why[256];
 	int verdict = BND_SF_CLEAN;
-	/* No retry needed: a state file in place is never rewritten. */
 	char *text;
 	size_t len;
 	rc = bnd_statedir_read(dirfd, &text, &len, err, errlen);
 	if (!rc && text) {
-		verdict = bnd_statefile_parse(text, len, out, why, sizeof(why));
-		free(text);
+		if (lazy) {
+			verdict = bnd_statefile_load(text, len, out, why, sizeof(why));
+		} else {
+			verdict = bnd_statefile_parse(text, len, out, why, sizeof(why));
+			free(text);
+		}
 	}
 	close(dirfd);
 	if (rc)
@@ -378,17 +291,19 @@ int bnd_state_list(const struct bnd_state_opts *o, struct bnd_state_file *out,
 	return BND_OK;
 }
 
-/* For the suspend/resume transitions (transition.c): the same occupancy
- * and placement rules as bnd_state_allocate, on a transaction's file. */
-void bnd_state_taken(const struct bnd_state_file *f, const struct bnd_alloc_args *a,
-		     bnd_cpuset_t *taken)
+int bnd_state_list(const struct bnd_state_opts *o, struct bnd_state_file *out,
+		   char *err, size_t errlen)
 {
-	bnd_cpuset_t others, script, siblings;
-	occupancy(f, a->job, a->step, &others, &script, &siblings);
-	taken_of(a, &others, &script, &siblings, taken);
+	return read_state(o, out, 0, err, errlen);
 }
 
-int bnd_state_place(const struct bnd_topology *t, const struct bnd_state_file *f,
+int bnd_state_snapshot(const struct bnd_state_opts *o, struct bnd_state_file *out,
+		       char *err, size_t errlen)
+{
+	return read_state(o, out, 1, err, errlen);
+}
+
+int bnd_state_place(const struct bnd_topology *t, struct bnd_state_file *f,
 		    const struct bnd_request *r, const struct bnd_alloc_args *a,
 		    struct bnd_placement *out, char *err, size_t errlen)
 {

@@ -11,56 +11,14 @@
 
 #include "binding/util/decimal.h"
 #include "binding/util/error.h"
+#include "binding/util/spare.h"
 
 #define MAGIC "spank-binding-state "
-
-/* ---- CRC-32 ---- */
-
-/* Slicing by 8: the checksum is computed over the whole file twice per
- * transaction (read and write); byte-at-a-time was a tenth of its time, and
- * slicing by 4 still 9% (1.3 us for a 10-record file). */
-static uint32_t crc_table[8][256];
-static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
-
-static void crc_init(void)
-{
-	for (uint32_t i = 0; i < 256; i++) {
-		uint32_t c = i;
-		for (int k = 0; k < 8; k++)
-			c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-		crc_table[0][i] = c;
-	}
-	for (int t = 1; t < 8; t++)
-		for (int i = 0; i < 256; i++)
-			crc_table[t][i] = (crc_table[t - 1][i] >> 8) ^
-					  crc_table[0][crc_table[t - 1][i] & 0xFF];
-}
-
-static uint32_t le32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-uint32_t bnd_crc32(const void *data, size_t len)
-{
-	pthread_once(&crc_once, crc_init);
-	const unsigned char *p = data;
-	uint32_t c = 0xFFFFFFFFu;
-	for (; len >= 8; len -= 8, p += 8) {
-		uint32_t lo = c ^ le32(p), hi = le32(p + 4);
-		c = crc_table[7][lo & 0xFF] ^ crc_table[6][(lo >> 8) & 0xFF] ^
-		    crc_table[5][(lo >> 16) & 0xFF] ^ crc_table[4][lo >> 24] ^
-		    crc_table[3][hi & 0xFF] ^ crc_table[2][(hi >> 8) & 0xFF] ^
-		    crc_table[1][(hi >> 16) & 0xFF] ^ crc_table[0][hi >> 24];
-	}
-	while (len--)
-		c = crc_table[0][(c ^ *p++) & 0xFF] ^ (c >> 8);
-	return c ^ 0xFFFFFFFFu;
-}
 
 /* ---- records ---- */
 
 static const char *const status_names[] = { "active", "suspended", "deferred" };
+static const size_t status_len[] = { 6, 9, 8 };
 
 const char *bnd_state_status_name(enum bnd_state_status s)
 {
@@ -115,24 +73,74 @@ void bnd_statefile_init(struct bnd_state_file *f)
 
 void bnd_state_record_free(struct bnd_state_record *r)
 {
+	if (!r->tasks && !r->want && !r->mem)
+		return;
 	free(r->tasks);
 	r->tasks = NULL;
 	r->ntasks = 0;
+	free(r->want);
+	r->want = NULL;
+	r->want_groups = r->want_need = 0;
+	free(r->mem);
+	r->mem = NULL;
+	r->nmem = 0;
+}
+
+int bnd_state_record_mem(struct bnd_state_record *r, int n)
+{
+	if (n < 0 || n > BND_STATE_MAX_MEM)
+		return BND_EINVAL;
+	free(r->mem);
+	r->mem = NULL;
+	r->nmem = 0;
+	if (!n)
+		return BND_OK;
+	if (!(r->mem = calloc((size_t)n, sizeof(*r->mem))))
+		return BND_ENOMEM;
+	r->nmem = n;
+	return BND_OK;
 }
 
 void bnd_statefile_free(struct bnd_state_file *f)
 {
 	for (int i = 0; i < f->nrec; i++)
 		bnd_state_record_free(&f->rec[i]);
-	free(f->rec);
+	bnd_spare_free(BND_SPARE_RECORDS, f->rec, (size_t)f->cap * sizeof(*f->rec));
 	f->rec = NULL;
 	f->nrec = f->cap = 0;
+	bnd_spare_free(BND_SPARE_READ, f->text, f->textcap);
+	f->text = NULL;
+	f->textcap = 0;
+}
+
+int bnd_state_record_want(struct bnd_state_record *r, const bnd_cpuset_t *want, int groups,
+			  int need)
+{
+	if (!want) {
+		free(r->want);
+		r->want = NULL;
+		r->want_groups = r->want_need = 0;
+		return BND_OK;
+	}
+	if (!r->want && !(r->want = malloc(sizeof(*r->want))))
+		return BND_ENOMEM;
+	*r->want = *want;
+	r->want_groups = groups;
+	r->want_need = need;
+	return BND_OK;
 }
 
 int bnd_state_record_copy(struct bnd_state_record *dst, const struct bnd_state_record *src)
 {
+	if (src->parsed != BND_REC_WHOLE)
+		return BND_EINVAL;
 	*dst = *src;
 	dst->tasks = NULL;
+	dst->want = NULL;
+	dst->mem = NULL;
+	dst->nmem = 0;
+	dst->raw = NULL;
+	dst->rawlen = dst->tail = 0;
 	if (src->ntasks > 0) {
 		dst->tasks = malloc((size_t)src->ntasks * sizeof(*dst->tasks));
 		if (!dst->tasks) {
@@ -141,13 +149,29 @@ int bnd_state_record_copy(struct bnd_state_record *dst, const struct bnd_state_r
 		}
 		memcpy(dst->tasks, src->tasks, (size_t)src->ntasks * sizeof(*dst->tasks));
 	}
+	if ((src->want &&
+	     bnd_state_record_want(dst, src->want, src->want_groups, src->want_need)) ||
+	    bnd_state_record_mem(dst, src->nmem)) {
+		bnd_state_record_free(dst);
+		return BND_ENOMEM;
+	}
+	if (src->nmem)
+		memcpy(dst->mem, src->mem, (size_t)src->nmem * sizeof(*dst->mem));
 	return BND_OK;
 }
 
+/* The record array is large (1 KB a record): a spare block (spare.h). */
 static int reserve(struct bnd_state_file *f, int cap)
 {
 	if (cap <= f->cap)
 		return 0;
+	if (!f->cap) {
+		size_t got;
+		if (!(f->rec = bnd_spare_alloc(BND_SPARE_RECORDS, (size_t)cap * sizeof(*f->rec), &got)))
+			return -1;
+		f->cap = (int)(got / sizeof(*f->rec));
+		return 0;
+	}
 	struct bnd_state_record *n = realloc(f->rec, (size_t)cap * sizeof(*n));
 	if (!n)
 		return -1;
@@ -174,8 +198,11 @@ int bnd_statefile_find(const struct bnd_state_file *f, uint32_t job, uint32_t st
 int bnd_statefile_add(struct bnd_state_file *f, const struct bnd_state_record *r)
 {
 	struct bnd_state_record *slot = grow(f);
-	if (!slot || bnd_state_record_copy(slot, r))
+	if (!slot)
 		return BND_ENOMEM;
+	int rc = bnd_state_record_copy(slot, r);
+	if (rc)
+		return rc;
 	f->nrec++;
 	return BND_OK;
 }
@@ -300,6 +327,18 @@ static void sb_record(struct sbuf *s, const struct bnd_state_record *r)
 	sb_i64(s, r->created);
 	sb_puts(s, " cpus=");
 	sb_cpus(s, &r->cpus);
+	if (r->status != BND_ST_ACTIVE) {
+		sb_puts(s, " since=");
+		sb_i64(s, r->since_ms);
+		sb_puts(s, " why=");
+		sb_puts(s, r->why);
+	}
+	if (r->want) {
+		sb_key_u64(s, " groups=", (uint64_t)r->want_groups);
+		sb_key_u64(s, " need=", (uint64_t)r->want_need);
+		sb_puts(s, " want=");
+		sb_cpus(s, r->want);
+	}
 	sb_puts(s, " tasks=");
 	for (int i = 0; i < r->ntasks; i++) {
 		if (i)
@@ -314,20 +353,48 @@ static void sb_record(struct sbuf *s, const struct bnd_state_record *r)
 		sb_puts(s, ":");
 		sb_u64(s, r->mem[i].mib);
 	}
-	if (r->status != BND_ST_ACTIVE) {
-		sb_puts(s, " since=");
-		sb_i64(s, r->since_ms);
-		sb_puts(s, " why=");
-		sb_puts(s, r->why);
-	}
+	if (r->job_mem_mib)
+		sb_key_u64(s, " jobmem=", r->job_mem_mib);
 	sb_puts(s, " req=");
 	sb_request(s, r->request);
+}
+
+/* A record as it goes into the file: its own bytes when unchanged. */
+static void sb_record_line(struct sbuf *s, const struct bnd_state_record *r)
+{
+	if (!r->raw) {
+		sb_record(s, r);
+		return;
+	}
+	if (sb_reserve(s, r->rawlen))
+		return;
+	memcpy(s->b + s->len, r->raw, r->rawlen);
+	s->len += r->rawlen;
+	s->b[s->len] = '\0';
+}
+
+/* Records read and unchanged that were neighbours in the file are copied
+ * as one block, lines and all: most of a state, most of the time. Returns
+ * how many of the n records from r on it copied (at least one: r is raw). */
+static int sb_raw_run(struct sbuf *s, const struct bnd_state_record *r, int n)
+{
+	int k = 1;
+	while (k < n && r[k].raw && r[k].raw == r[k - 1].raw + r[k - 1].rawlen + 5)
+		k++;
+	const char *from = r[0].raw - 4, *to = r[k - 1].raw + r[k - 1].rawlen + 1;
+	size_t len = (size_t)(to - from);
+	if (sb_reserve(s, len))
+		return k;
+	memcpy(s->b + s->len, from, len);
+	s->len += len;
+	s->b[s->len] = '\0';
+	return k;
 }
 
 char *bnd_state_record_text(const struct bnd_state_record *r)
 {
 	struct sbuf s = { 0 };
-	sb_record(&s, r);
+	sb_record_line(&s, r);
 	if (s.oom) {
 		free(s.b);
 		return NULL;
@@ -339,12 +406,22 @@ int bnd_statefile_format(const struct bnd_state_file *f, char **out, size_t *out
 			 char *err, size_t errlen)
 {
 	struct sbuf s = { 0 };
-	/* Room for the usual record up front: growing copies the text. */
-	sb_reserve(&s, 256 + (size_t)f->nrec * 256);
+	/* Room for the usual record up front (growing copies the text), in a
+	 * spare block: the caller may give it back with bnd_spare_free. */
+	size_t want = 256;
+	for (int i = 0; i < f->nrec; i++)
+		want += f->rec[i].raw ? f->rec[i].rawlen + 8 : 256;
+	s.b = bnd_spare_alloc(BND_SPARE_WRITE, want, &s.cap);
+	s.oom = !s.b;
 	sb_puts(&s, MAGIC);
 	sb_u64(&s, BND_STATE_VERSION);
 	sb_puts(&s, "\nboot ");
 	sb_puts(&s, f->boot_id[0] ? f->boot_id : "unknown");
+	if (f->node[0]) {
+		sb_puts(&s, "\nnode ");
+		sb_puts(&s, f->node);
+	}
+	sb_key_u64(&s, "\nscan ", f->scan);
 	sb_puts(&s, "\n");
 	for (int i = 0; i < f->nrec; i++) {
 		const struct bnd_state_record *r = &f->rec[i];
@@ -354,6 +431,10 @@ int bnd_statefile_format(const struct bnd_state_file *f, char **out, size_t *out
 			return bnd_fail(err, errlen, BND_EINVAL,
 					"state record job %" PRIu32 " step %" PRIu32
 					": bad task or memory count", r->job, r->step);
+		}
+		if (r->raw) {
+			i += sb_raw_run(&s, f->rec + i, f->nrec - i) - 1;
+			continue;
 		}
 		sb_puts(&s, "rec ");
 		sb_record(&s, r);
@@ -377,22 +458,171 @@ int bnd_statefile_format(const struct bnd_state_file *f, char **out, size_t *out
 
 /* ---- reading ---- */
 
-/* Strict unsigned decimal of at most max. */
-static int num(const char *s, unsigned long long max, unsigned long long *out)
+/* Strict unsigned decimal of n bytes, at most max. */
+static int num_n(const char *s, size_t n, unsigned long long max, unsigned long long *out)
 {
-	if (!*s)
+	if (!n)
 		return -1;
 	unsigned long long v = 0;
-	for (const char *p = s; *p; p++) {
-		if (*p < '0' || *p > '9')
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
 			return -1;
-		unsigned d = (unsigned)(*p - '0');
+		unsigned d = (unsigned)(s[i] - '0');
 		if (v > (max - d) / 10)
 			return -1;
 		v = v * 10 + d;
 	}
 	*out = v;
 	return 0;
+}
+
+static int num(const char *s, unsigned long long max, unsigned long long *out)
+{
+	return num_n(s, strlen(s), max, out);
+}
+
+/* A record's text from its head on, bounded (the file's text is not
+ * NUL-terminated per line): "key=value " in a fixed order. */
+struct cursor {
+	const char *p, *end;
+};
+
+/* Past "key=" at the cursor (inlined: klen is a constant at every call). */
+static inline int cur_key(struct cursor *c, const char *key, size_t klen)
+{
+	if ((size_t)(c->end - c->p) <= klen || memcmp(c->p, key, klen) || c->p[klen] != '=')
+		return -1;
+	c->p += klen + 1;
+	return 0;
+}
+
+/* The value of "key=" at the cursor, up to the next space (consumed). */
+static inline int cur_field(struct cursor *c, const char *key, size_t klen, const char **v,
+			    size_t *n)
+{
+	if (cur_key(c, key, klen))
+		return -1;
+	const char *sp = c->p;
+	while (sp < c->end && *sp != ' ')
+		sp++;
+	if (sp == c->end)
+		return -1;
+	*v = c->p;
+	*n = (size_t)(sp - c->p);
+	c->p = sp + 1;
+	return 0;
+}
+
+/* "key=<decimal> ", the number at most max: the digits read once. */
+static inline int cur_num(struct cursor *c, const char *key, size_t klen,
+			  unsigned long long max, unsigned long long *out)
+{
+	if (cur_key(c, key, klen))
+		return -1;
+	const char *p = c->p;
+	unsigned long long v = 0;
+	/* 19 digits cannot overflow: no division per digit. */
+	for (; p < c->end && *p >= '0' && *p <= '9' && p - c->p < 19; p++)
+		v = v * 10 + (unsigned)(*p - '0');
+	for (; p < c->end && *p >= '0' && *p <= '9'; p++)
+		if (__builtin_mul_overflow(v, 10, &v) ||
+		    __builtin_add_overflow(v, (unsigned)(*p - '0'), &v))
+			return -1;
+	if (p == c->p || p == c->end || *p != ' ' || v > max)
+		return -1;
+	c->p = p + 1;
+	*out = v;
+	return 0;
+}
+
+#define KEY(k) k, sizeof(k) - 1
+
+static int why_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       (c && strchr("._:,=+-", c));
+}
+
+void bnd_state_why_clean(char *why, const char *text)
+{
+	size_t i = 0;
+	for (; text && text[i] && i < BND_STATE_WHY_LEN - 1; i++)
+		why[i] = why_char(text[i]) ? text[i] : '-';
+	why[i] = '\0';
+}
+
+/* since= why= (suspended and deferred records), when there. */
+static int cur_since_why(struct bnd_state_record *r, struct cursor *c)
+{
+	unsigned long long since;
+	const char *v;
+	size_t n;
+	if ((size_t)(c->end - c->p) < 6 || memcmp(c->p, "since=", 6))
+		return 0;
+	if (cur_num(c, KEY("since"), INT64_MAX, &since) || cur_field(c, KEY("why"), &v, &n) ||
+	    n >= sizeof(r->why))
+		return -1;
+	for (size_t k = 0; k < n; k++)
+		if (!why_char(v[k]))
+			return -1;
+	r->since_ms = (long long)since;
+	memcpy(r->why, v, n);
+	r->why[n] = '\0';
+	return 0;
+}
+
+/* groups= need= want= (deferred records), when there. */
+static int cur_want(struct bnd_state_record *r, struct cursor *c)
+{
+	unsigned long long groups, need;
+	const char *v;
+	size_t n;
+	bnd_cpuset_t want;
+	if ((size_t)(c->end - c->p) < 7 || memcmp(c->p, "groups=", 7))
+		return 0;
+	if (cur_num(c, KEY("groups"), BND_STATE_MAX_TASKS, &groups) || !groups ||
+	    cur_num(c, KEY("need"), BND_MAX_CPUS, &need) || cur_field(c, KEY("want"), &v, &n) ||
+	    bnd_cpuset_parse_span(&want, v, n, NULL, 0) || bnd_cpuset_empty(&want))
+		return -1;
+	return bnd_state_record_want(r, &want, (int)groups, (int)need) ? -1 : 0;
+}
+
+/* The status named by n bytes at v, -1 for none. */
+static int status_of(const char *v, size_t n)
+{
+	for (unsigned k = 0; k < sizeof(status_names) / sizeof(status_names[0]); k++)
+		if (status_len[k] == n && !memcmp(v, status_names[k], n))
+			return (int)k;
+	return -1;
+}
+
+/* job .. cpus (and from version 2 since, why, groups, need, want), leaving
+ * c at "tasks=". What a transaction reads of every record: the rest waits
+ * for parse_tail. */
+static int parse_head(struct bnd_state_record *r, struct cursor *c, int version)
+{
+	unsigned long long job, step, pid, start, uid, created;
+	const char *v;
+	size_t n;
+	if (cur_num(c, KEY("job"), UINT32_MAX, &job) || cur_num(c, KEY("step"), UINT32_MAX, &step) ||
+	    cur_num(c, KEY("pid"), INT32_MAX, &pid) || !pid ||
+	    cur_num(c, KEY("start"), ULLONG_MAX, &start) || cur_num(c, KEY("uid"), UINT32_MAX, &uid) ||
+	    cur_field(c, KEY("status"), &v, &n))
+		return -1;
+	int k = status_of(v, n);
+	if (k < 0 || cur_num(c, KEY("created"), INT64_MAX, &created) ||
+	    cur_field(c, KEY("cpus"), &v, &n) || bnd_cpuset_parse_span(&r->cpus, v, n, NULL, 0))
+		return -1;
+	r->status = (enum bnd_state_status)k;
+	r->job = (uint32_t)job;
+	r->step = (uint32_t)step;
+	r->owner_pid = (int)pid;
+	r->owner_start = start;
+	r->uid = (uint32_t)uid;
+	r->created = (long long)created;
+	r->since_ms = 0;
+	r->why[0] = '\0';
+	return version >= 2 && (cur_since_why(r, c) || cur_want(r, c)) ? -1 : 0;
 }
 
 /* Cuts "key=value " off *p: returns value (NUL-terminated) or NULL. The last
@@ -448,9 +678,14 @@ static int parse_tasks(struct bnd_state_record *r, char *v)
 
 static int parse_mem(struct bnd_state_record *r, char *v)
 {
+	int n = *v ? 1 : 0;
+	for (const char *c = v; *c; c++)
+		n += *c == ',';
+	if (bnd_state_record_mem(r, n))
+		return -1;
 	r->nmem = 0;
 	while (*v) {
-		if (r->nmem == BND_STATE_MAX_MEM)
+		if (r->nmem == n)
 			return -1;
 		char *comma = strchr(v, ',');
 		if (comma)
@@ -474,22 +709,8 @@ static int parse_mem(struct bnd_state_record *r, char *v)
 	return 0;
 }
 
-static int why_char(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       (c && strchr("._:,=+-", c));
-}
-
-void bnd_state_why_clean(char *why, const char *text)
-{
-	size_t i = 0;
-	for (; text && text[i] && i < BND_STATE_WHY_LEN - 1; i++)
-		why[i] = why_char(text[i]) ? text[i] : '-';
-	why[i] = '\0';
-}
-
-/* The optional since= why= pair (suspended and deferred records). */
-static int parse_since_why(struct bnd_state_record *r, char **p)
+/* Version 1's since= why=, after mem=. */
+static int parse_since_why_v1(struct bnd_state_record *r, char **p)
 {
 	unsigned long long since;
 	char *v;
@@ -506,40 +727,79 @@ static int parse_since_why(struct bnd_state_record *r, char **p)
 	return 0;
 }
 
-/* line: NUL-terminated, mutable, without "rec " and newline. */
-static int parse_record(struct bnd_state_record *r, char *line)
+/* jobmem=, when there (version 2). */
+static int parse_jobmem(struct bnd_state_record *r, char **p)
 {
-	unsigned long long job, step, pid, start, uid, created;
-	char *p = line, *v;
-	memset(r, 0, sizeof(*r));
-	if (!(v = field(&p, "job", 0)) || num(v, UINT32_MAX, &job) ||
-	    !(v = field(&p, "step", 0)) || num(v, UINT32_MAX, &step) ||
-	    !(v = field(&p, "pid", 0)) || num(v, INT32_MAX, &pid) || !pid ||
-	    !(v = field(&p, "start", 0)) || num(v, ULLONG_MAX, &start) ||
-	    !(v = field(&p, "uid", 0)) || num(v, UINT32_MAX, &uid) ||
-	    !(v = field(&p, "status", 0)) || bnd_state_status_parse(v, &r->status) ||
-	    !(v = field(&p, "created", 0)) || num(v, INT64_MAX, &created) ||
-	    !(v = field(&p, "cpus", 0)) || bnd_cpuset_parse_list(&r->cpus, v, NULL, 0))
+	unsigned long long v;
+	char *t;
+	if (strncmp(*p, "jobmem=", 7))
+		return 0;
+	if (!(t = field(p, "jobmem", 0)) || num(t, UINT64_MAX, &v) || !v)
 		return -1;
-	r->job = (uint32_t)job;
-	r->step = (uint32_t)step;
-	r->owner_pid = (int)pid;
-	r->owner_start = start;
-	r->uid = (uint32_t)uid;
-	r->created = (long long)created;
-	if (!(v = field(&p, "tasks", 0)) || parse_tasks(r, v) ||
-	    !(v = field(&p, "mem", 0)) || parse_mem(r, v) || parse_since_why(r, &p) ||
-	    !(v = field(&p, "req", 1)) || strlen(v) >= sizeof(r->request)) {
+	r->job_mem_mib = v;
+	return 0;
+}
+
+/* tasks= to the end of the line (NUL-terminated, mutable). */
+static int parse_tail(struct bnd_state_record *r, char *p, int version)
+{
+	char *v;
+	r->job_mem_mib = 0;
+	r->request[0] = '\0';
+	if (!(v = field(&p, "tasks", 0)) || parse_tasks(r, v) || !(v = field(&p, "mem", 0)) ||
+	    parse_mem(r, v) ||
+	    (version >= 2 ? parse_jobmem(r, &p) : parse_since_why_v1(r, &p)) ||
+	    !(v = field(&p, "req", 1)) || strlen(v) >= sizeof(r->request))
+		return -1;
+	for (const char *c = v; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return -1;
+	strcpy(r->request, v);
+	r->parsed = BND_REC_WHOLE;
+	return 0;
+}
+
+/* line: NUL-terminated, mutable, without "rec " and newline. */
+static int parse_record(struct bnd_state_record *r, char *line, int version)
+{
+	memset(r, 0, sizeof(*r));
+	struct cursor c = { line, line + strlen(line) };
+	if (parse_head(r, &c, version) || parse_tail(r, (char *)c.p, version)) {
 		bnd_state_record_free(r);
 		return -1;
 	}
-	for (const char *c = v; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f) {
-			bnd_state_record_free(r);
-			return -1;
-		}
-	strcpy(r->request, v);
 	return 0;
+}
+
+int bnd_statefile_whole(struct bnd_state_file *f, int i)
+{
+	struct bnd_state_record *r = &f->rec[i];
+	if (r->parsed == BND_REC_WHOLE)
+		return BND_OK;
+	size_t n = r->rawlen - r->tail;
+	char small[512], *line = n < sizeof(small) ? small : malloc(n + 1);
+	if (!line)
+		return BND_ENOMEM;
+	memcpy(line, r->raw + r->tail, n);
+	line[n] = '\0';
+	int bad = parse_tail(r, line, BND_STATE_VERSION);
+	if (line != small)
+		free(line);
+	if (!bad)
+		return BND_OK;
+	bnd_state_record_free(r);
+	r->parsed = BND_REC_HEAD;
+	return BND_ESTATE;
+}
+
+int bnd_statefile_edit(struct bnd_state_file *f, int i)
+{
+	int rc = bnd_statefile_whole(f, i);
+	if (rc == BND_OK) {
+		f->rec[i].raw = NULL;
+		f->rec[i].rawlen = f->rec[i].tail = 0;
+	}
+	return rc;
 }
 
 /* "end <count> crc32=<8 hex digits>", exactly, in l bytes. */
@@ -586,6 +846,70 @@ static void note(char *why, size_t whylen, int *noted, const char *fmt, ...)
 	}
 }
 
+/* The version on the first line: 0 when it is not a state header, -1
+ * when its version is not a number >= 1. */
+static long header_version(const char *text, size_t len, const char **body)
+{
+	const char *nl = memchr(text, '\n', len);
+	size_t l1 = nl ? (size_t)(nl - text) : len;
+	size_t ml = strlen(MAGIC);
+	unsigned long long v = 0;
+	*body = nl ? nl + 1 : text + len;
+	if (l1 <= ml || l1 >= ml + 12 || memcmp(text, MAGIC, ml))
+		return 0;
+	return num_n(text + ml, l1 - ml, 1000000, &v) || !v ? -1 : (long)v;
+}
+
+/* Where the end line starts when the file ends with a valid one (its count
+ * and checksum out), else 0 (no file is valid without a header before it). */
+static size_t trailer(const char *text, size_t len, long *count, uint32_t *crc)
+{
+	if (text[len - 1] != '\n')
+		return 0;
+	size_t s = len - 1;
+	while (s > 0 && text[s - 1] != '\n')
+		s--;
+	return s && !parse_end(text + s, len - 1 - s, count, crc) ? s : 0;
+}
+
+/* The value of a "name value" header line into f; 0 or -1 (bad value). */
+static int header_value(struct bnd_state_file *f, int k, const char *v, size_t n)
+{
+	unsigned long long scan;
+	if (!n || memchr(v, ' ', n))
+		return -1;
+	if (k == 2) {
+		if (num_n(v, n, UINT32_MAX, &scan))
+			return -1;
+		f->scan = (unsigned)scan;
+		return 0;
+	}
+	char *dst = k == 0 ? f->boot_id : f->node;
+	size_t cap = k == 0 ? sizeof(f->boot_id) : sizeof(f->node);
+	if (n >= cap)
+		return -1;
+	memcpy(dst, v, n);
+	dst[n] = '\0';
+	return 0;
+}
+
+/* Header lines after the first: boot, node, scan (each once). 1 when the
+ * line is one (a bad value noted), 0 when it is not. */
+static int header_line(struct bnd_state_file *f, const char *line, size_t ll, int *seen,
+		       char *why, size_t whylen, int *bad)
+{
+	static const char *const names[] = { "boot ", "node ", "scan " };
+	for (int k = 0; k < 3; k++) {
+		if (ll < 5 || memcmp(line, names[k], 5) || (*seen & (1 << k)))
+			continue;
+		*seen |= 1 << k;
+		if (header_value(f, k, line + 5, ll - 5))
+			note(why, whylen, bad, "garbage: bad %.4s line", names[k]);
+		return 1;
+	}
+	return 0;
+}
+
 int bnd_statefile_parse(const char *text, size_t len, struct bnd_state_file *f,
 			char *why, size_t whylen)
 {
@@ -600,49 +924,32 @@ int bnd_statefile_parse(const char *text, size_t len, struct bnd_state_file *f,
 	}
 
 	/* Header: a newer version is refused before anything else is judged. */
-	const char *nl = memchr(text, '\n', len);
-	size_t l1 = nl ? (size_t)(nl - text) : len;
-	size_t ml = strlen(MAGIC);
-	if (l1 > ml && l1 < ml + 12 && !memcmp(text, MAGIC, ml)) {
-		char vbuf[16];
-		unsigned long long v;
-		memcpy(vbuf, text + ml, l1 - ml);
-		vbuf[l1 - ml] = '\0';
-		if (num(vbuf, 1000000, &v) || v < 1) {
-			note(why, whylen, &bad, "garbage: bad version in header");
-		} else if (v > BND_STATE_VERSION) {
-			note(why, whylen, &bad, "format version %llu is newer than this code's %d",
-			     v, BND_STATE_VERSION);
-			return BND_SF_NEWER;
-		}
-	} else {
-		note(why, whylen, &bad, "garbage: not a spank-binding state header");
+	const char *p;
+	long v = header_version(text, len, &p);
+	if (v > BND_STATE_VERSION) {
+		note(why, whylen, &bad, "format version %ld is newer than this code's %d", v,
+		     BND_STATE_VERSION);
+		return BND_SF_NEWER;
 	}
+	if (v <= 0)
+		note(why, whylen, &bad, v ? "garbage: bad version in header"
+					  : "garbage: not a spank-binding state header");
 
 	/* Trailer: must be the last line and cover every byte before it. */
 	long declared = -1;
-	size_t body_end = len;
-	if (text[len - 1] != '\n') {
+	uint32_t crc;
+	size_t body_end = trailer(text, len, &declared, &crc);
+	if (!body_end) {
 		note(why, whylen, &bad, "truncated: no end line");
-	} else {
-		size_t s = len - 1;
-		while (s > 0 && text[s - 1] != '\n')
-			s--;
-		uint32_t crc;
-		if (parse_end(text + s, len - 1 - s, &declared, &crc)) {
-			note(why, whylen, &bad, "truncated: no end line");
-			declared = -1;
-		} else {
-			body_end = s;
-			if (bnd_crc32(text, s) != crc)
-				note(why, whylen, &bad, "bad checksum");
-		}
+		declared = -1;
+		body_end = len;
+	} else if (bnd_crc32(text, body_end) != crc) {
+		note(why, whylen, &bad, "bad checksum");
 	}
 
 	/* Body: every line that parses is kept, so a damaged file can be salvaged. */
-	const char *p = nl ? nl + 1 : text + len;
-	const char *end = body_end < len ? text + body_end : text + len;
-	int lineno = 1, seen_boot = 0;
+	const char *end = text + body_end;
+	int lineno = 1, seen = 0;
 	/* One allocation for every line there may be a record on, up to 1024
 	 * (2 MB: a garbage file of empty lines must not cost more); beyond,
 	 * the array doubles. */
@@ -683,14 +990,8 @@ int bnd_statefile_parse(const char *text, size_t len, struct bnd_state_file *f,
 			note(why, whylen, &bad, "garbage: NUL byte on line %d", lineno);
 			continue;
 		}
-		if (!seen_boot && !strncmp(line, "boot ", 5)) {
-			seen_boot = 1;
-			if (ll - 5 < sizeof(f->boot_id) && !strchr(line + 5, ' ') && line[5])
-				strcpy(f->boot_id, line + 5);
-			else
-				note(why, whylen, &bad, "garbage: bad boot line");
+		if (header_line(f, line, ll, &seen, why, whylen, &bad))
 			continue;
-		}
 		/* Parsed in place: a record is 2 KB, a copy per record showed. */
 		struct bnd_state_record *slot = grow(f);
 		if (!slot) {
@@ -698,7 +999,7 @@ int bnd_statefile_parse(const char *text, size_t len, struct bnd_state_file *f,
 			bnd_statefile_free(f);
 			return -1;
 		}
-		if (strncmp(line, "rec ", 4) || parse_record(slot, line + 4)) {
+		if (strncmp(line, "rec ", 4) || parse_record(slot, line + 4, v > 0 ? (int)v : 1)) {
 			note(why, whylen, &bad, "garbage: line %d does not parse", lineno);
 			continue;
 		}
@@ -707,14 +1008,87 @@ int bnd_statefile_parse(const char *text, size_t len, struct bnd_state_file *f,
 	free(line);
 	if (!f->nrec) {
 		/* no record: nothing to free, as before the reservation */
-		free(f->rec);
+		bnd_spare_free(BND_SPARE_RECORDS, f->rec, (size_t)f->cap * sizeof(*f->rec));
 		f->rec = NULL;
 		f->cap = 0;
 	}
-	if (!seen_boot)
+	if (!(seen & 1))
 		note(why, whylen, &bad, "garbage: no boot line");
 	if (declared >= 0 && declared != f->nrec)
 		note(why, whylen, &bad, "record count %ld in end line, %d records read", declared,
 		     f->nrec);
 	return bad ? BND_SF_CORRUPT : BND_SF_CLEAN;
+}
+
+/* The fast path of bnd_statefile_load: a whole file of this version,
+ * headers then records in order. 0, or -1 when anything is off (the strict
+ * parse then judges and salvages), -2 when memory runs out. */
+static int load_heads(const char *p, const char *end, long count, struct bnd_state_file *f)
+{
+	int seen = 0, bad = 0;
+	/* room for the record a transaction adds: no copy of the array */
+	if (count >= 0 && reserve(f, (int)count + 2))
+		return -2;
+	while (p < end) {
+		const char *e = memchr(p, '\n', (size_t)(end - p));
+		if (!e)
+			return -1;
+		size_t ll = (size_t)(e - p);
+		if (ll > 4 && !memcmp(p, "rec ", 4)) {
+			if (f->nrec == count)
+				return -1;
+			/* Only what is safe to read or free before the tail is
+			 * parsed: no 2 KB memset per record. */
+			struct bnd_state_record *r = &f->rec[f->nrec];
+			r->tasks = NULL;
+			r->want = NULL;
+			r->mem = NULL;
+			r->ntasks = r->want_groups = r->want_need = r->nmem = 0;
+			struct cursor c = { p + 4, e };
+			if (parse_head(r, &c, BND_STATE_VERSION) || (size_t)(e - c.p) < 6 ||
+			    memcmp(c.p, "tasks=", 6)) {
+				bnd_state_record_free(r);
+				return -1;
+			}
+			r->parsed = BND_REC_HEAD;
+			r->raw = p + 4;
+			r->rawlen = ll - 4;
+			r->tail = (size_t)(c.p - r->raw);
+			f->nrec++;
+		} else if (f->nrec || !header_line(f, p, ll, &seen, NULL, 0, &bad) || bad) {
+			return -1;
+		}
+		p = e + 1;
+	}
+	return (seen & 1) && f->nrec == count ? 0 : -1;
+}
+
+int bnd_statefile_load(char *text, size_t len, struct bnd_state_file *f, char *why,
+		       size_t whylen)
+{
+	const char *body;
+	long count = -1;
+	uint32_t crc;
+	size_t s = len ? trailer(text, len, &count, &crc) : 0;
+	if (s && header_version(text, len, &body) == BND_STATE_VERSION && body <= text + s &&
+	    bnd_crc32(text, s) == crc) {
+		bnd_statefile_init(f);
+		f->boot_id[0] = '\0';
+		int rc = load_heads(body, text + s, count, f);
+		if (!rc) {
+			f->text = text;
+			f->textcap = len + 1;
+			if (why && whylen)
+				why[0] = '\0';
+			return BND_SF_CLEAN;
+		}
+		bnd_statefile_free(f);
+		if (rc == -2) {
+			bnd_spare_free(BND_SPARE_READ, text, len + 1);
+			return -1;
+		}
+	}
+	int verdict = bnd_statefile_parse(text, len, f, why, whylen);
+	bnd_spare_free(BND_SPARE_READ, text, len + 1);
+	return verdict;
 }

@@ -17,6 +17,18 @@ long long bnd_state_now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Record i, whole and detached from the file's text, to change it. */
+static int edit(struct bnd_state_txn *tx, int i, char *err, size_t errlen)
+{
+	int rc = bnd_statefile_edit(&tx->f, i);
+	if (rc == BND_ENOMEM)
+		return bnd_fail(err, errlen, rc, "state: out of memory");
+	if (rc)
+		return bnd_fail(err, errlen, rc, "state: the record of job %" PRIu32 " step %" PRIu32
+				" does not parse", tx->f.rec[i].job, tx->f.rec[i].step);
+	return BND_OK;
+}
+
 int bnd_state_suspend(const struct bnd_state_opts *o, uint32_t job, uint32_t step,
 		      const char *why, char *err, size_t errlen)
 {
@@ -28,8 +40,10 @@ int bnd_state_suspend(const struct bnd_state_opts *o, uint32_t job, uint32_t ste
 	if (i < 0) {
 		rc = bnd_fail(err, errlen, BND_EINVAL,
 			      "state: no record for job %" PRIu32 " step %" PRIu32, job, step);
-	} else if (tx.f.rec[i].status != BND_ST_SUSPENDED) {
+	} else if (tx.f.rec[i].status != BND_ST_SUSPENDED &&
+		   !(rc = edit(&tx, i, err, errlen))) {
 		struct bnd_state_record *r = &tx.f.rec[i];
+		bnd_state_record_want(r, NULL, 0, 0);
 		r->status = BND_ST_SUSPENDED;
 		bnd_cpuset_zero(&r->cpus);
 		free(r->tasks);
@@ -106,36 +120,121 @@ static void holders(const struct bnd_state_file *f, const struct bnd_alloc_args 
 		snprintf(why, len, "no-fitting-placement");
 }
 
-static int fill_record(struct bnd_state_record *rec, const struct bnd_placement *p)
-{
-	free(rec->tasks);
-	rec->tasks = malloc((size_t)p->ntasks * sizeof(*rec->tasks));
-	if (!rec->tasks) {
-		rec->ntasks = 0;
-		bnd_cpuset_zero(&rec->cpus);
-		return BND_ENOMEM;
-	}
-	rec->ntasks = p->ntasks;
-	for (int i = 0; i < p->ntasks; i++)
-		rec->tasks[i] = p->tasks[i].cpus;
-	rec->cpus = p->all_cpus;
-	return BND_OK;
-}
-
-/* Would the request fit if no other record held anything? */
-static int fits_when_idle(const struct bnd_topology *t, const struct bnd_request *r,
+/* The cpus the request takes on an idle node (its allowed cpus, nothing
+ * held), 0 when it cannot fit even there. */
+static int need_when_idle(const struct bnd_topology *t, const struct bnd_request *r,
 			  const struct bnd_resume_args *ra)
 {
 	if (ra->prev_only)
 		return ra->prev && (!ra->a->allowed ||
-				    bnd_cpuset_subset(&ra->prev->all_cpus, ra->a->allowed));
+				    bnd_cpuset_subset(&ra->prev->all_cpus, ra->a->allowed))
+			       ? bnd_cpuset_count(&ra->prev->all_cpus) : 0;
 	struct bnd_placement tmp;
 	struct bnd_domain d = { ra->a->allowed, NULL };
 	char e[BND_ERRLEN];
 	if (bnd_place(t, &d, r, ra->a->ntasks, &tmp, e, sizeof(e)) != BND_OK)
 		return 0;
+	int n = bnd_cpuset_count(&tmp.all_cpus);
 	bnd_placement_free(&tmp);
-	return 1;
+	return n;
+}
+
+/* The placement a resume gets on f now: prev when none of its cpus is
+ * taken, else a new one of r (unless prev_only). BND_OK (out, *res SAME or
+ * MOVED), BND_ENOFIT, or another error. */
+static int resume_place(const struct bnd_topology *t, struct bnd_state_file *f,
+			const struct bnd_request *r, const struct bnd_resume_args *ra,
+			struct bnd_placement *out, enum bnd_resume_result *res, bnd_cpuset_t *taken,
+			char *err, size_t errlen)
+{
+	const struct bnd_alloc_args *a = ra->a;
+	bnd_state_taken(f, a, taken);
+	if (ra->prev && !bnd_cpuset_intersects(&ra->prev->all_cpus, taken) &&
+	    (!a->allowed || bnd_cpuset_subset(&ra->prev->all_cpus, a->allowed))) {
+		*res = BND_RESUME_SAME;
+		return placement_copy(out, ra->prev);
+	}
+	if (ra->prev_only)
+		return BND_ENOFIT;
+	*res = BND_RESUME_MOVED;
+	return bnd_state_place(t, f, r, a, out, err, errlen);
+}
+
+/* Does uid have max (not 0) deferred records in f? */
+static int over_cap(const struct bnd_state_file *f, uint32_t uid, int max)
+{
+	int n = 0;
+	for (int i = 0; max > 0 && i < f->nrec; i++)
+		n += f->rec[i].status == BND_ST_DEFERRED && f->rec[i].uid == uid;
+	return max > 0 && n >= max;
+}
+
+/* A step with no record yet (deferred at its start): one, to defer. */
+static int add_record(struct bnd_state_txn *tx, const struct bnd_request *r,
+		      const struct bnd_alloc_args *a, pid_t owner, unsigned long long start,
+		      char *err, size_t errlen)
+{
+	struct bnd_state_record rec;
+	int rc = bnd_state_record_make(&rec, r, a, owner, start, NULL, NULL);
+	if (!rc)
+		rc = bnd_statefile_add(&tx->f, &rec);
+	bnd_state_record_free(&rec);
+	if (rc)
+		return bnd_fail(err, errlen, rc, "state resume: out of memory");
+	/* so that "defer" below notes it */
+	tx->f.rec[tx->f.nrec - 1].status = BND_ST_SUSPENDED;
+	return BND_OK;
+}
+
+static int mark_active(struct bnd_state_txn *tx, struct bnd_state_record *rec,
+		       const struct bnd_placement *p, char *err, size_t errlen)
+{
+	int rc = bnd_state_record_place(rec, p);
+	if (rc)
+		return bnd_fail(err, errlen, rc, "state resume: out of memory");
+	bnd_state_record_want(rec, NULL, 0, 0);
+	rec->status = BND_ST_ACTIVE;
+	rec->since_ms = 0;
+	rec->why[0] = '\0';
+	bnd_state_txn_note(tx, "resume", rec);
+	return BND_OK;
+}
+
+/* A retry that changes nothing writes nothing: every write wakes the
+ * node's deferred steps' checks. */
+static int mark_deferred(struct bnd_state_txn *tx, struct bnd_state_record *rec,
+			 const struct bnd_alloc_args *a, const struct bnd_topology *t, int need,
+			 const char *why, char *err, size_t errlen)
+{
+	const bnd_cpuset_t *want = a->allowed ? a->allowed : &t->all_cpus;
+	if (rec->status == BND_ST_DEFERRED && !strcmp(rec->why, why) && rec->want &&
+	    bnd_cpuset_equal(rec->want, want) && rec->want_groups == a->ntasks &&
+	    rec->want_need == need)
+		return BND_OK;
+	if (bnd_state_record_want(rec, want, a->ntasks, need))
+		return bnd_fail(err, errlen, BND_ENOMEM, "state resume: out of memory");
+	if (rec->status != BND_ST_DEFERRED)
+		rec->since_ms = bnd_state_now_ms();
+	rec->status = BND_ST_DEFERRED;
+	bnd_cpuset_zero(&rec->cpus);
+	free(rec->tasks);
+	rec->tasks = NULL;
+	rec->ntasks = 0;
+	bnd_state_why_clean(rec->why, why);
+	bnd_state_txn_note(tx, "defer", rec);
+	return BND_OK;
+}
+
+static int resume_args_ok(const struct bnd_topology *t, const struct bnd_request *r,
+			  const struct bnd_resume_args *ra, char *err, size_t errlen)
+{
+	const struct bnd_alloc_args *a = ra ? ra->a : NULL;
+	if (!t || !r || !a || a->ntasks < 1 || a->ntasks > BND_STATE_MAX_TASKS ||
+	    (ra->prev && ra->prev->ntasks != a->ntasks))
+		return bnd_fail(err, errlen, BND_EINVAL,
+				"state resume: need a topology, a request, 1..%d tasks and a "
+				"previous placement of as many tasks", BND_STATE_MAX_TASKS);
+	return BND_OK;
 }
 
 int bnd_state_resume(const struct bnd_state_opts *o, const struct bnd_topology *t,
@@ -145,21 +244,19 @@ int bnd_state_resume(const struct bnd_state_opts *o, const struct bnd_topology *
 {
 	memset(out, 0, sizeof(*out));
 	*res = BND_RESUME_NEVER;
-	const struct bnd_alloc_args *a = ra ? ra->a : NULL;
-	if (!t || !r || !a || a->ntasks < 1 || a->ntasks > BND_STATE_MAX_TASKS ||
-	    (ra->prev && ra->prev->ntasks != a->ntasks))
-		return bnd_fail(err, errlen, BND_EINVAL,
-				"state resume: need a topology, a request, 1..%d tasks and a "
-				"previous placement of as many tasks", BND_STATE_MAX_TASKS);
+	int rc = resume_args_ok(t, r, ra, err, errlen);
+	if (rc)
+		return rc;
+	const struct bnd_alloc_args *a = ra->a;
 	pid_t owner;
 	unsigned long long start;
 	char why[BND_STATE_WHY_LEN];
-	int orc = bnd_state_owner_of(a, &owner, &start, err, errlen);
-	if (orc)
-		return orc;
+	rc = bnd_state_owner_of(a, &owner, &start, err, errlen);
+	if (rc)
+		return rc;
 
 	struct bnd_state_txn tx;
-	int rc = bnd_state_txn_begin(&tx, o, err, errlen);
+	rc = bnd_state_txn_begin(&tx, o, err, errlen);
 	if (rc)
 		return rc;
 	int i = bnd_statefile_find(&tx.f, a->job, a->step);
@@ -168,33 +265,19 @@ int bnd_state_resume(const struct bnd_state_opts *o, const struct bnd_topology *
 		goto commit;
 	}
 	bnd_cpuset_t taken;
-	int prc = BND_ENOFIT;
-	/* A second pass only when the full owner check (reused pids, zombies)
-	 * freed something: as for allocate, before deferring. */
-	for (int pass = 0; pass < 2 && prc == BND_ENOFIT; pass++) {
-		if (pass && bnd_state_txn_reclaim_all(&tx) == 0)
-			break;
-		bnd_state_taken(&tx.f, a, &taken);
-		if (ra->prev && !bnd_cpuset_intersects(&ra->prev->all_cpus, &taken) &&
-		    (!a->allowed || bnd_cpuset_subset(&ra->prev->all_cpus, a->allowed))) {
-			prc = placement_copy(out, ra->prev);
-			*res = BND_RESUME_SAME;
-		} else if (!ra->prev_only) {
-			prc = bnd_state_place(t, &tx.f, r, a, out, err, errlen);
-			*res = BND_RESUME_MOVED;
-			if (prc != BND_OK && prc != BND_ENOFIT) {
-				rc = prc;
-				goto commit;
-			}
-		}
-	}
-	if (i >= 0)
-		i = bnd_statefile_find(&tx.f, a->job, a->step);
-	if (prc == BND_ENOMEM) {
-		rc = bnd_fail(err, errlen, BND_ENOMEM, "state resume: out of memory");
+	int prc = resume_place(t, &tx.f, r, ra, out, res, &taken, err, errlen);
+	/* Before deferring: the full owner check (reused pids, zombies) of
+	 * what stands in the way, and a second try if it freed something. */
+	if (prc == BND_ENOFIT &&
+	    bnd_state_txn_reclaim_holders(&tx, a->allowed, bnd_state_asks_memory(a)) > 0)
+		prc = resume_place(t, &tx.f, r, ra, out, res, &taken, err, errlen);
+	if (prc != BND_OK && prc != BND_ENOFIT) {
+		rc = prc == BND_ENOMEM ? bnd_fail(err, errlen, prc, "state resume: out of memory")
+				       : prc;
 		goto commit;
 	}
-	if (prc != BND_OK && !fits_when_idle(t, r, ra)) {
+	int need = prc == BND_OK ? 0 : need_when_idle(t, r, ra);
+	if (prc != BND_OK && !need) {
 		*res = BND_RESUME_NEVER;
 		rc = bnd_fail(err, errlen, BND_ENOFIT,
 			      "job %" PRIu32 ": --binding=%s cannot fit in the cpus Slurm gave "
@@ -203,51 +286,27 @@ int bnd_state_resume(const struct bnd_state_opts *o, const struct bnd_topology *
 	}
 	if (prc != BND_OK)
 		holders(&tx.f, a, &taken, why, sizeof(why));
-	if (i < 0) {
-		struct bnd_state_record rec;
-		memset(&rec, 0, sizeof(rec));
-		rec.job = a->job;
-		rec.step = a->step;
-		rec.owner_pid = (int)owner;
-		rec.owner_start = start;
-		rec.uid = a->uid;
-		rec.created = (long long)time(NULL);
-		snprintf(rec.request, sizeof(rec.request), "%s", r->text);
-		rc = bnd_statefile_add(&tx.f, &rec);
-		if (rc) {
-			bnd_fail(err, errlen, rc, "state resume: out of memory");
-			goto commit;
-		}
-		i = tx.f.nrec - 1;
-		tx.f.rec[i].status = BND_ST_SUSPENDED; /* so "defer" below notes it */
+	i = bnd_statefile_find(&tx.f, a->job, a->step);
+	if (prc != BND_OK && i < 0 && over_cap(&tx.f, a->uid, ra->defer_max)) {
+		*res = BND_RESUME_CAPPED;
+		rc = bnd_fail(err, errlen, BND_ENOFIT, "uid %" PRIu32 " has %d deferred steps "
+			      "waiting on this node already (defer_max=%d)", a->uid, ra->defer_max,
+			      ra->defer_max);
+		goto commit;
 	}
-	struct bnd_state_record *rec = &tx.f.rec[i];
+	if (i < 0 && (rc = add_record(&tx, r, a, owner, start, err, errlen)))
+		goto commit;
+	if (i < 0)
+		i = tx.f.nrec - 1;
+	if ((rc = edit(&tx, i, err, errlen)))
+		goto commit;
 	if (prc == BND_OK) {
-		rc = fill_record(rec, out);
-		if (rc) {
-			bnd_fail(err, errlen, rc, "state resume: out of memory");
-			goto commit;
-		}
-		rec->status = BND_ST_ACTIVE;
-		rec->since_ms = 0;
-		rec->why[0] = '\0';
-		bnd_state_txn_note(&tx, "resume", rec);
+		rc = mark_active(&tx, &tx.f.rec[i], out, err, errlen);
 	} else {
 		*res = BND_RESUME_DEFERRED;
-		/* A retry that changes nothing writes nothing: every write wakes
-		 * the node's deferred steps, and they would wake each other. */
-		if (rec->status != BND_ST_DEFERRED || strcmp(rec->why, why)) {
-			if (rec->status != BND_ST_DEFERRED)
-				rec->since_ms = bnd_state_now_ms();
-			rec->status = BND_ST_DEFERRED;
-			bnd_cpuset_zero(&rec->cpus);
-			free(rec->tasks);
-			rec->tasks = NULL;
-			rec->ntasks = 0;
-			bnd_state_why_clean(rec->why, why);
-			bnd_state_txn_note(&tx, "defer", rec);
-		}
-		rc = bnd_fail(err, errlen, BND_ENOFIT, "deferred: %s", why);
+		rc = mark_deferred(&tx, &tx.f.rec[i], a, t, need, why, err, errlen);
+		if (!rc)
+			rc = bnd_fail(err, errlen, BND_ENOFIT, "deferred: %s", why);
 	}
 commit:;
 	int crc = bnd_state_txn_commit(&tx, rc ? NULL : err, rc ? 0 : errlen);
@@ -255,4 +314,47 @@ commit:;
 	if (rc || crc || *res >= BND_RESUME_ALREADY)
 		bnd_placement_free(out);
 	return rc ? rc : crc;
+}
+
+/* A holder of cpus the step may use whose owner is dead (the full check):
+ * a transaction would reclaim it. */
+static int dead_holder(const struct bnd_state_file *f, const struct bnd_alloc_args *a)
+{
+	for (int i = 0; i < f->nrec; i++) {
+		const struct bnd_state_record *r = &f->rec[i];
+		if (r->status == BND_ST_ACTIVE && !(r->job == a->job && r->step == a->step) &&
+		    (!a->allowed || bnd_cpuset_intersects(&r->cpus, a->allowed)) &&
+		    !bnd_state_owner_alive(r))
+			return 1;
+	}
+	return 0;
+}
+
+int bnd_state_resume_may_fit(const struct bnd_state_opts *o, const struct bnd_topology *t,
+			     const struct bnd_request *r, const struct bnd_resume_args *ra)
+{
+	char err[BND_ERRLEN];
+	if (resume_args_ok(t, r, ra, err, sizeof(err)))
+		return 1;
+	struct bnd_state_file f;
+	if (bnd_state_snapshot(o, &f, err, sizeof(err)) != BND_OK)
+		return 1;
+	int i = bnd_statefile_find(&f, ra->a->job, ra->a->step);
+	int fits = 1;
+	if (i < 0 || f.rec[i].status != BND_ST_ACTIVE) {
+		struct bnd_alloc_args a = *ra->a;
+		struct bnd_resume_args quiet = *ra;
+		struct bnd_placement p;
+		enum bnd_resume_result res;
+		bnd_cpuset_t taken;
+		a.nofit = NULL;
+		a.mem_out = NULL;
+		quiet.a = &a;
+		int rc = resume_place(t, &f, r, &quiet, &p, &res, &taken, err, sizeof(err));
+		if (rc == BND_OK)
+			bnd_placement_free(&p);
+		fits = rc != BND_ENOFIT || dead_holder(&f, &a);
+	}
+	bnd_statefile_free(&f);
+	return fits;
 }

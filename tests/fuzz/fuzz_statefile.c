@@ -46,7 +46,7 @@ static void write_seeds(const char *dir)
 		for (int k = 0; tok; k++, tok = strtok_r(NULL, ";", &save))
 			FUZZ_CHECK(bnd_cpuset_parse_list(&r.tasks[k], tok, err, sizeof(err)) == BND_OK,
 				   "%s", err);
-		r.nmem = i;
+		FUZZ_CHECK(bnd_state_record_mem(&r, i) == BND_OK, "out of memory");
 		for (int k = 0; k < r.nmem; k++) {
 			r.mem[k].node = k * 3;
 			r.mem[k].mib = 512u << k;

@@ -160,15 +160,18 @@ static inline struct bnd_state_record st_rec(uint32_t job, uint32_t step, pid_t 
 	return r;
 }
 
-/* Formats f (boot id of this boot unless given) into buf; returns length. */
+/* Formats f into buf; returns length. boot NULL: this boot's id and this
+ * host's name, as the library writes them. */
 static inline size_t st_format(struct bnd_state_file *f, const char *boot, char **text)
 {
 	size_t len;
 	char err[BND_ERRLEN] = "";
-	if (boot)
+	if (boot) {
 		snprintf(f->boot_id, sizeof(f->boot_id), "%s", boot);
-	else
+	} else {
 		ck_assert_int_eq(bnd_proc_boot_id(f->boot_id, sizeof(f->boot_id), NULL, 0), BND_OK);
+		ck_assert_int_eq(gethostname(f->node, sizeof(f->node) - 1), 0);
+	}
 	ck_assert_msg(bnd_statefile_format(f, text, &len, err, sizeof(err)) == BND_OK, "%s", err);
 	return len;
 }

@@ -28,51 +28,11 @@
 #include "binding/placement/place.h"
 #include "binding/request/request.h"
 #include "binding/state/statedir.h"
+#include "binding/state/occupancy.h"
 #include "binding/state/statefile.h"
 #include "binding/state/statetxn.h"
 #include "binding/util/error.h"
 #include "binding/topology/topology.h"
-
-/* Why a request did not fit, as the allocator saw it under the lock (one
- * rule: these are the very sets it placed against). */
-struct bnd_nofit {
-	/* The request against the step's allowed cpus alone, nothing held:
-	 * BND_ENOFIT means the allocation itself is too small (or an explicit
-	 * list names cores outside it), and err says why. */
-	int alone_rc;
-	char alone_err[BND_ERRLEN];
-	bnd_cpuset_t others;   /* held by other jobs */
-	bnd_cpuset_t script;   /* held by the job's batch script */
-	bnd_cpuset_t siblings; /* held by the job's other steps */
-};
-
-struct bnd_alloc_args {
-	uint32_t job;
-	uint32_t step;              /* BND_STEP_BATCH for the batch step */
-	int ntasks;                 /* the step's tasks on this node, >= 1 */
-	pid_t owner_pid;            /* holds the record while alive; 0: caller */
-	uint32_t uid;
-	const bnd_cpuset_t *allowed; /* what Slurm gave the step; NULL: the node */
-	/* When true and the job's batch step (its job-level record) holds
-	 * cpus here, the step is placed first inside those cpus minus the
-	 * ones the job's other steps hold, and if it does not fit there,
-	 * anywhere in allowed not held by other jobs nor by the job's other
-	 * steps. So the script's cores are shared with the steps it launches,
-	 * but two steps never share. When false, the batch step's cpus are
-	 * taken as well. A step never gets cpus of another job. */
-	int inherit_job;
-	/* NULL, or filled when the result is BND_ENOFIT. */
-	struct bnd_nofit *nofit;
-	/* NUMA memory (memory/memacct.h): the step's MiB on this node (0:
-	 * none), its --mbind policy and the OS reserve per node (NULL: none).
-	 * The placement must fit each node's free memory as memplace.h says;
-	 * the record reserves what it places (mem=). mem_out (may be NULL)
-	 * receives the reservation and nlocal's nodes. */
-	uint64_t mem_mib;
-	enum bnd_mbind mbind;
-	const struct bnd_mem_reserve *mem_reserve;
-	struct bnd_mem_result *mem_out;
-};
 
 /* Places request r for the step inside the transaction, against the
  * occupancy read under the lock, and records it in the same transaction.
@@ -105,33 +65,31 @@ int bnd_state_gc(const struct bnd_state_opts *o, int *reclaimed, char *err, size
  * returned; a missing dir or file gives no records. */
 int bnd_state_list(const struct bnd_state_opts *o, struct bnd_state_file *out,
 		   char *err, size_t errlen);
-
-/* Union of the cpus held (active records) in f, leaving out records of
- * except_job (0: leave none out). */
-void bnd_state_held(const struct bnd_state_file *f, uint32_t except_job, bnd_cpuset_t *out);
-
-/* The record owner of an allocation (a->owner_pid, else this process) and
- * its start time; BND_EINVAL when it does not run. */
-int bnd_state_owner_of(const struct bnd_alloc_args *a, pid_t *owner, unsigned long long *start,
+/* The same, parsed as a transaction parses (bnd_statefile_load: records'
+ * heads, the rest on demand), for checks that must cost little. */
+int bnd_state_snapshot(const struct bnd_state_opts *o, struct bnd_state_file *out,
 		       char *err, size_t errlen);
 
-/* state.c's occupancy rule for (a->job, a->step) on f: the cpus it must
- * not take (other jobs', its sibling steps', and the script's unless
- * a->inherit_job). And its placement rule, as bnd_state_allocate places (memory
- * included: the record's own reservation is not counted against it). */
-void bnd_state_taken(const struct bnd_state_file *f, const struct bnd_alloc_args *a,
-		     bnd_cpuset_t *taken);
-int bnd_state_place(const struct bnd_topology *t, const struct bnd_state_file *f,
+/* Does a's placement read the records' memory (a memory request, or
+ * nlocal's choice of the node with the most free)? */
+int bnd_state_asks_memory(const struct bnd_alloc_args *a);
+
+/* The one record constructor: (a->job, a->step) owned by owner, active,
+ * holding p (NULL: nothing yet) and the memory m reserves (NULL: none).
+ * BND_OK or BND_ENOMEM (free with bnd_state_record_free). */
+int bnd_state_record_make(struct bnd_state_record *rec, const struct bnd_request *r,
+			  const struct bnd_alloc_args *a, pid_t owner, unsigned long long start,
+			  const struct bnd_placement *p, const struct bnd_mem_result *m);
+/* The record's cpus and tasks from placement p. BND_OK or BND_ENOMEM
+ * (the record unchanged). */
+int bnd_state_record_place(struct bnd_state_record *rec, const struct bnd_placement *p);
+
+/* The allocator's placement of r for a on a transaction's file, as
+ * bnd_state_allocate places (memory included: the record's own job is not
+ * counted against it; deferred steps ahead of it served first,
+ * statequeue.h). For the suspend/resume transitions (transition.c). */
+int bnd_state_place(const struct bnd_topology *t, struct bnd_state_file *f,
 		    const struct bnd_request *r, const struct bnd_alloc_args *a,
 		    struct bnd_placement *out, char *err, size_t errlen);
-
-/* MiB reserved per NUMA index of t by the records that hold memory
- * (active and suspended: a suspended job's pages stay resident): per node,
- * each job's records there summed but capped at its largest record's total
- * (its steps share its memory), summed over the jobs; except_job (not 0) is
- * left out, as a step's own job never competes with it for memory. used
- * has t->nnuma entries. BND_OK or BND_ENOMEM. */
-int bnd_state_mem_used(const struct bnd_topology *t, const struct bnd_state_file *f,
-		       uint32_t except_job, uint64_t *used);
 
 #endif

@@ -2,20 +2,37 @@
  *
  * Plain text so an admin can read it with cat:
  *
- *   spank-binding-state 1
+ *   spank-binding-state 2
  *   boot 6f1c...-...
- *   rec job=12 step=0 pid=4242 start=981234 uid=1001 status=active created=1717171717 cpus=0-3 tasks=0-1;2-3 mem= req=linear:2
- *   rec job=13 step=0 pid=4250 start=981300 uid=1001 status=suspended created=1717171720 cpus= tasks= mem= since=1717171725123 why=slurm-suspend req=linear:2
- *   end 1 crc32=1a2b3c4d
+ *   node n17
+ *   scan 0
+ *   rec job=12 step=0 pid=4242 start=981234 uid=1001 status=active created=1717171717 cpus=0-3 tasks=0-1;2-3 mem=0:512 jobmem=2048 req=linear:2
+ *   rec job=13 step=0 pid=4250 start=981300 uid=1001 status=deferred created=1717171720 cpus= tasks= mem= groups=2 need=4 want=4-7 since=1717171725123 why=held-by-job:12 req=linear:2
+ *   end 2 crc32=1a2b3c4d
  *
  * The first line carries the format version; the last line repeats the
  * record count and holds a CRC-32 of every byte before it, so a truncated or
- * damaged file is recognised. Fields of a record are in this fixed order;
- * `tasks` lists each task's cpus (';' between tasks), `mem` is
- * <os node>:<MiB> pairs (',' between), `req` runs to the end of the line.
- * `since` (unix time in ms) and `why` (one word, bnd_state_why_clean) are
- * written for suspended and deferred records only, and may be absent: a
- * record without them reads as since=0 why="".
+ * damaged file is recognised. `node` names the host that wrote it (a state
+ * dir shared by two hosts is refused, never merged: statetxn.h); `scan` is
+ * where the next bounded owner check starts (statetxn.c).
+ * Fields of a record are in this fixed order; `tasks` lists each task's
+ * cpus (';' between tasks), `mem` is <os node>:<MiB> pairs (',' between),
+ * `req` runs to the end of the line. Optional, in this order:
+ * `jobmem` (the job's memory on this node, MiB; absent when unknown),
+ * `groups`, `need` and `want` (a deferred step's placement groups, the
+ * cpus its placement takes on an idle node, and the cpus it may use: what
+ * anyone needs to place it, so deferred steps are served oldest first,
+ * statequeue.h), `since` (unix time in ms) and `why` (one word,
+ * bnd_state_why_clean), written for suspended and deferred records. A
+ * record without them reads as 0 / none / since=0 why="". Version 1 files
+ * (no node, scan, jobmem, groups, want) are read and rewritten as 2.
+ *
+ * A transaction parses only what it needs: bnd_statefile_load keeps the
+ * file's text and parses each record's head (job, step, owner, uid,
+ * status, created, cpus) when the file is whole; the tail (tasks on) is
+ * parsed on demand (bnd_statefile_whole) and an unchanged record is
+ * written back as the bytes it was read from. At 1000 records a whole
+ * parse and format cost 20 times a bare read-and-replace of the file.
  * No I/O here: see statedir.h for reading and writing the file.
  */
 #ifndef BINDING_STATEFILE_H
@@ -25,13 +42,15 @@
 #include <stdint.h>
 
 #include "binding/util/cpuset.h"
+#include "binding/util/crc32.h"
 #include "binding/util/proc.h"
 #include "binding/request/request.h"
 
-#define BND_STATE_VERSION 1
+#define BND_STATE_VERSION 2
 #define BND_STATE_MAX_MEM 64      /* NUMA nodes with a reservation per record */
 #define BND_STATE_MAX_TASKS 4096
 #define BND_STATE_WHY_LEN 128     /* why= text, NUL included */
+#define BND_STATE_NODE_LEN 256    /* node name, NUL included (as gethostname) */
 
 /* Slurm's special step ids (the only definitions: the plugin and sbind
  * use these), printed by name. */
@@ -51,6 +70,12 @@ enum bnd_state_status {
 	BND_ST_DEFERRED,    /* kept, waiting for cpus; holds none */
 };
 
+/* How much of a record read by bnd_statefile_load is parsed. */
+enum bnd_rec_parsed {
+	BND_REC_WHOLE = 0, /* every field (records built in memory, strict parses) */
+	BND_REC_HEAD,      /* job .. cpus; the tail waits for bnd_statefile_whole */
+};
+
 struct bnd_state_mem {
 	int node;          /* OS NUMA node id */
 	uint64_t mib;
@@ -67,12 +92,26 @@ struct bnd_state_record {
 	int ntasks;
 	bnd_cpuset_t *tasks;            /* [ntasks], owned by the record */
 	int nmem;
-	struct bnd_state_mem mem[BND_STATE_MAX_MEM];
+	struct bnd_state_mem *mem;      /* [nmem], owned by the record */
 	/* Suspended/deferred: when it became so (unix ms) and a one-word
 	 * reason ("slurm-suspend", "held-by-job:12,13"). */
 	long long since_ms;
 	char why[BND_STATE_WHY_LEN];
 	char request[BND_MAX_REQUEST_TEXT];
+	/* The job's memory on this node (MiB): Slurm's job allocation, which
+	 * its steps share; 0 when unknown. */
+	uint64_t job_mem_mib;
+	/* Deferred: its placement groups, the cpus its placement takes on an
+	 * idle node, and the cpus it may use (owned; NULL and 0 otherwise). */
+	int want_groups, want_need;
+	bnd_cpuset_t *want;
+	/* Read by bnd_statefile_load and not changed since: raw is its text in
+	 * the file's buffer (without "rec " and the newline), written back as
+	 * is; tail the offset of " tasks=" in it. NULL for records built or
+	 * edited in memory (bnd_statefile_edit). */
+	enum bnd_rec_parsed parsed;
+	const char *raw;
+	size_t rawlen, tail;
 };
 
 /* Copies text into why as one word the file can hold: characters other
@@ -82,8 +121,12 @@ void bnd_state_why_clean(char *why, const char *text);
 struct bnd_state_file {
 	int version;
 	char boot_id[BND_BOOT_ID_LEN];  /* "" when the file had no readable one */
+	char node[BND_STATE_NODE_LEN];  /* "" when it had none (version 1) */
+	unsigned scan;                  /* next record of the bounded owner check */
 	int nrec, cap;
 	struct bnd_state_record *rec;
+	char *text;                     /* the loaded text the raw records point into */
+	size_t textcap;                 /* its size (a spare block: util/spare.h) */
 };
 
 /* What bnd_statefile_parse found. */
@@ -100,14 +143,29 @@ int bnd_state_status_parse(const char *name, enum bnd_state_status *s);
 void bnd_statefile_init(struct bnd_state_file *f);
 void bnd_statefile_free(struct bnd_state_file *f);
 void bnd_state_record_free(struct bnd_state_record *r);
-/* Deep copy (tasks included); BND_OK or BND_ENOMEM. */
+/* Deep copy (tasks and want included) of a whole record; BND_OK,
+ * BND_ENOMEM, or BND_EINVAL for a record parsed only to its head. */
 int bnd_state_record_copy(struct bnd_state_record *dst, const struct bnd_state_record *src);
+/* Room for n memory shares in r->mem (nmem = n, zeroed; 0 frees them).
+ * BND_OK, BND_ENOMEM, or BND_EINVAL above BND_STATE_MAX_MEM. */
+int bnd_state_record_mem(struct bnd_state_record *r, int n);
+/* Sets the record's want, groups and need (want NULL: none). BND_OK or
+ * BND_ENOMEM. */
+int bnd_state_record_want(struct bnd_state_record *r, const bnd_cpuset_t *want, int groups,
+			  int need);
 /* Appends a deep copy of r; BND_OK or BND_ENOMEM. */
 int bnd_statefile_add(struct bnd_state_file *f, const struct bnd_state_record *r);
 /* Index of (job, step)'s record in f, -1 when it has none. */
 int bnd_statefile_find(const struct bnd_state_file *f, uint32_t job, uint32_t step);
 /* Drops record i (freeing it), keeping the others' order. */
 void bnd_statefile_remove(struct bnd_state_file *f, int i);
+
+/* Parses the tail of record i when only its head was: BND_OK, BND_ENOMEM,
+ * or BND_ESTATE when the tail does not parse (the record stays HEAD). */
+int bnd_statefile_whole(struct bnd_state_file *f, int i);
+/* Makes record i whole and detaches it from the file's text, so that it
+ * can be changed and is formatted anew. Same returns. */
+int bnd_statefile_edit(struct bnd_state_file *f, int i);
 
 /* The whole file as text: *out is malloc'd and NUL-terminated, *outlen its
  * length. BND_OK, BND_ENOMEM or BND_EINVAL (a record that cannot be written). */
@@ -119,13 +177,17 @@ int bnd_statefile_format(const struct bnd_state_file *f, char **out, size_t *out
 char *bnd_state_record_text(const struct bnd_state_record *r);
 
 /* Parses text of len bytes (need not be NUL-terminated) into f (which it
- * initialises). Returns the verdict; for BND_SF_CORRUPT and BND_SF_NEWER
- * `why` says what is wrong ("truncated: no end line", "bad checksum", ...).
- * Returns -1 only when memory runs out. */
+ * initialises), every field of every record. Returns the verdict; for
+ * BND_SF_CORRUPT and BND_SF_NEWER `why` says what is wrong ("truncated: no
+ * end line", "bad checksum", ...). Returns -1 only when memory runs out. */
 int bnd_statefile_parse(const char *text, size_t len, struct bnd_state_file *f,
 			char *why, size_t whylen);
 
-/* CRC-32 (IEEE 802.3), as in the end line. */
-uint32_t bnd_crc32(const void *data, size_t len);
+/* The same verdicts for a transaction: takes text (malloc'd, len bytes
+ * and a NUL) over, whatever it returns. A whole file of the current version is
+ * parsed to the records' heads and kept as f->text; anything else goes
+ * through bnd_statefile_parse. */
+int bnd_statefile_load(char *text, size_t len, struct bnd_state_file *f, char *why,
+		       size_t whylen);
 
 #endif

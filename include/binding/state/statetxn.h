@@ -45,8 +45,11 @@ struct bnd_state_txn {
 };
 
 /* Locks and loads the state, repairing it (corruption, other boot, and
- * records whose owner pid is gone: kill(pid, 0), one system call each).
- * On failure nothing is held and tx needs no bnd_state_txn_end. */
+ * records whose owner pid is gone: kill(pid, 0) for a bounded window of
+ * records in turn, statetxn.c). A state written by another host (a state
+ * dir on a shared file system) is refused with BND_ESTATE and a log line,
+ * left untouched. On failure nothing is held and tx needs no
+ * bnd_state_txn_end. */
 int bnd_state_txn_begin(struct bnd_state_txn *tx, const struct bnd_state_opts *o,
 			char *err, size_t errlen);
 
@@ -55,6 +58,12 @@ int bnd_state_txn_begin(struct bnd_state_txn *tx, const struct bnd_state_opts *o
  * would cost something: before a request is declared not to fit, and by
  * gc. Begin's cheap check catches every owner that is simply gone. */
 int bnd_state_txn_reclaim_all(struct bnd_state_txn *tx);
+/* The same full check for the records that matter to a placement in cpus
+ * (NULL: anywhere): the active ones holding some of them, and with memory
+ * the ones holding memory (whole records: the caller parsed them to count
+ * it). Before a request is declared not to fit. */
+int bnd_state_txn_reclaim_holders(struct bnd_state_txn *tx, const bnd_cpuset_t *cpus,
+				  int memory);
 
 /* Records a change for the journal ("<verb> <record>") and marks tx dirty. */
 void bnd_state_txn_note(struct bnd_state_txn *tx, const char *verb,

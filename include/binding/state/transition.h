@@ -36,6 +36,8 @@ enum bnd_resume_result {
 	BND_RESUME_ALREADY,   /* the record was active: nothing changed */
 	BND_RESUME_DEFERRED,  /* others hold the cpus: recorded as deferred */
 	BND_RESUME_NEVER,     /* could not fit even on an idle node: no change */
+	BND_RESUME_CAPPED,    /* a new step's user has defer_max deferred steps
+	                         here already: not recorded */
 };
 
 struct bnd_resume_args {
@@ -44,6 +46,10 @@ struct bnd_resume_args {
 	/* Only prev, else deferred: for tasks whose memory policy names the
 	 * NUMA nodes of prev (it cannot be changed from outside). */
 	int prev_only;
+	/* A step with no record yet is deferred only while its user (a->uid)
+	 * has fewer deferred records than this here (0: no limit). Steps
+	 * that held cpus before (a gang resume) are never refused. */
+	int defer_max;
 };
 
 /* A suspended or deferred step (or a new one: no record yet) asks for its
@@ -58,6 +64,17 @@ int bnd_state_resume(const struct bnd_state_opts *o, const struct bnd_topology *
 		     const struct bnd_request *r, const struct bnd_resume_args *ra,
 		     struct bnd_placement *out, enum bnd_resume_result *res,
 		     char *err, size_t errlen);
+
+/* Would bnd_state_resume place the step now? Asked without the lock and
+ * without writing: a deferred step's watcher asks at every change of the
+ * state and takes the lock only on a yes, so steps that cannot fit cost
+ * the node's lock nothing (the same placement function, on the same
+ * state: the two cannot disagree but for a change in between, which the
+ * change's own wake-up answers). 1 also when a holder of the step's cpus
+ * has a dead owner (the transaction reclaims it), when the record is
+ * already active, and on any error (the transaction decides); 0: not now. */
+int bnd_state_resume_may_fit(const struct bnd_state_opts *o, const struct bnd_topology *t,
+			     const struct bnd_request *r, const struct bnd_resume_args *ra);
 
 /* Unix time in ms, as since= holds it. */
 long long bnd_state_now_ms(void);

@@ -663,9 +663,10 @@ START_TEST(other_boot_is_discarded)
 	snprintf(want, sizeof(want), "state %s is from another boot "
 		 "(00000000-1111-2222-3333-444444444444): 1 record(s) discarded\n", env.dir);
 	ck_assert_str_eq(env.log, want);
-	char id[BND_BOOT_ID_LEN], line[64];
+	char id[BND_BOOT_ID_LEN], host[256] = "", line[512];
 	ck_assert_int_eq(bnd_proc_boot_id(id, sizeof(id), NULL, 0), BND_OK);
-	snprintf(line, sizeof(line), "\nboot %s\nend 0 crc32=", id);
+	ck_assert_int_eq(gethostname(host, sizeof(host) - 1), 0);
+	snprintf(line, sizeof(line), "\nboot %s\nnode %s\nscan 0\nend 0 crc32=", id, host);
 	char *text = st_read(st_path(&env, "state"), NULL);
 	ck_assert_msg(strstr(text, line), "%s", text);
 	free(text);
@@ -677,15 +678,15 @@ START_TEST(newer_version_is_left_untouched)
 {
 	struct bnd_topology *t = tu_topo("pack:1 core:2");
 	st_make_dir(&env);
-	const char *future = "spank-binding-state 2\nsomething we cannot know\n";
+	const char *future = "spank-binding-state 3\nsomething we cannot know\n";
 	st_write(st_path(&env, "state"), future, strlen(future));
 	struct stat before, after;
 	ck_assert_int_eq(stat(st_path(&env, "state"), &before), 0);
 	char err[BND_ERRLEN] = "";
 	ck_assert_int_eq(bnd_state_gc(&env.opts, NULL, err, sizeof(err)), BND_ESTATE);
 	char want[256];
-	snprintf(want, sizeof(want), "state %s/state refused, left untouched: format version 2 is "
-		 "newer than this code's 1", env.dir);
+	snprintf(want, sizeof(want), "state %s/state refused, left untouched: format version 3 is "
+		 "newer than this code's 2", env.dir);
 	ck_assert_str_eq(err, want);
 	struct bnd_alloc_args a = args(1, 0, 1);
 	struct bnd_placement p;
