@@ -175,9 +175,10 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	spank_get_item(sp, S_STEP_ALLOC_CORES, &step_cores);
 	spank_get_item(sp, S_JOB_ALLOC_CORES, &job_cores);
 	/* The step's memory on this node (MB); the job's when the step has none. */
-	uint64_t mem = 0;
+	uint64_t mem = 0, job_mem = 0;
+	spank_get_item(sp, S_JOB_ALLOC_MEM, &job_mem);
 	if (spank_get_item(sp, S_STEP_ALLOC_MEM, &mem) != ESPANK_SUCCESS || !mem)
-		spank_get_item(sp, S_JOB_ALLOC_MEM, &mem);
+		mem = job_mem;
 	/* Unset or unreadable: NULL, and the lib falls back (SLURM_NTASKS,
 	 * 1 cpu per task, gethostname). Not SLURMD_NODENAME: here it is
 	 * whatever srun sent. */
@@ -203,7 +204,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 		.binding = opt_given[BND_OPT_BINDING] ? opt_text[BND_OPT_BINDING] : NULL,
 		.cpus_per_task = (int)cpt,
 		.mbind = opt_given[BND_OPT_MBIND] ? opt_text[BND_OPT_MBIND] : NULL,
-		.mem_mib = mem,
+		.mem_mib = mem, .job_mem_mib = job_mem,
 		.tasks_per_node = tpn, .ntasks_env = nt, .cpus_per_task_env = cptenv,
 		.step_nodelist = nodes, .job_nodelist = jnodes,
 		.lsf_bind_job = lsf_job, .lsf_cpu_list = lsf_list,

@@ -18,6 +18,7 @@ void bnd_config_defaults(struct bnd_config *c)
 	c->enabled = 1;
 	c->on_failure = BND_ONFAIL_DEFER;
 	c->lock_timeout_ms = BND_DEFAULT_LOCK_TIMEOUT_MS;
+	c->defer_max = BND_DEFAULT_DEFER_MAX;
 	snprintf(c->default_unit, sizeof(c->default_unit), "%s", BND_DEFAULT_UNIT);
 }
 
@@ -95,10 +96,11 @@ static int one_arg(struct bnd_config *c, const char *arg, char *err, size_t errl
 	}
 	if (!KEY("state_dir") && !KEY("enabled") && !KEY("default") &&
 	    !KEY("on_failure") && !KEY("lock_timeout") && !KEY("filter") &&
-	    !KEY("implicit") && !KEY("default_unit") && !KEY("mem_reserve")) {
+	    !KEY("implicit") && !KEY("default_unit") && !KEY("mem_reserve") &&
+	    !KEY("defer_max")) {
 		complain(err, errlen, "unknown argument \"%s\" (known: state_dir= enabled= "
 			 "default= on_failure= lock_timeout= verbose filter= implicit= "
-			 "default_unit= mem_reserve=)", arg);
+			 "default_unit= mem_reserve= defer_max=)", arg);
 		return -1;
 	}
 	if (!v || !*v) {
@@ -177,6 +179,16 @@ static int one_arg(struct bnd_config *c, const char *arg, char *err, size_t errl
 			return -1;
 		}
 		c->mem_reserve = r;
+	} else if (KEY("defer_max")) {
+		char *end = NULL;
+		errno = 0;
+		long n = strtol(v, &end, 10);
+		if (errno || end == v || *end || n < 0 || n > 100000) {
+			complain(err, errlen, "\"%s\": expected defer_max=<steps> (0 for no limit, "
+				 "at most 100000)", arg);
+			return -1;
+		}
+		c->defer_max = (int)n;
 	} else if (KEY("lock_timeout")) {
 		if (parse_timeout(v, &c->lock_timeout_ms)) {
 			complain(err, errlen, "\"%s\": expected lock_timeout=<seconds> "
@@ -217,12 +229,12 @@ int bnd_config_describe(const struct bnd_config *c, char *buf, size_t buflen)
 	int n = snprintf(buf, buflen,
 			 "state_dir=%s enabled=%s default=%s on_failure=%s "
 			 "lock_timeout=%d.%03d verbose=%s filter=%s implicit=%s "
-			 "default_unit=%s mem_reserve=%s",
+			 "default_unit=%s mem_reserve=%s defer_max=%d",
 			 c->state_dir, c->enabled ? "yes" : "no",
 			 *c->default_spec ? c->default_spec : "none",
 			 bnd_on_failure_name(c->on_failure),
 			 c->lock_timeout_ms / 1000, c->lock_timeout_ms % 1000,
 			 c->verbose ? "yes" : "no", c->filter_first_core ? "first_core" : "none",
-			 c->implicit ? "yes" : "no", c->default_unit, reserve);
+			 c->implicit ? "yes" : "no", c->default_unit, reserve, c->defer_max);
 	return (n < 0 || (size_t)n >= buflen) ? BND_EINVAL : BND_OK;
 }

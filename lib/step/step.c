@@ -205,6 +205,7 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 	s->have_request = s->implicit || s->lsf_env || (text && s->req.strategy != BND_S_NONE) ||
 			  s->mbind == BND_M_NLOCAL;
 	s->mem_mib = in->mem_mib;
+	s->job_mem_mib = in->job_mem_mib;
 
 	/* The cache lives in the state dir: make sure it exists so the first
 	 * step's discovery is the last one this boot. A dir refused as
@@ -270,7 +271,7 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 		/* One transaction: placed after all if cores freed meanwhile,
 		 * else deferred, or never (the allocation is too small). */
 		enum bnd_resume_result res;
-		struct bnd_resume_args ra = { &a, NULL, 0 };
+		struct bnd_resume_args ra = { &a, NULL, 0, s->cfg.defer_max };
 		char derr[BND_ERRLEN];
 		rc = bnd_state_resume(&o, s->topo, &s->req, &ra, &s->pl, &res, derr, sizeof(derr));
 		if (rc == BND_ENOFIT && res == BND_RESUME_DEFERRED) {
@@ -281,6 +282,14 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 				 "placement frees up (on_failure=defer): %s", why);
 			s->deferred = 1;
 			s->recorded = 1;
+			return BND_OK;
+		}
+		if (rc == BND_ENOFIT && res == BND_RESUME_CAPPED) {
+			char why[sizeof(s->reason)];
+			bnd_nofit_explain(s, &nofit, err);
+			memcpy(why, s->reason, sizeof(why));
+			bnd_fail(s->reason, sizeof(s->reason), BND_OK, "%s; not deferred: %s", why,
+				 derr);
 			return BND_OK;
 		}
 		if (rc != BND_OK && rc != BND_ENOFIT)
@@ -446,7 +455,7 @@ void bnd_step_alloc_args(struct bnd_step *s, const bnd_cpuset_t *usable,
 		.owner_pid = s->owner, .uid = s->uid, .allowed = usable,
 		/* steps of a batch job go inside the cores the script holds */
 		.inherit_job = !s->is_batch,
-		.mem_mib = s->mem_mib, .mbind = s->mbind,
+		.mem_mib = s->mem_mib, .job_mem_mib = s->job_mem_mib, .mbind = s->mbind,
 		.mem_reserve = &s->cfg.mem_reserve, .mem_out = &s->mem,
 	};
 }

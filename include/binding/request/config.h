@@ -16,6 +16,8 @@
 
 #define BND_CONFIG_PATH_MAX 1024
 #define BND_DEFAULT_UNIT "C"
+/* Deferred steps one user may have waiting on a node (defer_max=). */
+#define BND_DEFAULT_DEFER_MAX 64
 
 enum bnd_on_failure {
 	BND_ONFAIL_UNBOUND = 0, /* task runs unbound, says why */
@@ -45,6 +47,11 @@ struct bnd_config {
 	/* mem_reserve=2G|5%: memory per NUMA node left to the OS, not
 	 * handed to jobs' reservations (memory/memacct.h); default none. */
 	struct bnd_mem_reserve mem_reserve;
+	/* defer_max=N: a user's steps may wait deferred on a node up to N at
+	 * a time; a step past it runs unbound and says why (0: no limit).
+	 * Every waiting step costs a lock-free check of the state at each of
+	 * its changes: the limit bounds what one user can make a node do. */
+	int defer_max;
 };
 
 void bnd_config_defaults(struct bnd_config *c);
@@ -55,6 +62,7 @@ void bnd_config_defaults(struct bnd_config *c);
  *   verbose  (or verbose=yes|no)   filter=first_core|none
  *   implicit=yes|no   default_unit=T|CT|ET|C|E|S|CS|ES|X|CX|EX|Y|CY|EY|N|CN|EN
  *   mem_reserve=SIZE|PERCENT% (per NUMA node, e.g. 2G or 5%)
+ *   defer_max=STEPS (per user and node; 0: no limit; default 64)
  * Returns BND_OK, or BND_EINVAL when at least one argument was unknown or
  * malformed: err then lists every bad one ("; "-separated) and each of them
  * kept its default; the good ones are applied.

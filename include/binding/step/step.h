@@ -67,6 +67,9 @@ struct bnd_step_in {
 	 * S_JOB_ALLOC_MEM (Slurm's MB, from --mem / --mem-per-cpu); 0 when
 	 * Slurm gave none. Shared evenly among the node's tasks. */
 	uint64_t mem_mib;
+	/* The job's memory on this node (S_JOB_ALLOC_MEM, MiB; 0: none),
+	 * kept in the state record for the per-job memory rule. */
+	uint64_t job_mem_mib;
 	/* batch step: tasks of the job on this node come from these, and
 	 * CPUs per task from SLURM_CPUS_PER_TASK (else 1) */
 	const char *tasks_per_node, *ntasks_env, *cpus_per_task_env;
@@ -106,7 +109,7 @@ struct bnd_step {
 	char note[512];       /* for the verbose line: where the request came from */
 	struct bnd_placement pl;
 	struct bnd_mem_result mem; /* reserved per node; nlocal's nodes */
-	uint64_t mem_mib;
+	uint64_t mem_mib, job_mem_mib;
 	int placed;           /* pl valid */
 	int recorded;         /* a state record to release */
 	/* on_failure=defer: the record waits for cpus (no placement yet); the

@@ -32,6 +32,7 @@ START_TEST(defaults)
 	ck_assert_int_eq(c.filter_first_core, 0);
 	ck_assert_int_eq(c.implicit, 0);
 	ck_assert_str_eq(c.default_unit, "C");
+	ck_assert_int_eq(c.defer_max, BND_DEFAULT_DEFER_MAX);
 }
 END_TEST
 
@@ -41,8 +42,9 @@ START_TEST(every_setting)
 	char err[ERRLEN];
 	char *argv[] = { "state_dir=/tmp/x/state", "enabled=no", "default=linear:1",
 			 "on_failure=fail", "lock_timeout=2.5", "verbose", "filter=first_core",
-			 "default_unit=CT", "mem_reserve=2G" };
-	ck_assert_int_eq(parse(&c, err, 9, argv), BND_OK);
+			 "default_unit=CT", "mem_reserve=2G", "defer_max=8" };
+	ck_assert_int_eq(parse(&c, err, 10, argv), BND_OK);
+	ck_assert_int_eq(c.defer_max, 8);
 	ck_assert(c.mem_reserve.mib == 2048 && c.mem_reserve.percent == 0);
 	ck_assert_str_eq(c.state_dir, "/tmp/x/state");
 	ck_assert_int_eq(c.enabled, 0);
@@ -57,7 +59,7 @@ START_TEST(every_setting)
 	ck_assert_int_eq(bnd_config_describe(&c, line, sizeof(line)), BND_OK);
 	ck_assert_str_eq(line, "state_dir=/tmp/x/state enabled=no default=linear:1 "
 			 "on_failure=fail lock_timeout=2.500 verbose=yes filter=first_core "
-			 "implicit=no default_unit=CT mem_reserve=2048M");
+			 "implicit=no default_unit=CT mem_reserve=2048M defer_max=8");
 }
 END_TEST
 
