@@ -202,7 +202,7 @@ int main(void)
 	int threads = 0;
 	for (int r = 0; r < REPS; r++) {
 		double t0 = now_us();
-		if (bnd_rebind_tree("/proc", pid, &set[r & 1], NULL, NULL, &threads, NULL, err,
+		if (bnd_rebind_tree("/proc", pid, &set[r & 1], NULL, NULL, NULL, &threads, NULL, err,
 				    sizeof(err)) != BND_OK) {
 			printf("suspend: rebind failed: %s\n", err);
 			return 1;

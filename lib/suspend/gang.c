@@ -16,10 +16,13 @@ struct bnd_gang {
 	struct bnd_gang_in in;
 	pid_t *pids;
 	char proc_root[256];
+	/* The step's cgroup: the rebind touches only threads inside it. */
+	char cgroup[1024];
 	struct bnd_watch *watch;
 	int suspended;
 	int suspends, resumes, deferrals;
 	int migrations; /* tasks whose pages followed them to other nodes */
+	int checks;     /* state changes that a lock-free check answered (no fit) */
 	char last_why[BND_STATE_WHY_LEN];
 };
 
@@ -93,8 +96,9 @@ static int rebind_all(struct bnd_gang *g, const struct bnd_placement *p, int *th
 			moved = !bnd_nodeset_empty(&from) && !bnd_nodeset_empty(&to) &&
 				!bnd_nodeset_equal(&from, &to);
 		}
-		int r = bnd_rebind_tree(g->proc_root, g->pids[i], &c, moved ? &from : NULL,
-					    moved ? &to : NULL, &n, NULL, err, errlen);
+		int r = bnd_rebind_tree(g->proc_root, g->pids[i], &c, g->cgroup[0] ? g->cgroup : NULL,
+					moved ? &from : NULL, moved ? &to : NULL, &n, NULL, err,
+					errlen);
 		g->migrations += moved;
 		*threads += n;
 		/* A task that ended is no failure; keep going with the others. */
@@ -120,9 +124,17 @@ static int on_resume(struct bnd_gang *g, long long seen, int slurm_resumed)
 	struct bnd_alloc_args a;
 	bnd_step_alloc_args(s, &usable, &a);
 	struct bnd_resume_args ra = {
-		&a, s->placed ? &s->pl : NULL,
-		bnd_rebind_rule(s->mbind, s->req.instance) == BND_MOVE_KEEP,
+		.a = &a, .prev = s->placed ? &s->pl : NULL,
+		.prev_only = bnd_rebind_rule(s->mbind, s->req.instance) == BND_MOVE_KEEP,
 	};
+	/* A deferred step woken by a change of the state asks first, without
+	 * the lock, whether it would fit now: the node's lock is taken only by
+	 * the steps a change lets in, never by every waiting one. */
+	if (!slurm_resumed && s->deferred &&
+	    !bnd_state_resume_may_fit(&o, s->topo, &s->req, &ra)) {
+		g->checks++;
+		return 1;
+	}
 	struct bnd_placement p;
 	enum bnd_resume_result res;
 	int rc = bnd_state_resume(&o, s->topo, &s->req, &ra, &p, &res, err, sizeof(err));
@@ -217,6 +229,7 @@ int bnd_gang_open(struct bnd_gang **out, const struct bnd_gang_in *in, char *err
 	memcpy(g->pids, in->pids, (size_t)in->npids * sizeof(*g->pids));
 	g->in.pids = g->pids;
 	snprintf(g->proc_root, sizeof(g->proc_root), "%s", in->proc_root ? in->proc_root : "/proc");
+	bnd_step_cgroup(g->proc_root, g->pids[0], g->cgroup, sizeof(g->cgroup));
 	*out = g;
 	return BND_OK;
 }

@@ -16,6 +16,7 @@
 
 #include "binding/state/statedir.h"
 #include "binding/state/transition.h"
+#include "binding/suspend/pollrate.h"
 #include "binding/util/error.h"
 
 #define BND_WATCH_OPEN_MAX 64
@@ -33,6 +34,7 @@ struct bnd_watch {
 	 * the path through another fd left it signalled and the watcher
 	 * spinning, a CPU per step on cgroup v2. */
 	int frz_poll;
+	struct bnd_pollrate *rate; /* the node's budget of re-reads, or NULL */
 	pthread_t thread;
 	atomic_long wakeups, job_reads;
 };
@@ -118,10 +120,16 @@ int bnd_watch_moved_in(const void *buf, size_t len)
 		struct inotify_event ev;
 		memcpy(&ev, p, sizeof(ev));
 		size_t one = sizeof(ev) + ev.len;
-		if (ev.mask & (IN_MOVED_TO | IN_Q_OVERFLOW))
+		if (ev.mask & IN_Q_OVERFLOW)
 			return 1;
 		if (one > len)
 			break;
+		/* Rankfiles and the topology cache are renamed into the dir too:
+		 * only the state's own rename is a change of the state. */
+		if ((ev.mask & IN_MOVED_TO) &&
+		    !strncmp(p + sizeof(ev), BND_STATE_FILE_NAME, ev.len) &&
+		    strlen(BND_STATE_FILE_NAME) < ev.len)
+			return 1;
 		p += one;
 		len -= one;
 	}
@@ -139,6 +147,22 @@ static int drain(int fd)
 	return moved;
 }
 
+/* Is a re-read of slurmctld due, with nothing changed? Every recheck_cur
+ * ms while the tasks stay unsettled, the interval doubling each time up to
+ * recheck_max_ms, and no sooner than the node's budget allows (pollrate.h):
+ * a step stopped for hours costs slurmctld a few reads an hour, and a node
+ * of such steps one read per node_recheck_ms at most. */
+static int recheck_due(struct bnd_watch *w, long long now, long long last_ask,
+		       long long *recheck_cur)
+{
+	const long long max_ms = w->cfg.recheck_max_ms > 0 ? w->cfg.recheck_max_ms : 60000;
+	const long long node_ms = w->cfg.node_recheck_ms > 0 ? w->cfg.node_recheck_ms : 1000;
+	if (now - last_ask < *recheck_cur || !bnd_pollrate_take(w->rate, now, node_ms))
+		return 0;
+	*recheck_cur = *recheck_cur * 2 < max_ms ? *recheck_cur * 2 : max_ms;
+	return 1;
+}
+
 static void *run(void *arg)
 {
 	struct bnd_watch *w = arg;
@@ -147,11 +171,13 @@ static void *run(void *arg)
 	/* From a resume until the tasks are seen running: a stop then is
 	 * Slurm's SIGTSTP waiting for its SIGCONT, which follows the thaw. */
 	int resuming = 0;
-	long long last_ask = 0;
+	long long last_ask = 0, last_try = mono_ms();
 	const int sample_ms = w->cfg.sample_ms > 0 ? w->cfg.sample_ms : 250;
 	const int fast_ms = w->cfg.fast_ms > 0 ? w->cfg.fast_ms : 50;
 	int unsettled = 0;
 	const int recheck_ms = w->cfg.recheck_ms > 0 ? w->cfg.recheck_ms : 2000;
+	const int retry_ms = w->cfg.retry_ms > 0 ? w->cfg.retry_ms : 30000;
+	long long recheck_cur = recheck_ms;
 
 	if (w->cfg.start_deferred)
 		call(w, BND_WATCH_STATE, bnd_state_now_ms());
@@ -182,7 +208,9 @@ static void *run(void *arg)
 		int changed = s.stopped != last.stopped || s.freezer != last.freezer;
 		unsettled = s.stopped || suspended ||
 				(s.freezer != BND_FREEZE_NONE && s.freezer != BND_FREEZE_THAWED);
-		if (changed || (unsettled && now - last_ask >= recheck_ms)) {
+		if (changed)
+			recheck_cur = recheck_ms;
+		if (changed || (unsettled && recheck_due(w, now, last_ask, &recheck_cur))) {
 			struct bnd_suspend_obs o = { s.freezer, BND_JOB_UNKNOWN, s.stopped, 0 };
 			/* from FREEZING too: a v1 freezer can stay there a while
 			 * with tasks that SIGTSTP had stopped */
@@ -218,8 +246,14 @@ static void *run(void *arg)
 		if (resuming && !s.stopped && !s.dwait &&
 		    (s.freezer == BND_FREEZE_NONE || s.freezer == BND_FREEZE_THAWED))
 			resuming = 0;
-		if (state_changed && !suspended)
+		/* A deferred step also tries now and then with no change seen:
+		 * a holder of its cpus may have died without a transaction. */
+		if (!state_changed && !suspended && w->wd >= 0 && now - last_try >= retry_ms)
+			state_changed = 1;
+		if (state_changed && !suspended) {
+			last_try = now;
 			call(w, BND_WATCH_STATE, seen);
+		}
 	}
 	return NULL;
 }
@@ -241,6 +275,7 @@ static void destroy(struct bnd_watch *w)
 		if (w->statfd[i] >= 0)
 			close(w->statfd[i]);
 	free(w->statfd);
+	bnd_pollrate_close(w->rate);
 	free(w->pids);
 	free(w->proc_root);
 	free(w->freezer);
@@ -300,6 +335,10 @@ int bnd_watch_start(struct bnd_watch **out, const struct bnd_watch_cfg *cfg,
 		w->frzfd = open(w->freezer, O_RDONLY | O_CLOEXEC); /* best effort */
 		w->frz_poll = w->frzfd >= 0 && cfg->freezer_v2;
 	}
+	/* Best effort too: without it the step still backs off on its own. */
+	char rerr[BND_ERRLEN];
+	if (w->state_dir && cfg->job_state)
+		bnd_pollrate_open(w->state_dir, &w->rate, rerr, sizeof(rerr));
 	int rc = pthread_create(&w->thread, NULL, run, w);
 	if (rc) {
 		destroy(w);

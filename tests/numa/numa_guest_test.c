@@ -648,7 +648,7 @@ static void check_migration(const struct bnd_topology *t)
 	bnd_nodeset_set(&from, 1);
 	bnd_topology_numa_of_cpus(t, &cpus, &to);
 	int threads = 0, procs = 0;
-	int rc = ready ? bnd_rebind_tree("/proc", pid, &cpus, &from, &to, &threads, &procs, err,
+	int rc = ready ? bnd_rebind_tree("/proc", pid, &cpus, NULL, &from, &to, &threads, &procs, err,
 					     sizeof(err))
 		       : BND_ESYS;
 	int got = write(go[1], "g", 1) == 1 &&

@@ -18,16 +18,49 @@
 
 /* Sets the affinity of every thread of root and of all its descendants
  * (found through /proc/PID/task/TID/children under proc_root, normally
- * "/proc") to cpus. *nthreads (may be NULL) gets how many threads were
- * set. A thread or process that ends meanwhile is not an error.
+ * "/proc") to cpus. Root's own safety rules, as it runs as root on pids of
+ * a user's processes:
+ *   - a process is held by its open /proc/PID directory from the moment it
+ *     is found, and never looked up by number again: one that exits is
+ *     dropped, whatever process gets its pid next;
+ *   - a pid read from a children file must still have that parent when it
+ *     is opened (a pid reused meanwhile belongs to someone else);
+ *   - with cgroup (the step's cgroup path, bnd_step_cgroup; NULL: no
+ *     check), only threads in that cgroup or below it at that moment are
+ *     touched: a process moved out of the step is not the step's any more.
+ * *nthreads (may be NULL) gets how many threads were set. A thread or
+ * process that ends meanwhile is not an error.
  * BND_OK; BND_EINVAL (empty cpus, bad pid); BND_ESYS when root is gone or a
  * live thread refused (err names it; the others are still set).
- * With from and to (else NULL), the pages of every process of the tree
- * that sit on the OS nodes `from` then move to `to` (migrate_pages); *nprocs
- * (may be NULL) gets how many processes were asked. */
+ * With from and to (else NULL), the pages of every live process of the
+ * tree that sit on the OS nodes `from` then move to `to` (migrate_pages);
+ * *nprocs (may be NULL) gets how many processes were asked. */
 int bnd_rebind_tree(const char *proc_root, pid_t root, const bnd_cpuset_t *cpus,
-			const bnd_nodeset_t *from, const bnd_nodeset_t *to, int *nthreads,
-			int *nprocs, char *err, size_t errlen);
+		    const char *cgroup, const bnd_nodeset_t *from, const bnd_nodeset_t *to,
+		    int *nthreads, int *nprocs, char *err, size_t errlen);
+
+/* The same walk a pass at a time (bnd_rebind_tree loops until a pass
+ * finds no new thread): tests change the processes between passes. */
+struct bnd_rebind {
+	struct bnd_rebind_walk *w;
+};
+int bnd_rebind_begin(struct bnd_rebind *r, const char *proc_root, pid_t root,
+		     const bnd_cpuset_t *cpus, const char *cgroup, char *err, size_t errlen);
+/* *fresh: threads seen for the first time in this pass. BND_OK or
+ * BND_ENOMEM. */
+int bnd_rebind_pass(struct bnd_rebind *r, int *fresh);
+/* Migrates (from/to as above), counts, closes. *skipped: threads left
+ * alone because they were outside the cgroup. */
+int bnd_rebind_end(struct bnd_rebind *r, const bnd_nodeset_t *from, const bnd_nodeset_t *to,
+		   int *nthreads, int *nprocs, int *skipped);
+
+/* The path of pid's Slurm step cgroup (up to its step_<id> component, in
+ * the first hierarchy of /proc/PID/cgroup that has one) into out; 1, or 0
+ * when it has none (no cgroup plugin: then nothing is checked). */
+int bnd_step_cgroup(const char *proc_root, pid_t pid, char *out, size_t len);
+
+/* Does a /proc/PID/cgroup text put the process in cgroup or below it? */
+int bnd_cgroup_contains(const char *file_text, const char *cgroup);
 
 /* What a resumed or deferred step's tasks may do, by their memory policy
  * (a task's policy can only be changed by the task itself):

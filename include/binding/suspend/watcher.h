@@ -12,9 +12,11 @@
  *   - cgroup v2's cgroup.events (POLLPRI on every freeze/thaw), when the
  *     step has it: then sampling is only a fallback.
  * slurmctld's job state (an RPC, through the owner's callback) is read
- * only when what is sampled changes, and again every recheck_ms while the
+ * only when what is sampled changes, and again, backing off, while the
  * tasks stay stopped without being judged suspended (a user's stop that a
- * suspension follows), or stay judged suspended.
+ * suspension follows), or stay judged suspended (recheck_ms below).
+ * Only the state file's own rename counts as a state change: rankfiles
+ * and the topology cache are renamed into the same dir.
  */
 #ifndef BINDING_SUSPEND_WATCHER_H
 #define BINDING_SUSPEND_WATCHER_H
@@ -47,7 +49,18 @@ struct bnd_watch_cfg {
 	 * the thaw to the rebind. An idle step costs 4 small reads a second. */
 	int sample_ms;
 	int fast_ms;
-	int recheck_ms;          /* <= 0: 2000 */
+	/* The re-read of slurmctld while the tasks stay stopped: after
+	 * recheck_ms (<= 0: 2000), then each time twice as long, up to
+	 * recheck_max_ms (<= 0: 60000); and on the node as a whole at most
+	 * one per node_recheck_ms (<= 0: 1000; pollrate.h, through the state
+	 * dir). */
+	int recheck_ms;
+	int recheck_max_ms;
+	int node_recheck_ms;
+	/* A deferred step tries again every retry_ms (<= 0: 30000) when no
+	 * state change woke it: a holder of its cpus may have died without
+	 * any transaction to say so. */
+	int retry_ms;
 	/* slurmctld's state of the step's job; may be NULL (always UNKNOWN).
 	 * Called from the watcher thread. */
 	enum bnd_job_state (*job_state)(void *ctx);
@@ -71,8 +84,8 @@ int bnd_watch_start(struct bnd_watch **w, const struct bnd_watch_cfg *cfg,
 /* Stops and joins the thread, closes its fds, frees w. NULL is fine. */
 void bnd_watch_stop(struct bnd_watch *w);
 
-/* Does this read of the inotify fd hold a rename into the state dir (or a
- * queue overflow, which may have hidden one)? Removing a watch queues an
+/* Does this read of the inotify fd hold a rename of the state file into
+ * the state dir (or a queue overflow, which may have hidden one)? Removing a watch queues an
  * IN_IGNORED event: taken for a change, it made every step that stopped
  * wanting state events wake itself in a loop. */
 int bnd_watch_moved_in(const void *buf, size_t len);

@@ -144,7 +144,7 @@ START_TEST(every_thread_of_the_tree_moves)
 		char want[16];
 		snprintf(want, sizeof(want), "%d", cpus[round]);
 		int threads = 0, total = 0;
-		ck_assert_msg(bnd_rebind_tree("/proc", pid, &target, NULL, NULL, &threads, NULL, err,
+		ck_assert_msg(bnd_rebind_tree("/proc", pid, &target, NULL, NULL, NULL, &threads, NULL, err,
 					      sizeof(err)) ==
 			      BND_OK, "%s", err);
 		ck_assert_int_eq(threads, THREADS + 1 + GRAND_THREADS + 1);
@@ -162,10 +162,10 @@ START_TEST(bad_and_gone)
 	bnd_cpuset_zero(&none);
 	bnd_cpuset_zero(&one);
 	bnd_cpuset_set(&one, 0);
-	ck_assert_int_eq(bnd_rebind_tree("/proc", getpid(), &none, NULL, NULL, NULL, NULL, err,
+	ck_assert_int_eq(bnd_rebind_tree("/proc", getpid(), &none, NULL, NULL, NULL, NULL, NULL, err,
 					 sizeof(err)),
 			 BND_EINVAL);
-	ck_assert_int_eq(bnd_rebind_tree("/proc", 0, &one, NULL, NULL, NULL, NULL, err, sizeof(err)),
+	ck_assert_int_eq(bnd_rebind_tree("/proc", 0, &one, NULL, NULL, NULL, NULL, NULL, err, sizeof(err)),
 			 BND_EINVAL);
 	pid_t pid = fork();
 	ck_assert_int_ge(pid, 0);
@@ -173,7 +173,7 @@ START_TEST(bad_and_gone)
 		_exit(0);
 	waitpid(pid, NULL, 0);
 	int n = -1;
-	ck_assert_int_eq(bnd_rebind_tree("/proc", pid, &one, NULL, NULL, &n, NULL, err, sizeof(err)),
+	ck_assert_int_eq(bnd_rebind_tree("/proc", pid, &one, NULL, NULL, NULL, &n, NULL, err, sizeof(err)),
 			 BND_ESYS);
 	ck_assert_int_eq(n, 0);
 	ck_assert_ptr_nonnull(strstr(err, "rebind: pid"));
@@ -207,7 +207,7 @@ START_TEST(tree_pages_are_migrated)
 	bnd_nodeset_zero(&n0);
 	bnd_nodeset_set(&n0, 0);
 	int threads = 0, procs = 0;
-	ck_assert_msg(bnd_rebind_tree("/proc", pid, &mine, &n0, &n0, &threads, &procs, err,
+	ck_assert_msg(bnd_rebind_tree("/proc", pid, &mine, NULL, &n0, &n0, &threads, &procs, err,
 					  sizeof(err)) == BND_OK, "%s", err);
 	ck_assert_int_eq(threads, THREADS + 1 + GRAND_THREADS + 1);
 	ck_assert_int_eq(procs, 2);
