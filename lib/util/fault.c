@@ -3,6 +3,7 @@
 #ifdef BND_FAULT_POINTS
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,12 +20,23 @@ const char *const bnd_fault_points[] = {
 	NULL,
 };
 
-static int known(const char *name)
+#define NPOINTS (sizeof(bnd_fault_points) / sizeof(bnd_fault_points[0]) - 1)
+
+/* Passes through each point, in this process: what tests count. */
+static _Atomic long seen[NPOINTS];
+
+static int index_of(const char *name)
 {
 	for (int i = 0; bnd_fault_points[i]; i++)
 		if (!strcmp(bnd_fault_points[i], name))
-			return 1;
-	return 0;
+			return i;
+	return -1;
+}
+
+long bnd_fault_passes(const char *name)
+{
+	int i = index_of(name);
+	return i < 0 ? -1 : atomic_load(&seen[i]);
 }
 
 /* The count is per process: a test forks a child per point. */
@@ -32,10 +44,12 @@ static long passes;
 
 void bnd_fault_point(const char *name)
 {
-	if (!known(name)) {
+	int k = index_of(name);
+	if (k < 0) {
 		fprintf(stderr, "fault point %s is missing from bnd_fault_points\n", name);
 		abort();
 	}
+	atomic_fetch_add(&seen[k], 1);
 	const char *v = getenv(BND_FAULT_ENV);
 	size_t n = strlen(name);
 	if (!v || strncmp(v, name, n) || (v[n] && v[n] != ':' && v[n] != '@'))

@@ -24,6 +24,9 @@ extern const char *const bnd_fault_points[];
 /* Dies here when BINDING_FAULT names this point; aborts on a name missing
  * from bnd_fault_points, so the table cannot fall behind the code. */
 void bnd_fault_point(const char *name);
+/* How often this process passed point name (-1: no such point): tests
+ * count transactions by their txn.locked passes, without timing. */
+long bnd_fault_passes(const char *name);
 #define BND_FAULT(name) bnd_fault_point(name)
 #else
 #define BND_FAULT(name) ((void)0)

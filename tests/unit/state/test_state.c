@@ -1103,6 +1103,110 @@ START_TEST(reused_pid_is_reclaimed_when_its_cores_are_needed)
 }
 END_TEST
 
+/* A state dir two hosts write (state_dir= on a shared file system) would
+ * have each host discard the other's records as another boot's and hand
+ * the same cores twice: a state another host wrote is refused, untouched,
+ * with a log line, and nothing is placed against it. */
+START_TEST(a_state_of_another_host_is_refused)
+{
+	struct bnd_topology *t = tu_topo("pack:1 core:2");
+	st_make_dir(&env);
+	struct bnd_state_file f;
+	bnd_statefile_init(&f);
+	struct bnd_state_record r = st_rec(1, 0, getpid(), st_start_of(getpid()), "0");
+	ck_assert_int_eq(bnd_statefile_add(&f, &r), BND_OK);
+	bnd_state_record_free(&r);
+	char *text;
+	size_t len = st_format(&f, NULL, &text);
+	bnd_statefile_free(&f);
+	char *node = strstr(text, "\nnode ") + 6;
+	char *text2;
+	ck_assert_int_ge(asprintf(&text2, "%.*sother-host%s", (int)(node - text), text,
+				  strchr(node, '\n')), 0);
+	free(text);
+	/* the checksum of the edited text */
+	f.nrec = 0;
+	char why[256];
+	ck_assert_int_eq(bnd_statefile_parse(text2, strlen(text2), &f, why, sizeof(why)),
+			 BND_SF_CORRUPT);
+	ck_assert_str_eq(f.node, "other-host");
+	char boot[BND_BOOT_ID_LEN];
+	snprintf(boot, sizeof(boot), "%s", f.boot_id);
+	len = st_format(&f, boot, &text);
+	bnd_statefile_free(&f);
+	free(text2);
+	ck_assert_ptr_nonnull(strstr(text, "\nnode other-host\n"));
+	st_write(st_path(&env, BND_STATE_FILE_NAME), text, len);
+	struct stat before, after;
+	ck_assert_int_eq(stat(st_path(&env, BND_STATE_FILE_NAME), &before), 0);
+
+	char err[BND_ERRLEN] = "", host[256] = "";
+	ck_assert_int_eq(gethostname(host, sizeof(host) - 1), 0);
+	ck_assert_int_eq(bnd_state_gc(&env.opts, NULL, err, sizeof(err)), BND_ESTATE);
+	ck_assert_msg(strstr(err, "belongs to host other-host (this is "), "%s", err);
+	ck_assert_msg(strstr(env.log, "was written by host other-host, this is "), "%s", env.log);
+	ck_assert_msg(strstr(env.log, "must be local to its node"), "%s", env.log);
+	struct bnd_alloc_args a = args(2, 0, 1);
+	struct bnd_placement p;
+	ck_assert_int_eq(bnd_state_allocate(&env.opts, t, st_req("linear:1"), &a, &p, err,
+					    sizeof(err)), BND_ESTATE);
+	ck_assert_int_eq(stat(st_path(&env, BND_STATE_FILE_NAME), &after), 0);
+	ck_assert_uint_eq(before.st_ino, after.st_ino);
+	char *now = st_read(st_path(&env, BND_STATE_FILE_NAME), NULL);
+	ck_assert_str_eq(now, text);
+	free(now);
+	free(text);
+	bnd_topology_free(t);
+}
+END_TEST
+
+/* Each transaction checks a window of 8 owners in turn (a kill(pid, 0)
+ * each), not all: records 0-9 live, 10-19 of a gone owner, none holding
+ * anything a request needs. The first transaction checks 0-7 and drops
+ * nothing, the next goes on from 8 and drops six, the third the last four.
+ * (Checking every owner, the first would have dropped all ten.) */
+START_TEST(owners_are_checked_a_window_at_a_time)
+{
+	struct bnd_topology *t = tu_topo("pack:1 core:4");
+	st_make_dir(&env);
+	pid_t dead = fork();
+	if (!dead)
+		_exit(0);
+	ck_assert_int_eq(waitpid(dead, NULL, 0), dead);
+	struct bnd_state_file f;
+	bnd_statefile_init(&f);
+	for (int i = 0; i < 20; i++) {
+		struct bnd_state_record r =
+			st_rec(100 + (uint32_t)i, 0, i < 10 ? getpid() : dead,
+			       i < 10 ? st_start_of(getpid()) : 1, "0");
+		r.status = BND_ST_SUSPENDED;
+		bnd_cpuset_zero(&r.cpus);
+		bnd_state_record_free(&r);
+		ck_assert_int_eq(bnd_statefile_add(&f, &r), BND_OK);
+	}
+	write_state(&f, NULL);
+	bnd_statefile_free(&f);
+	char err[BND_ERRLEN] = "";
+	ck_assert_str_eq(alloc(t, "linear:1", args(1, 0, 1)), "0");
+	f = list();
+	ck_assert_int_eq(f.nrec, 21);
+	ck_assert_uint_eq(f.scan, 8);
+	bnd_statefile_free(&f);
+	ck_assert_int_eq(bnd_state_release(&env.opts, 1, 0, NULL, err, sizeof(err)), BND_OK);
+	f = list();
+	ck_assert_int_eq(f.nrec, 14);
+	ck_assert_uint_eq(f.rec[10].job, 116);
+	bnd_statefile_free(&f);
+	ck_assert_str_eq(alloc(t, "linear:1", args(1, 1, 1)), "0");
+	f = list();
+	ck_assert_int_eq(f.nrec, 11);
+	for (int i = 0; i < 10; i++)
+		ck_assert_uint_eq(f.rec[i].job, 100 + (uint32_t)i);
+	bnd_statefile_free(&f);
+	bnd_topology_free(t);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("state");
@@ -1134,6 +1238,8 @@ int main(void)
 	tcase_add_test(tc, kept_lock_mapping_is_not_inherited);
 	tcase_add_test(tc, list_of_nothing);
 	tcase_add_test(tc, reused_pid_is_reclaimed_when_its_cores_are_needed);
+	tcase_add_test(tc, a_state_of_another_host_is_refused);
+	tcase_add_test(tc, owners_are_checked_a_window_at_a_time);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

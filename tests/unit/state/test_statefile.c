@@ -375,6 +375,122 @@ START_TEST(records_edit)
 }
 END_TEST
 
+/* The folding path against the table on every alignment, and lengths
+ * around the 64-byte and 16-byte steps the folding takes, up to a state's
+ * size. */
+START_TEST(crc32_folding_matches_the_table)
+{
+	static unsigned char buf[140000];
+	uint32_t x = 12345;
+	for (size_t i = 0; i < sizeof(buf); i++) {
+		x = x * 1103515245u + 12345u;
+		buf[i] = (unsigned char)(x >> 16);
+	}
+	for (size_t off = 0; off < 16; off++)
+		for (size_t len = 0; len < 300; len++)
+			ck_assert_uint_eq(bnd_crc32(buf + off, len), bnd_crc32_table(buf + off, len));
+	for (size_t len = 130000; len < 130040; len++)
+		ck_assert_uint_eq(bnd_crc32(buf + 3, len), bnd_crc32_table(buf + 3, len));
+}
+END_TEST
+
+/* A transaction's parse (heads, the rest on demand) reads what the whole
+ * parse reads; unchanged records go back as the very bytes read, an
+ * edited one is written anew. */
+START_TEST(lazy_load_reads_what_the_whole_parse_reads)
+{
+	struct bnd_state_file f, g, h;
+	sample(&f);
+	f.rec[0].job_mem_mib = 4096;
+	bnd_cpuset_t want;
+	bnd_cpuset_parse_list(&want, "100-200", NULL, 0);
+	ck_assert_int_eq(bnd_state_record_want(&f.rec[2], &want, 3, 6), BND_OK);
+	snprintf(f.node, sizeof(f.node), "node-7");
+	f.scan = 2;
+	char *text, *again, why[256];
+	size_t len = st_format(&f, BOOT, &text), len2;
+	ck_assert_ptr_nonnull(strstr(text, "\nnode node-7\nscan 2\n"));
+	ck_assert_ptr_nonnull(strstr(text, " groups=3 need=6 want=100-200 tasks="));
+	ck_assert_ptr_nonnull(strstr(text, " mem=0:512,3:0 jobmem=4096 req="));
+	ck_assert_int_eq(bnd_statefile_parse(text, len, &g, why, sizeof(why)), BND_SF_CLEAN);
+	char *copy = malloc(len + 1);
+	memcpy(copy, text, len + 1);
+	ck_assert_int_eq(bnd_statefile_load(copy, len, &h, why, sizeof(why)), BND_SF_CLEAN);
+	ck_assert_str_eq(h.node, "node-7");
+	ck_assert_uint_eq(h.scan, 2);
+	ck_assert_int_eq(h.nrec, 3);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(h.rec[i].parsed, BND_REC_HEAD);
+		ck_assert_uint_eq(h.rec[i].job, g.rec[i].job);
+		ck_assert_int_eq(h.rec[i].status, g.rec[i].status);
+		ck_assert(bnd_cpuset_equal(&h.rec[i].cpus, &g.rec[i].cpus));
+	}
+	ck_assert_int_eq(h.rec[2].want_groups, 3);
+	ck_assert_int_eq(bnd_statefile_format(&h, &again, &len2, NULL, 0), BND_OK);
+	ck_assert_uint_eq(len2, len);
+	ck_assert_mem_eq(again, text, len);
+	free(again);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(bnd_statefile_whole(&h, i), BND_OK);
+		same_record(&h.rec[i], &g.rec[i]);
+	}
+	ck_assert_uint_eq(h.rec[0].job_mem_mib, 4096);
+	ck_assert_int_eq(bnd_statefile_edit(&h, 1), BND_OK);
+	ck_assert_ptr_null(h.rec[1].raw);
+	h.rec[1].uid = 4242;
+	ck_assert_int_eq(bnd_statefile_format(&h, &again, &len2, NULL, 0), BND_OK);
+	ck_assert_ptr_nonnull(strstr(again, "rec job=13 step=4294967291 pid=77 start=5 uid=4242 "));
+	free(again);
+	free(text);
+	bnd_statefile_free(&f);
+	bnd_statefile_free(&g);
+	bnd_statefile_free(&h);
+}
+END_TEST
+
+/* Anything that is not a whole file of this version goes through the
+ * whole parse: a damaged one is salvaged as before, a version 1 file (no
+ * node, since= after mem=) is read and written as version 2. */
+START_TEST(lazy_load_falls_back_to_the_whole_parse)
+{
+	struct bnd_state_file f, g;
+	sample(&f);
+	char *text, why[256];
+	size_t len = st_format(&f, BOOT, &text);
+	text[strstr(text, "pid=4242") - text + 4] = '5';
+	char *copy = malloc(len + 1);
+	memcpy(copy, text, len + 1);
+	ck_assert_int_eq(bnd_statefile_load(copy, len, &g, why, sizeof(why)), BND_SF_CORRUPT);
+	ck_assert_str_eq(why, "bad checksum");
+	ck_assert_int_eq(g.nrec, 3);
+	ck_assert_int_eq(g.rec[0].parsed, BND_REC_WHOLE);
+	ck_assert_int_eq(g.rec[0].owner_pid, 5242);
+	bnd_statefile_free(&g);
+	free(text);
+	bnd_statefile_free(&f);
+
+	const char *body = "spank-binding-state 1\nboot " BOOT "\n"
+			   "rec job=13 step=0 pid=77 start=5 uid=1000 status=suspended created=1 cpus= "
+			   "tasks= mem=0:64 since=1700000000123 why=slurm-suspend req=linear:1\n";
+	char v1[1024];
+	snprintf(v1, sizeof(v1), "%send 1 crc32=%08x\n", body,
+		 (unsigned)bnd_crc32(body, strlen(body)));
+	copy = strdup(v1);
+	ck_assert_int_eq(bnd_statefile_load(copy, strlen(v1), &g, why, sizeof(why)), BND_SF_CLEAN);
+	ck_assert_int_eq(g.nrec, 1);
+	ck_assert_str_eq(g.rec[0].why, "slurm-suspend");
+	ck_assert_int_eq(g.rec[0].since_ms, 1700000000123LL);
+	ck_assert_int_eq(g.rec[0].mem[0].mib, 64);
+	ck_assert_str_eq(g.node, "");
+	ck_assert_int_eq(bnd_statefile_format(&g, &text, &len, NULL, 0), BND_OK);
+	ck_assert_ptr_nonnull(strstr(text, "spank-binding-state 2\n"));
+	ck_assert_ptr_nonnull(strstr(text, "cpus= since=1700000000123 why=slurm-suspend tasks= "
+					   "mem=0:64 req=linear:1\n"));
+	free(text);
+	bnd_statefile_free(&g);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("statefile");
@@ -392,6 +508,9 @@ int main(void)
 	tcase_add_test(tc, invalid_lines_with_good_checksum);
 	tcase_add_test(tc, newer_version_refused);
 	tcase_add_test(tc, records_edit);
+	tcase_add_test(tc, crc32_folding_matches_the_table);
+	tcase_add_test(tc, lazy_load_reads_what_the_whole_parse_reads);
+	tcase_add_test(tc, lazy_load_falls_back_to_the_whole_parse);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -2,12 +2,14 @@
  * from /proc/TID/status as the kernel has it. */
 #include <check.h>
 #include <dirent.h>
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +17,7 @@
 #include "binding/task/apply.h"
 #include "binding/util/cpuset.h"
 #include "binding/util/error.h"
+#include "cgscratch.h"
 #include "testutil.h"
 
 #define THREADS 64
@@ -219,6 +222,216 @@ START_TEST(tree_pages_are_migrated)
 }
 END_TEST
 
+static const char *affinity_of(pid_t pid)
+{
+	static char v[256];
+	char path[64], line[512];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	v[0] = '\0';
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Cpus_allowed_list:", 18)) {
+			char *p = line + 18;
+			p += strspn(p, " \t");
+			p[strcspn(p, "\n")] = '\0';
+			snprintf(v, sizeof(v), "%s", p);
+		}
+	fclose(f);
+	return v;
+}
+
+/* One usable cpu other than the first this process may use, as a set, and
+ * the list of all this process may use ("0-1"). 0 when only one. */
+static int second_cpu(bnd_cpuset_t *one, char *all, size_t len)
+{
+	char err[BND_ERRLEN];
+	bnd_cpuset_t mine;
+	ck_assert_int_eq(bnd_affinity_get(0, &mine, err, sizeof(err)), BND_OK);
+	bnd_cpuset_format_list(&mine, all, len);
+	int first = bnd_cpuset_next(&mine, -1), second = bnd_cpuset_next(&mine, first);
+	bnd_cpuset_zero(one);
+	if (second < 0)
+		return 0;
+	bnd_cpuset_set(one, second);
+	return 1;
+}
+
+static pid_t pauser(void)
+{
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid)
+		for (;;)
+			pause();
+	return pid;
+}
+
+/* A task T with a child C (which T reaps when it exits). */
+static pid_t task_with_child(pid_t *child)
+{
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	pid_t t = fork();
+	ck_assert_int_ge(t, 0);
+	if (!t) {
+		pid_t c = fork();
+		if (!c)
+			for (;;)
+				pause();
+		if (write(p[1], &c, sizeof(c)) != sizeof(c))
+			_exit(1);
+		for (;;)
+			if (waitpid(-1, NULL, 0) < 0)
+				pause();
+	}
+	ck_assert_int_eq(read(p[0], child, sizeof(*child)), (ssize_t)sizeof(*child));
+	close(p[0]);
+	close(p[1]);
+	return t;
+}
+
+static void link_proc(const char *root, pid_t pid, pid_t target)
+{
+	char from[128], to[64];
+	snprintf(from, sizeof(from), "%s/%d", root, (int)pid);
+	snprintf(to, sizeof(to), "/proc/%d", (int)target);
+	unlink(from);
+	ck_assert_int_eq(symlink(to, from), 0);
+}
+
+/* Root sets the affinity of pids found in /proc: a pid it saw in an
+ * earlier pass, whose process has exited since and whose number now
+ * belongs to an unrelated process U, is never touched (the walk holds each
+ * process by its /proc dir), nor is a pid that a children file lists but
+ * whose parent is not the process that listed it. Reuse is simulated in a
+ * proc root of links whose target the test swaps between passes. Looking
+ * pids up again by number (the walk before) moved U to the step's cpu. */
+START_TEST(a_reused_pid_is_never_touched)
+{
+	bnd_cpuset_t one;
+	char all[64], root[] = "/tmp/bnd-proc-XXXXXX", err[BND_ERRLEN] = "", want[16];
+	if (!second_cpu(&one, all, sizeof(all))) {
+		printf("# SKIP a_reused_pid_is_never_touched: needs 2 usable cpus\n");
+		return;
+	}
+	bnd_cpuset_format_list(&one, want, sizeof(want));
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	pid_t c, t = task_with_child(&c), u = pauser();
+	link_proc(root, t, t);
+	link_proc(root, c, c);
+	struct bnd_rebind r;
+	int fresh = 0, threads = 0, skipped = 0;
+	ck_assert_msg(bnd_rebind_begin(&r, root, t, &one, NULL, err, sizeof(err)) == BND_OK, "%s",
+		      err);
+	ck_assert_int_eq(bnd_rebind_pass(&r, &fresh), BND_OK);
+	ck_assert_int_eq(fresh, 2);
+	ck_assert_str_eq(affinity_of(c), want);
+	/* C exits (T reaps it); its number now leads to U. */
+	kill(c, SIGKILL);
+	char path[300];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)c);
+	for (int i = 0; i < 3000 && !access(path, F_OK); i++) /* a hang guard */
+		usleep(1000);
+	ck_assert_int_ne(access(path, F_OK), 0);
+	link_proc(root, c, u);
+	ck_assert_int_eq(bnd_rebind_pass(&r, &fresh), BND_OK);
+	ck_assert_int_eq(fresh, 0);
+	ck_assert_int_eq(bnd_rebind_end(&r, NULL, NULL, &threads, NULL, &skipped), BND_OK);
+	ck_assert_int_eq(threads, 2);
+	ck_assert_str_eq(affinity_of(u), all);
+
+	/* A children file naming U, which is not T's child: left alone. */
+	char dir[256];
+	snprintf(dir, sizeof(dir), "%s/%d", root, (int)t);
+	unlink(dir);
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	snprintf(dir, sizeof(dir), "%s/%d/task", root, (int)t);
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	snprintf(dir, sizeof(dir), "%s/%d/task/%d", root, (int)t, (int)t);
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/children", dir);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "%d ", (int)u);
+	fclose(f);
+	link_proc(root, u, u);
+	ck_assert_msg(bnd_rebind_tree(root, t, &one, NULL, NULL, NULL, &threads, NULL, err,
+				      sizeof(err)) == BND_OK, "%s", err);
+	ck_assert_int_eq(threads, 1);
+	ck_assert_str_eq(affinity_of(u), all);
+
+	kill(t, SIGKILL);
+	kill(u, SIGKILL);
+	waitpid(t, NULL, 0);
+	waitpid(u, NULL, 0);
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* The cgroup rule: a /proc/PID/cgroup text is inside a cgroup when one of
+ * its hierarchies' paths is that cgroup or below it. */
+START_TEST(cgroup_containment)
+{
+	const char *v2 = "0::/system.slice/n_slurmstepd.scope/job_7/step_0/user/task_1\n";
+	ck_assert_int_eq(bnd_cgroup_contains(v2, "/system.slice/n_slurmstepd.scope/job_7/step_0"), 1);
+	ck_assert_int_eq(bnd_cgroup_contains(v2, "/system.slice/n_slurmstepd.scope/job_7/step_"), 0);
+	ck_assert_int_eq(bnd_cgroup_contains(v2, "/system.slice/n_slurmstepd.scope/job_7/step_1"), 0);
+	const char *v1 = "12:freezer:/slurm_n/uid_0/job_7/step_batch\n"
+			 "3:cpuset:/slurm_n/uid_0/job_7/step_batch\n1:name=systemd:/x\n";
+	ck_assert_int_eq(bnd_cgroup_contains(v1, "/slurm_n/uid_0/job_7/step_batch"), 1);
+	ck_assert_int_eq(bnd_cgroup_contains(v1, "/slurm_n/uid_0/job_7"), 1);
+	ck_assert_int_eq(bnd_cgroup_contains(v1, "/slurm_n/uid_0/job_8"), 0);
+	ck_assert_int_eq(bnd_cgroup_contains("", "/x"), 0);
+}
+END_TEST
+
+/* On the kernel's own cgroup v2 files: T in one scratch cgroup, its child
+ * moved to another. The walk given T's cgroup sets T's thread and leaves
+ * the child, which left the step, alone. */
+START_TEST(only_threads_in_the_step_cgroup_move)
+{
+	bnd_cpuset_t one;
+	char all[64], err[BND_ERRLEN] = "", want[16], why[600];
+	if (!second_cpu(&one, all, sizeof(all))) {
+		printf("# SKIP only_threads_in_the_step_cgroup_move: needs 2 usable cpus\n");
+		return;
+	}
+	bnd_cpuset_format_list(&one, want, sizeof(want));
+	struct cg_scratch in, out;
+	if (cg_scratch_make(&in, "bnd-rebind-in", why, sizeof(why))) {
+		printf("# SKIP only_threads_in_the_step_cgroup_move: %s\n", why);
+		return;
+	}
+	if (cg_scratch_make(&out, "bnd-rebind-out", why, sizeof(why))) {
+		cg_scratch_remove(&in, 0, 30);
+		printf("# SKIP only_threads_in_the_step_cgroup_move: %s\n", why);
+		return;
+	}
+	pid_t c, t = task_with_child(&c);
+	if (cg_scratch_move(&in, t) || cg_scratch_move(&out, c)) {
+		printf("# SKIP only_threads_in_the_step_cgroup_move: cgroup.procs refused: %s\n",
+		       strerror(errno));
+	} else {
+		char cgroup[600];
+		snprintf(cgroup, sizeof(cgroup), "%s", in.dir + strlen(in.mnt));
+		int threads = 0;
+		ck_assert_msg(bnd_rebind_tree("/proc", t, &one, cgroup, NULL, NULL, &threads, NULL,
+					      err, sizeof(err)) == BND_OK, "%s", err);
+		ck_assert_int_eq(threads, 1);
+		ck_assert_str_eq(affinity_of(t), want);
+		ck_assert_str_eq(affinity_of(c), all);
+	}
+	kill(c, SIGKILL);
+	kill(t, SIGKILL);
+	waitpid(t, NULL, 0);
+	cg_scratch_remove(&out, c, 30);
+	cg_scratch_remove(&in, t, 30);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rebind");
@@ -228,6 +441,9 @@ int main(void)
 	tcase_add_test(tc, bad_and_gone);
 	tcase_add_test(tc, move_rule_by_memory_policy);
 	tcase_add_test(tc, tree_pages_are_migrated);
+	tcase_add_test(tc, a_reused_pid_is_never_touched);
+	tcase_add_test(tc, cgroup_containment);
+	tcase_add_test(tc, only_threads_in_the_step_cgroup_move);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

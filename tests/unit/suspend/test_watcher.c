@@ -29,13 +29,17 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static int n_susp, n_res, n_state, n_user, want_state_events;
 static atomic_int job_answer;
+static atomic_long n_reads; /* slurmctld reads (job_cb calls) */
 /* When set, the second state event stops this process (from inside the
  * callback, so the watcher's next sample finds it stopped). */
 static pid_t stop_at_second_state;
+/* When set, called from inside the first state event's callback. */
+static void (*at_first_state)(void);
 
 static enum bnd_job_state job_cb(void *ctx)
 {
 	(void)ctx;
+	atomic_fetch_add(&n_reads, 1);
 	return (enum bnd_job_state)atomic_load(&job_answer);
 }
 
@@ -50,8 +54,11 @@ static int event_cb(void *ctx, enum bnd_watch_event ev, long long seen)
 	n_user += ev == BND_WATCH_USER_STOP;
 	int w = want_state_events;
 	int stop = stop_at_second_state && ev == BND_WATCH_STATE && n_state == 2;
+	int first = at_first_state && ev == BND_WATCH_STATE && n_state == 1;
 	pthread_cond_broadcast(&cv);
 	pthread_mutex_unlock(&mu);
+	if (first)
+		at_first_state();
 	if (stop) {
 		int st;
 		ck_assert_int_eq(kill(stop_at_second_state, SIGSTOP), 0);
@@ -109,7 +116,9 @@ static void reset(void)
 {
 	n_susp = n_res = n_state = n_user = want_state_events = 0;
 	stop_at_second_state = 0;
+	at_first_state = NULL;
 	atomic_store(&job_answer, BND_JOB_RUNNING);
+	atomic_store(&n_reads, 0);
 }
 
 static pid_t sleeper(void)
@@ -250,6 +259,116 @@ START_TEST(state_changes_wake_a_deferred_step)
 }
 END_TEST
 
+/* A waiting step is woken by the state's own rename only. No timing:
+ * inside its first try (the watcher thread is in the callback, not
+ * waiting) a rankfile is renamed into the dir and the task stopped; the
+ * watcher's next pass reads the queued rename and finds the stop (the
+ * user-stop event), and bnd_watch_stop ends with that pass. Taking every
+ * rename for a change of the state made that pass a second state event. */
+static char name_dir[] = "/tmp/bnd-wname-XXXXXX";
+static pid_t name_task;
+
+static void rename_rankfile_and_stop(void)
+{
+	char a[64], b[64];
+	snprintf(a, sizeof(a), "%s/tmp", name_dir);
+	snprintf(b, sizeof(b), "%s/rankfile.7.0.n1", name_dir);
+	FILE *f = fopen(a, "w");
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+	ck_assert_int_eq(rename(a, b), 0);
+	int st;
+	ck_assert_int_eq(kill(name_task, SIGSTOP), 0);
+	ck_assert_int_eq(waitpid(name_task, &st, WUNTRACED), name_task);
+}
+
+START_TEST(only_the_states_rename_wakes_a_deferred_step)
+{
+	reset();
+	want_state_events = 1;
+	name_task = sleeper();
+	at_first_state = rename_rankfile_and_stop;
+	ck_assert_ptr_nonnull(mkdtemp(name_dir));
+	struct bnd_watch *w;
+	char err[BND_ERRLEN] = "", b[64];
+	/* a sample interval no test waits for: only inotify wakes the thread */
+	struct bnd_watch_cfg c = {
+		.pids = &name_task, .npids = 1, .proc_root = "/proc", .state_dir = name_dir,
+		.sample_ms = 600000, .fast_ms = 600000, .recheck_ms = 600000,
+		.retry_ms = 600000, .job_state = job_cb, .event = event_cb, .start_deferred = 1,
+	};
+	ck_assert_msg(bnd_watch_start(&w, &c, err, sizeof(err)) == BND_OK, "%s", err);
+	wait_count(&n_user, 1, "the stop seen in the pass the rankfile's rename woke");
+	bnd_watch_stop(w);
+	ck_assert_int_eq(get(&n_state), 1);
+	kill(name_task, SIGKILL);
+	waitpid(name_task, NULL, 0);
+	snprintf(b, sizeof(b), "%s/rankfile.7.0.n1", name_dir);
+	unlink(b);
+	snprintf(b, sizeof(b), "%s/pollrate", name_dir);
+	unlink(b);
+	rmdir(name_dir);
+}
+END_TEST
+
+/* With no change of the state at all, a waiting step still tries every
+ * retry_ms: a holder of its cpus may die without a transaction. */
+START_TEST(a_deferred_step_retries_without_a_change)
+{
+	reset();
+	want_state_events = 1;
+	char dir[] = "/tmp/bnd-wretry-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	pid_t me = getpid();
+	struct bnd_watch *w;
+	char err[BND_ERRLEN] = "";
+	struct bnd_watch_cfg c = {
+		.pids = &me, .npids = 1, .state_dir = dir, .sample_ms = 20, .retry_ms = 50,
+		.event = event_cb, .start_deferred = 1,
+	};
+	ck_assert_msg(bnd_watch_start(&w, &c, err, sizeof(err)) == BND_OK, "%s", err);
+	wait_count(&n_state, 3, "retries of a deferred step");
+	bnd_watch_stop(w);
+	rmdir(dir);
+}
+END_TEST
+
+/* A task stopped by its user: slurmctld is asked when the stop is seen,
+ * then after 20, 40, 80, ... ms (doubling, up to recheck_max_ms). Over a
+ * stop of about a second that is a handful of reads; without the back-off
+ * (every 20 ms) it was 50. An upper bound: a slower machine only asks
+ * less. */
+START_TEST(a_stopped_steps_rereads_back_off)
+{
+	reset();
+	pid_t pid = sleeper();
+	char dir[] = "/tmp/bnd-wback-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	struct bnd_watch *w;
+	char err[BND_ERRLEN] = "";
+	struct bnd_watch_cfg c = {
+		.pids = &pid, .npids = 1, .proc_root = "/proc", .state_dir = dir,
+		.sample_ms = 10, .fast_ms = 10, .recheck_ms = 20, .recheck_max_ms = 10000,
+		.node_recheck_ms = 1, .job_state = job_cb, .event = event_cb,
+	};
+	ck_assert_msg(bnd_watch_start(&w, &c, err, sizeof(err)) == BND_OK, "%s", err);
+	int st;
+	ck_assert_int_eq(kill(pid, SIGSTOP), 0);
+	ck_assert_int_eq(waitpid(pid, &st, WUNTRACED), pid);
+	wait_count(&n_user, 1, "the user's stop");
+	usleep(1000000);
+	bnd_watch_stop(w);
+	long reads = atomic_load(&n_reads);
+	ck_assert_msg(reads >= 1 && reads <= 8, "%ld slurmctld reads in a second's stop", reads);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	char p[64];
+	snprintf(p, sizeof(p), "%s/pollrate", dir);
+	unlink(p);
+	rmdir(dir);
+}
+END_TEST
+
 /* The pass that ends a suspension is no user's stop, whatever it finds:
  * here the freezer never got past FREEZING (a v1 freezer can stay there
  * with tasks that SIGTSTP stopped), and the task is found stopped (state T,
@@ -361,6 +480,14 @@ START_TEST(inotify_events_that_count)
 	memcpy(buf + 2 * sizeof(ev), "state", 6);
 	ck_assert_int_eq(bnd_watch_moved_in(buf, 2 * sizeof(ev) + 16), 1);
 	ck_assert_int_eq(bnd_watch_moved_in(buf, sizeof(ev) - 1), 0);
+	/* a rankfile, the topology cache, the old state swapped out: not a
+	 * change of the state */
+	const char *others[] = { "rankfile.7.0.n1", "topology.cache", "state.new", "stat" };
+	for (size_t k = 0; k < sizeof(others) / sizeof(others[0]); k++) {
+		memset(buf + 2 * sizeof(ev), 0, 16);
+		memcpy(buf + 2 * sizeof(ev), others[k], strlen(others[k]));
+		ck_assert_msg(bnd_watch_moved_in(buf, 2 * sizeof(ev) + 16) == 0, "%s", others[k]);
+	}
 
 	/* and from the kernel: add a watch, remove it, read */
 	char dir[] = "/tmp/bnd-wev-XXXXXX";
@@ -446,6 +573,9 @@ int main(void)
 	tcase_add_test(tc, a_removed_watch_wakes_nobody);
 	tcase_add_test(tc, resume_from_freezing_is_no_user_stop);
 	tcase_add_test(tc, inotify_events_that_count);
+	tcase_add_test(tc, only_the_states_rename_wakes_a_deferred_step);
+	tcase_add_test(tc, a_deferred_step_retries_without_a_change);
+	tcase_add_test(tc, a_stopped_steps_rereads_back_off);
 	tcase_add_test(tc, cgroup_v2_events_wake_only_on_change);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
