@@ -213,6 +213,7 @@ bench: $(BENCH_BIN) all
 	@for b in $(BENCH_BIN); do $$b || exit 1; done
 	@if [ -x bench/launch.sh ]; then sh bench/launch.sh; fi
 	@if [ -x bench/gang.sh ]; then sh bench/gang.sh; fi
+	@if [ -x bench/defer.sh ]; then sh bench/defer.sh; fi
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(MANDIR)/man1 \

@@ -20,6 +20,17 @@
  * each, as with distinct owners); the first 200 hold one cpu each, the rest
  * are suspended.
  *
+ * Waiting steps: a state of 1000 deferred records (one user's steps that
+ * wait for two cores of its job while its first step holds one of them)
+ * and 600 retries of them, as their watchers run at changes of the state,
+ * by 2 processes, while another job allocates and releases a core outside
+ * that job's cpus: the unrelated allocation's latency against the same
+ * allocation on the same state with nobody retrying (the ratio of the
+ * medians, and the p99; issue 20's goal: p99 <= 100 ms), for retries as
+ * the watchers make them now (a lock-free check first) and as they were
+ * made before (every retry a transaction). BENCH_STATE_WAITING=1 runs that
+ * case alone.
+ *
  * The state dir is a fresh temp dir under $BINDING_BENCH_DIR (default /tmp);
  * when /dev/shm is a tmpfs the cases run there too, since the default state
  * dir /run is a tmpfs on most systems.
@@ -40,6 +51,7 @@
 #include "binding/request/request.h"
 #include "binding/state/state.h"
 #include "binding/state/statefile.h"
+#include "binding/state/transition.h"
 #include "binding/topology/topology.h"
 
 #define TOPO "pack:4 core:32 pu:2"
@@ -313,6 +325,199 @@ out:
 	return rc;
 }
 
+/* The deferred records: jobs 5000.. of uid 2000 waiting for linear:2 in
+ * cpus 0-1, which job 4999 (the same user's first step) holds one of. */
+static int fill_waiting(const char *dir, int nrec)
+{
+	struct bnd_state_file f;
+	bnd_statefile_init(&f);
+	unsigned long long start;
+	char err[BND_ERRLEN] = "";
+	bnd_cpuset_t want;
+	bnd_cpuset_parse_list(&want, "0-1", NULL, 0);
+	if (bnd_proc_start_time(getpid(), &start, err, sizeof(err)) ||
+	    bnd_proc_boot_id(f.boot_id, sizeof(f.boot_id), err, sizeof(err)) ||
+	    gethostname(f.node, sizeof(f.node) - 1))
+		return -1;
+	for (int i = 0; i <= nrec; i++) {
+		struct bnd_state_record r;
+		memset(&r, 0, sizeof(r));
+		r.job = 4999 + (uint32_t)i;
+		r.owner_pid = (int)getpid();
+		r.owner_start = start;
+		r.uid = 2000;
+		r.created = 1700000000;
+		snprintf(r.request, sizeof(r.request), i ? "linear:2" : "linear:1");
+		if (i) {
+			r.status = BND_ST_DEFERRED;
+			r.since_ms = 1700000000000LL + i;
+			snprintf(r.why, sizeof(r.why), "held-by-job:4999");
+			if (bnd_state_record_want(&r, &want, 1, 2))
+				return -1;
+		} else {
+			bnd_cpuset_set(&r.cpus, 0);
+			r.ntasks = 1;
+			r.tasks = malloc(sizeof(*r.tasks));
+			if (!r.tasks)
+				return -1;
+			r.tasks[0] = r.cpus;
+		}
+		int rc = bnd_statefile_add(&f, &r);
+		bnd_state_record_free(&r);
+		if (rc)
+			return -1;
+	}
+	char *text;
+	size_t len;
+	int rc = bnd_statefile_format(&f, &text, &len, err, sizeof(err));
+	bnd_statefile_free(&f);
+	char p[512];
+	snprintf(p, sizeof(p), "%s/state", dir);
+	FILE *fp = rc ? NULL : fopen(p, "w");
+	if (!fp || fwrite(text, 1, len, fp) != len || fclose(fp))
+		rc = -1;
+	free(text);
+	return rc;
+}
+
+/* n retries of waiting steps (jobs from first on, in turn): what a
+ * watcher does at a change of the state. locked: every retry a
+ * transaction, as before; else the lock-free check first. */
+static int retries(const struct bnd_state_opts *o, const struct bnd_topology *t, int first,
+		   int n, int locked)
+{
+	struct bnd_request r;
+	char err[BND_ERRLEN];
+	bnd_cpuset_t allowed;
+	bnd_cpuset_parse_list(&allowed, "0-1", NULL, 0);
+	if (bnd_request_parse(&r, "linear:2", err, sizeof(err)))
+		return -1;
+	for (int i = 0; i < n; i++) {
+		struct bnd_alloc_args a = { .job = 5000 + (uint32_t)((first + i) % 1000), .step = 0,
+					    .ntasks = 1, .uid = 2000, .allowed = &allowed };
+		struct bnd_resume_args ra = { .a = &a };
+		struct bnd_placement p;
+		enum bnd_resume_result res;
+		if (!locked && !bnd_state_resume_may_fit(o, t, &r, &ra))
+			continue;
+		if (bnd_state_resume(o, t, &r, &ra, &p, &res, err, sizeof(err)) != BND_ENOFIT) {
+			fprintf(stderr, "bench_state: a waiting step fit: %s\n", err);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The unrelated job's allocate+release pairs (cpus 2..) until *stop, at
+ * least min_pairs; latencies (us, the pair / 2) into lat. Returns how many. */
+static size_t unrelated(const struct bnd_state_opts *o, const struct bnd_topology *t,
+			const struct bnd_request *r, volatile int *stop, size_t min_pairs,
+			double *lat, size_t cap)
+{
+	bnd_cpuset_t allowed = t->all_cpus;
+	bnd_cpuset_t low;
+	bnd_cpuset_parse_list(&low, "0-1", NULL, 0);
+	bnd_cpuset_andnot(&allowed, &low);
+	char err[BND_ERRLEN];
+	size_t n = 0;
+	while (n < cap && (n < min_pairs || !*stop)) {
+		struct bnd_alloc_args a = { .job = 1, .step = (uint32_t)n, .ntasks = 1, .uid = 1000,
+					    .allowed = &allowed };
+		struct bnd_placement p;
+		double t0 = now_us();
+		if (bnd_state_allocate(o, t, r, &a, &p, err, sizeof(err)) ||
+		    (bnd_placement_free(&p), 0) ||
+		    bnd_state_release(o, a.job, a.step, NULL, err, sizeof(err))) {
+			fprintf(stderr, "bench_state: %s\n", err);
+			return 0;
+		}
+		lat[n++] = (now_us() - t0) / 2;
+	}
+	return n;
+}
+
+static void quantiles(double *v, size_t n, double *med, double *p99)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	*med = v[n / 2];
+	*p99 = v[(size_t)((double)(n - 1) * 0.99)];
+}
+
+/* One run: the unrelated pairs while 2 processes make nretry retries
+ * (locked or not). Fills med/p99 (us); -1 on failure. */
+static int waiting_run(const char *dir, const struct bnd_topology *t, const struct bnd_request *r,
+		       int nretry, int locked, double *med, double *p99, double *retry_s)
+{
+	struct bnd_state_opts o = { .dir = dir };
+	enum { CAP = 100000 };
+	double *lat = malloc(CAP * sizeof(double));
+	volatile int *stop = mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE,
+				  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (!lat || stop == MAP_FAILED || fill_waiting(dir, 1000))
+		return -1;
+	*stop = !nretry;
+	double t0 = now_us();
+	pid_t kids[2] = { 0, 0 };
+	for (int k = 0; nretry && k < 2; k++)
+		if ((kids[k] = fork()) == 0)
+			_exit(retries(&o, t, k * 500, nretry / 2, locked) ? 1 : 0);
+	/* Nobody retrying: 300 pairs; else as many as fit while they run. */
+	int bad = 0, st;
+	size_t n = 0;
+	if (!nretry) {
+		n = unrelated(&o, t, r, stop, 300, lat, CAP);
+	} else {
+		pid_t w = fork();
+		if (w == 0) {
+			for (int k = 0; k < 2; k++)
+				waitpid(kids[k], &st, 0);
+			*stop = 1;
+			_exit(0);
+		}
+		n = unrelated(&o, t, r, stop, 20, lat, CAP);
+		for (int k = 0; k < 2; k++)
+			if (waitpid(kids[k], &st, 0) == kids[k])
+				bad |= !WIFEXITED(st) || WEXITSTATUS(st);
+		waitpid(w, &st, 0);
+	}
+	*retry_s = (now_us() - t0) / 1e6;
+	if (!n || bad)
+		return -1;
+	quantiles(lat, n, med, p99);
+	free(lat);
+	munmap((void *)stop, sizeof(int));
+	return 0;
+}
+
+static int waiting_case(const char *root, const char *fsname, const struct bnd_topology *t,
+			const struct bnd_request *r)
+{
+	char base[256], dir[300];
+	snprintf(base, sizeof(base), "%s/bnd-bench-XXXXXX", root);
+	if (!mkdtemp(base))
+		return -1;
+	snprintf(dir, sizeof(dir), "%s/st", base);
+	struct bnd_state_opts o = { .dir = dir };
+	char err[BND_ERRLEN] = "";
+	double im, ip, nm, np, lm, lp, s0, s1, s2;
+	int rc = bnd_state_gc(&o, NULL, err, sizeof(err)) ||
+		 waiting_run(dir, t, r, 0, 0, &im, &ip, &s0) ||
+		 waiting_run(dir, t, r, 600, 0, &nm, &np, &s1) ||
+		 waiting_run(dir, t, r, 600, 1, &lm, &lp, &s2);
+	if (!rc) {
+		printf("waiting steps, 1000 records, %s: an unrelated allocation idle: median %.0f us, "
+		       "p99 %.0f us\n", fsname, im, ip);
+		printf("  during 600 retries (lock-free check first): median %.0f us, p99 %.0f us, "
+		       "ratio %.2f (the retries took %.2f s)\n", nm, np, nm / im, s1);
+		printf("  during 600 retries (each a transaction, as before): median %.0f us, "
+		       "p99 %.0f us, ratio %.2f (%.2f s)\n", lm, lp, lm / im, s2);
+	} else {
+		fprintf(stderr, "bench_state: waiting steps: %s\n", err);
+	}
+	rmdir_state(dir, base);
+	return rc;
+}
+
 /* BENCH_STATE_RECORDS=N[,ROUNDS]: only that case, on the first root (for
  * valgrind --tool=callgrind, which counts instructions whatever the load). */
 static int records_only(const char *root, const struct bnd_topology *t,
@@ -340,6 +545,11 @@ int main(void)
 	const char *roots[2] = { getenv("BINDING_BENCH_DIR"), "/dev/shm" };
 	if (!roots[0] || !*roots[0])
 		roots[0] = "/tmp";
+	if (getenv("BENCH_STATE_WAITING")) {
+		int wrc = waiting_case(roots[0], roots[0], t, &r);
+		bnd_topology_free(t);
+		return wrc ? 1 : 0;
+	}
 	const char *only = getenv("BENCH_STATE_RECORDS");
 	if (only && *only) {
 		int orc = records_only(roots[0], t, &r, only);
@@ -363,6 +573,7 @@ int main(void)
 				 rounds[] = { 1000, 1000, 300, 60, 12 };
 		for (int k = 0; k < 5; k++)
 			rc |= records_case(roots[i], fsname, t, &r, nrecs[k], rounds[k]);
+		rc |= waiting_case(roots[i], fsname, t, &r);
 		static const int procs[] = { 1, 8, 32 }, cycles[] = { 2000, 400, 100 };
 		for (int k = 0; k < 3; k++)
 			rc |= run_case(roots[i], fsname, t, &r, procs[k], cycles[k], 0);

@@ -777,6 +777,9 @@ int bnd_statefile_whole(struct bnd_state_file *f, int i)
 	if (r->parsed == BND_REC_WHOLE)
 		return BND_OK;
 	size_t n = r->rawlen - r->tail;
+	/* The whole parse refuses a line with a NUL byte: so does this one. */
+	if (memchr(r->raw + r->tail, '\0', n))
+		return BND_ESTATE;
 	char small[512], *line = n < sizeof(small) ? small : malloc(n + 1);
 	if (!line)
 		return BND_ENOMEM;
@@ -1055,7 +1058,8 @@ static int load_heads(const char *p, const char *end, long count, struct bnd_sta
 			r->rawlen = ll - 4;
 			r->tail = (size_t)(c.p - r->raw);
 			f->nrec++;
-		} else if (f->nrec || !header_line(f, p, ll, &seen, NULL, 0, &bad) || bad) {
+		} else if (f->nrec || memchr(p, '\0', ll) || !header_line(f, p, ll, &seen, NULL, 0, &bad) ||
+			   bad) {
 			return -1;
 		}
 		p = e + 1;

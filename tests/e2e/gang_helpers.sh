@@ -167,7 +167,7 @@ gang_suspend() {
 	else
 		e2e_fail "job $a: records not suspended: $(state_records | grep " job=$a " | tr '\n' '|')"
 	fi
-	assert_eq "" "$(state_records | grep " job=$a " | grep -v ' cpus= tasks= ')" \
+	assert_eq "" "$(state_records | grep " job=$a " | grep -vE ' cpus= (since=[0-9]+ why=[^ ]* )?tasks= ')" \
 		"job $a: suspended records hold no cpus"
 	assert_match "$(state_records | grep " job=$a ")" " since=[0-9]+ why=slurm-suspend " \
 		"job $a: since= and why= recorded"

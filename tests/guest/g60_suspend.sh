@@ -87,7 +87,7 @@ else
 	e2e_fail "job $s: records not suspended: $(state_records | grep " job=$s " | tr '\n' '|')"
 fi
 wait_records "$p" suspended || e2e_fail "job $p: records not suspended"
-assert_eq "" "$(state_records | grep -E " job=($s|$p) " | grep -v ' cpus= tasks= ')" "jobs $s and $p: suspended records hold no cpus"
+assert_eq "" "$(state_records | grep -E " job=($s|$p) " | grep -vE ' cpus= (since=[0-9]+ why=[^ ]* )?tasks= ')" "jobs $s and $p: suspended records hold no cpus"
 assert_match "$(sbind_status --job "$s")" "suspended .*slurm-suspend" "sbind status --job $s: suspended, since when and why"
 stops=$(stop_lines "$s")
 
