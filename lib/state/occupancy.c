@@ -78,12 +78,14 @@ static int by_job(const void *a, const void *b)
 }
 
 /* A job's steps share its memory, as in Slurm: the job never holds more on
- * this host than its memory, which is its largest record (the batch
- * script's, or a step's that got the whole job's memory, and every step's
- * memory is part of it). So on each node a job reserves the sum of its
- * records there, capped at its largest record's total: its own records
- * never make its next step's memory "taken", and a script and its steps do
- * not count twice against other jobs. */
+ * this host than its memory. That is the job's memory its records carry
+ * (jobmem=, Slurm's S_JOB_ALLOC_MEM), or, for records without it (version
+ * 1 files), its largest record (the batch script's, or a step's that got
+ * the whole job's memory, and every step's memory is part of it). So on
+ * each node a job reserves the sum of its records there, capped at that:
+ * its own records never make its next step's memory "taken", a script and
+ * its steps do not count twice against other jobs, and steps with their
+ * own --mem add up to the job's memory (salloc's steps running at once). */
 int bnd_state_mem_used(const struct bnd_topology *t, const struct bnd_state_file *f,
 		       uint32_t except_job, uint64_t *used)
 {
@@ -106,7 +108,7 @@ int bnd_state_mem_used(const struct bnd_topology *t, const struct bnd_state_file
 		if (holds_mem(&f->rec[i], except_job))
 			recs[n++] = &f->rec[i];
 	qsort(recs, (size_t)n, sizeof(*recs), by_job);
-	uint64_t largest = 0;
+	uint64_t largest = 0, job_mem = 0;
 	for (int i = 0; i < n; i++) {
 		const struct bnd_state_record *r = recs[i];
 		struct bnd_mem_share s[BND_STATE_MAX_MEM];
@@ -118,11 +120,14 @@ int bnd_state_mem_used(const struct bnd_topology *t, const struct bnd_state_file
 		bnd_mem_add(t, s, r->nmem, sum);
 		if (total > largest)
 			largest = total;
+		if (r->job_mem_mib > job_mem)
+			job_mem = r->job_mem_mib;
 		if (i + 1 == n || recs[i + 1]->job != r->job) {
+			uint64_t cap = job_mem > largest ? job_mem : largest;
 			for (size_t k = 0; k < nn; k++)
-				used[k] += sum[k] < largest ? sum[k] : largest;
+				used[k] += sum[k] < cap ? sum[k] : cap;
 			memset(sum, 0, nn * sizeof(*sum));
-			largest = 0;
+			largest = job_mem = 0;
 		}
 	}
 	free(recs);

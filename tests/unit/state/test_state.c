@@ -356,6 +356,36 @@ START_TEST(a_jobs_memory_is_capped_at_its_largest_record)
 }
 END_TEST
 
+/* The undercount the cap had without the job's memory: a job without a
+ * batch script (salloc --mem=1000) runs two steps at once on node 0, each
+ * with its own --mem=400. Slurm lets them use 800 together; capped at the
+ * largest record they counted 400. With jobmem= in the records they count
+ * their sum, and never more than the job's memory. */
+START_TEST(a_jobs_steps_add_up_to_its_memory)
+{
+	struct bnd_topology *t = tu_topo("pack:1 numa:2 core:2 pu:1");
+	bnd_cpuset_t node0;
+	ck_assert_int_eq(bnd_cpuset_parse_list(&node0, "0-1", NULL, 0), BND_OK);
+	struct bnd_alloc_args a = strict_args(30, 0, &node0, 400);
+	a.job_mem_mib = 1000;
+	ck_assert_str_eq(alloc(t, "linear:1", a), "0");
+	a.step = 1;
+	ck_assert_str_eq(alloc(t, "linear:1", a), "1");
+	assert_mem_used(t, 800, 0);
+	struct bnd_state_file f = list();
+	ck_assert_uint_eq(f.rec[0].job_mem_mib, 1000);
+	bnd_statefile_free(&f);
+	/* step 1 ends; step 2 asks 700: together 1100, the job has 1000 */
+	char err[BND_ERRLEN] = "";
+	ck_assert_int_eq(bnd_state_release(&env.opts, 30, 1, NULL, err, sizeof(err)), BND_OK);
+	a.step = 2;
+	a.mem_mib = 700;
+	ck_assert_str_eq(alloc(t, "linear:1", a), "1");
+	assert_mem_used(t, 1000, 0);
+	bnd_topology_free(t);
+}
+END_TEST
+
 /* A step shares its own job's batch-script cores, never another job's, and
  * never a sibling step's. This test used to expect the opposite in places
  * (a second step of job 7 placed on the first step's cores, "0-1" then
@@ -1222,6 +1252,7 @@ int main(void)
 	tcase_add_test(tc, steps_inherit_their_jobs_cores);
 	tcase_add_test(tc, a_jobs_steps_share_its_memory);
 	tcase_add_test(tc, a_jobs_memory_is_capped_at_its_largest_record);
+	tcase_add_test(tc, a_jobs_steps_add_up_to_its_memory);
 	tcase_add_test(tc, suspended_and_deferred_hold_nothing);
 	tcase_add_test(tc, journal_in_commit_order);
 	tcase_add_test(tc, stale_owners_are_reclaimed);
