@@ -111,8 +111,8 @@ $(B)/man/sbind.1: man/sbind.1.in man/spank-binding.8.in man/build.sh $(TOOLS_BIN
 	sh man/build.sh $(TOOLS_BIN) $(B)/man "$(VERSION)" "$(MAN_DATE)" "$(SLURM_PLUGINDIR)"
 $(B)/man/spank-binding.8: $(B)/man/sbind.1
 
-$(PLUGIN): spank_binding.c $(B)/libbinding.a $(LIB_HDR)
-	$(CC) $(ALL_CFLAGS) -shared $< -o $@ -Wl,--whole-archive $(B)/libbinding.a -Wl,--no-whole-archive $(PKG_LIBS) $(LDFLAGS)
+$(PLUGIN): spank_binding.c spank_binding.map $(B)/libbinding.a $(LIB_HDR)
+	$(CC) $(ALL_CFLAGS) -shared $< -o $@ -Wl,--version-script=spank_binding.map -Wl,--whole-archive $(B)/libbinding.a -Wl,--no-whole-archive $(PKG_LIBS) $(LDFLAGS)
 
 $(B)/tests/%: tests/unit/%.c $(TESTUTIL) $(CGSCRATCH) $(B)/tests/libbinding.a
 	@mkdir -p $(@D)

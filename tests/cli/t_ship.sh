@@ -33,6 +33,22 @@ else
 	done
 fi
 
+# The plugin shows Slurm only its entry points (spank_binding.map): lib/'s
+# names stay inside the .so.
+plugin=$(dirname "$SBIND")/spank_binding.so
+if ! [ -f "$plugin" ]; then
+	skip "plugin exports" "no $plugin (built with libslurm-dev)"
+elif ! command -v nm >/dev/null 2>&1; then
+	skip "plugin exports" "nm is not installed"
+else
+	exported=$(nm -D --defined-only "$plugin" | awk '{ print $3 }' | sort)
+	want=$(printf '%s\n' plugin_name plugin_type plugin_version slurm_spank_exit slurm_spank_init \
+		slurm_spank_init_post_opt slurm_spank_task_init slurm_spank_task_post_fork \
+		spank_plugin_version | sort)
+	if [ "$exported" = "$want" ]; then _report 1 "nm -D spank_binding.so: only Slurm's symbols and the 5 callbacks"
+	else _report 0 "nm -D spank_binding.so: only Slurm's symbols and the 5 callbacks" "$(echo $exported)"; fi
+fi
+
 comp="$root/tools/sbind.bash-completion"
 if ! command -v bash >/dev/null 2>&1; then
 	skip "bash completion" "bash is not installed"
