@@ -42,6 +42,11 @@ static const struct bnd_state_record **candidates(struct bnd_state_file *f,
 	bnd_cpuset_t held;
 	int cap = 0;
 	*n = *oom = 0;
+	int waiting = 0;
+	for (int k = 0; k < f->nrec && !waiting; k++)
+		waiting = f->rec[k].status == BND_ST_DEFERRED;
+	if (!waiting)
+		return NULL; /* the usual node: no scan of the holders */
 	int i = bnd_statefile_find(f, a->job, a->step);
 	if (i >= 0 && f->rec[i].status == BND_ST_DEFERRED && bnd_statefile_whole(f, i) == BND_OK)
 		me = &f->rec[i];
