@@ -24,16 +24,21 @@ enum {
 	H_BOOT,
 	H_SOURCE = H_BOOT + CACHE_BOOT_WORDS,
 	H_COUNTS = H_SOURCE + 256 / 4,
-	H_PAYLOAD = H_COUNTS + 8,
+	H_PAYLOAD = H_COUNTS + 9,
 	H_SUM_LO, H_SUM_HI,
 	H_WORDS
 };
-enum { C_UNITS, C_SOCKETS, C_CORES, C_PUS, C_NUMA, C_L3, C_L2, C_KINDS };
+enum { C_UNITS, C_SOCKETS, C_CORES, C_PUS, C_NUMA, C_L3, C_L2, C_KINDS, C_GPUS, C_COUNT };
 #define MAGIC0 0x544e4442u /* "BDNT" */
 #define MAGIC1 0x31504f54u /* "TOP1" */
 #define ENDIAN 0x01020304u
 #define UNIT_WORDS 13
 #define CORE_WORDS 9
+/* busid, names, then vendor device class compute core_first core_count
+ * mem_numa. */
+#define GPU_BUSID_WORDS (BND_GPU_BUSID_LEN / 4)
+#define GPU_NAMES_WORDS (BND_GPU_NAMES_LEN / 4)
+#define GPU_WORDS (GPU_BUSID_WORDS + GPU_NAMES_WORDS + 7)
 /* has_dist, then cache_size[4] as two words each. */
 #define EXTRA_WORDS 9
 /* Far above any real node, low enough that sizes cannot overflow. */
@@ -56,7 +61,7 @@ static size_t payload_words(const int32_t *c)
 {
 	return (size_t)c[C_UNITS] * UNIT_WORDS + (size_t)c[C_CORES] * CORE_WORDS +
 	       2 * (size_t)c[C_PUS] + 2 * (size_t)c[C_SOCKETS] + 3 * (size_t)c[C_NUMA] +
-	       (size_t)c[C_NUMA] * (size_t)c[C_NUMA] + EXTRA_WORDS;
+	       (size_t)c[C_NUMA] * (size_t)c[C_NUMA] + EXTRA_WORDS + (size_t)c[C_GPUS] * GPU_WORDS;
 }
 
 static void put_str(uint32_t *w, size_t words, const char *s)
@@ -73,10 +78,41 @@ static void get_str(char *dst, size_t len, const uint32_t *w, size_t words)
 	dst[n - 1] = '\0';
 }
 
+static uint32_t *put_gpu(uint32_t *p, const struct bnd_gpu *g)
+{
+	put_str(p, GPU_BUSID_WORDS, g->busid);
+	p += GPU_BUSID_WORDS;
+	put_str(p, GPU_NAMES_WORDS, g->names);
+	p += GPU_NAMES_WORDS;
+	int32_t f[7] = { g->vendor, g->device, g->pci_class, g->compute, g->core_first,
+			 g->core_count, g->mem_numa };
+	memcpy(p, f, sizeof(f));
+	return p + 7;
+}
+
+/* Strings come back terminated; values out of range fail validation. */
+static const uint32_t *get_gpu(const uint32_t *p, struct bnd_gpu *g)
+{
+	get_str(g->busid, sizeof(g->busid), p, GPU_BUSID_WORDS);
+	p += GPU_BUSID_WORDS;
+	get_str(g->names, sizeof(g->names), p, GPU_NAMES_WORDS);
+	p += GPU_NAMES_WORDS;
+	int32_t f[7];
+	memcpy(f, p, sizeof(f));
+	g->vendor = f[0];
+	g->device = f[1];
+	g->pci_class = f[2];
+	g->compute = f[3];
+	g->core_first = f[4];
+	g->core_count = f[5];
+	g->mem_numa = f[6];
+	return p + 7;
+}
+
 static uint32_t *serialize(const struct bnd_topology *t, const char *boot, size_t *nwords)
 {
-	int32_t c[8] = { t->nunits, t->nsockets, t->ncores, t->npus,
-			 t->nnuma, t->nl3, t->nl2, t->has_kinds };
+	int32_t c[C_COUNT] = { t->nunits, t->nsockets, t->ncores, t->npus,
+			       t->nnuma, t->nl3, t->nl2, t->has_kinds, t->ngpus };
 	size_t n = H_WORDS + payload_words(c);
 	uint32_t *w = calloc(n, sizeof(*w));
 	if (!w)
@@ -124,6 +160,8 @@ static uint32_t *serialize(const struct bnd_topology *t, const char *boot, size_
 		*p++ = (uint32_t)t->cache_size[i];
 		*p++ = (uint32_t)(t->cache_size[i] >> 32);
 	}
+	for (int i = 0; i < t->ngpus; i++)
+		p = put_gpu(p, &t->gpus[i]);
 	uint64_t h = bnd_topocache_checksum(w, n);
 	w[H_SUM_LO] = (uint32_t)h;
 	w[H_SUM_HI] = (uint32_t)(h >> 32);
@@ -197,9 +235,9 @@ static int check_header(const uint32_t *w, size_t n, const char *path, const cha
 		return bnd_fail(err, errlen, BND_ESTATE,
 				"topology cache %s: written in boot %s, this is boot %s", path,
 				file_boot, boot);
-	int32_t c[8];
+	int32_t c[C_COUNT];
 	memcpy(c, w + H_COUNTS, sizeof(c));
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < C_COUNT; i++)
 		if (c[i] < 0 || c[i] > MAX_ITEMS)
 			return bnd_fail(err, errlen, BND_ESTATE, "topology cache %s: bad counts", path);
 	if (w[H_PAYLOAD] != n - H_WORDS || payload_words(c) != n - H_WORDS)
@@ -227,7 +265,7 @@ static struct bnd_topology *deserialize(const uint32_t *w)
 	struct bnd_topology *t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
-	int32_t c[8];
+	int32_t c[C_COUNT];
 	memcpy(c, w + H_COUNTS, sizeof(c));
 	t->nunits = c[C_UNITS];
 	t->nsockets = c[C_SOCKETS];
@@ -237,6 +275,7 @@ static struct bnd_topology *deserialize(const uint32_t *w)
 	t->nl3 = c[C_L3];
 	t->nl2 = c[C_L2];
 	t->has_kinds = c[C_KINDS] != 0;
+	t->ngpus = c[C_GPUS];
 	get_str(t->source, sizeof(t->source), w + H_SOURCE, 256 / 4);
 	t->units = calloc((size_t)(t->nunits ? t->nunits : 1), sizeof(*t->units));
 	t->cores = calloc((size_t)(t->ncores ? t->ncores : 1), sizeof(*t->cores));
@@ -291,6 +330,12 @@ static struct bnd_topology *deserialize(const uint32_t *w)
 	t->has_dist = (int)*p++;
 	for (int i = 0; i < 4; i++, p += 2)
 		t->cache_size[i] = (uint64_t)p[0] | (uint64_t)p[1] << 32;
+	if (t->ngpus && !(t->gpus = calloc((size_t)t->ngpus, sizeof(*t->gpus)))) {
+		bnd_topology_free(t);
+		return NULL;
+	}
+	for (int i = 0; i < t->ngpus; i++)
+		p = get_gpu(p, &t->gpus[i]);
 	if (!t->pu_os || !t->pu_core || !t->socket_first_core || !t->socket_ncores ||
 	    !t->numa_os || !t->numa_mem || !t->numa_dist) {
 		bnd_topology_free(t);

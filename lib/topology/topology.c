@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "binding/topology/topogpu.h"
 #include "binding/util/error.h"
 
 /* Flattening state: arrays grow as the hwloc tree is walked once. */
@@ -358,7 +359,7 @@ int bnd_topology_fill_cpusets(struct bnd_topology *t)
 		if (n >= 0)
 			bnd_cpuset_set(&t->numa_cpus[n], t->pu_os[p]);
 	}
-	return BND_OK;
+	return bnd_topogpu_fill_sets(t);
 }
 
 /* A numeric info attribute of every kind (LinuxCapacity, FrequencyMaxMHz),
@@ -512,8 +513,12 @@ static int set_source(hwloc_topology_t topo, const char *source, char **xml,
 
 static void set_filters(hwloc_topology_t topo)
 {
-	/* Only what placement reads; everything else costs time at load. */
-	hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+	/* Only what placement reads; everything else costs time at load. The
+	 * I/O devices hwloc deems important (GPUs, NICs, storage) give the
+	 * GPUs and their locality (topogpu.h); bridges are not needed for
+	 * that, hwloc then hangs devices off their non-I/O parent. */
+	hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+	hwloc_topology_set_type_filter(topo, HWLOC_OBJ_BRIDGE, HWLOC_TYPE_FILTER_KEEP_NONE);
 	hwloc_topology_set_type_filter(topo, HWLOC_OBJ_MISC, HWLOC_TYPE_FILTER_KEEP_NONE);
 	hwloc_topology_set_icache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
 	hwloc_topology_set_type_filter(topo, HWLOC_OBJ_L4CACHE, HWLOC_TYPE_FILTER_KEEP_NONE);
@@ -576,9 +581,13 @@ static int flatten(hwloc_topology_t topo, struct bnd_topology *t, char *err, siz
 		rc = bnd_fail(err, errlen, BND_EINVAL, "topology %s: no processing units", t->source);
 	if (rc == BND_OK) {
 		finish_ranges(t);
-		if (bnd_topology_fill_cpusets(t) != BND_OK || load_distances(topo, t) != BND_OK)
+		if (load_distances(topo, t) != BND_OK)
 			rc = bnd_fail(err, errlen, BND_ENOMEM, "topology: out of memory");
 		else
+			rc = bnd_topogpu_load(topo, t, err, errlen);
+		if (rc == BND_OK && bnd_topology_fill_cpusets(t) != BND_OK)
+			rc = bnd_fail(err, errlen, BND_ENOMEM, "topology: out of memory");
+		if (rc == BND_OK)
 			rc = bnd_topology_validate(t, err, errlen);
 	}
 	hwloc_bitmap_free(f.power);
@@ -635,6 +644,9 @@ void bnd_topology_free(struct bnd_topology *t)
 	free(t->numa_cpus);
 	free(t->numa_mem);
 	free(t->numa_dist);
+	free(t->gpus);
+	free(t->gpu_cpus);
+	free(t->gpu_numa);
 	free(t);
 }
 

@@ -3,6 +3,7 @@
 #include <stdbool.h>
 
 #include "binding/util/error.h"
+#include "binding/topology/topogpu.h"
 #include "binding/topology/topology.h"
 
 #define BAD(...) bnd_fail(err, errlen, BND_EINVAL, "topology " __VA_ARGS__)
@@ -177,7 +178,7 @@ int bnd_topology_validate(const struct bnd_topology *t, char *err, size_t errlen
 			if (t->units[u].type != BND_U_PU || t->units[u].kind != k->kind)
 				return BAD("core %d: child unit %d is not a PU of its kind", c, u);
 	}
-	return BND_OK;
+	return bnd_topogpu_validate(t, err, errlen);
 }
 
 #undef BAD

@@ -25,8 +25,9 @@
 #include "binding/topology/topology.h"
 
 #define BND_TOPOCACHE_FILE "topology.cache"
-/* 2: NUMA memory sizes, distances, cache sizes. */
-#define BND_TOPOCACHE_VERSION 2
+/* 2: NUMA memory sizes, distances, cache sizes. 3: GPUs (topogpu.h). A
+ * cache of another version is refused and rebuilt like a damaged one. */
+#define BND_TOPOCACHE_VERSION 3
 
 /* This machine's topology: from DIR/topology.cache when it is valid for
  * this boot, else from hwloc, after which the cache is rewritten

@@ -38,6 +38,14 @@
  * The whole node is loaded, including PUs the calling process's cgroup
  * excludes, so numbering does not depend on who looks; offline PUs are not
  * part of the topology.
+ *
+ * GPUs (topogpu.h): hwloc's I/O discovery gives each PCI device its
+ * locality, the cpus of its nearest non-I/O ancestor (a package, a NUMA
+ * node, an L3 on AMD); the GPUs keep that as a range of cores (a subtree
+ * is a contiguous core range), their PCI bus id, the names of their hwloc
+ * OS devices (cuda0 nvml0 rsmi0 opencl0d0 card0 renderD128 ...) and their
+ * own CPU-less memory node when hwloc has one (NVIDIA's GPU memory on
+ * POWER9 or Grace Hopper: a GPUMemory node whose PCIBusID names the GPU).
  */
 #ifndef BINDING_TOPOLOGY_H
 #define BINDING_TOPOLOGY_H
@@ -88,6 +96,24 @@ struct bnd_core {
 	int l3, l2;          /* enclosing cache indices, -1 if none */
 };
 
+/* At most this many GPUs per node (a task's GPUs are a 64-bit mask). */
+#define BND_MAX_GPUS 64
+/* "0000:34:00.0" and its NUL, rounded up to whole words for the cache. */
+#define BND_GPU_BUSID_LEN 16
+/* The OS device names, space separated ("renderD128 card0 nvml0"). */
+#define BND_GPU_NAMES_LEN 96
+
+struct bnd_gpu {
+	char busid[BND_GPU_BUSID_LEN]; /* lower-case domain:bus:dev.fn, "" when
+	                                  hwloc has no PCI device for it */
+	char names[BND_GPU_NAMES_LEN];
+	int vendor, device, pci_class; /* PCI ids, -1 without a PCI device */
+	int compute;                   /* has a compute or render OS device
+	                                  (not only a display: a BMC's VGA) */
+	int core_first, core_count;    /* the cores local to it */
+	int mem_numa;                  /* NUMA index of its own memory node, -1 */
+};
+
 struct bnd_topology {
 	int nunits, nsockets, ncores, npus, nnuma, nl3, nl2;
 	struct bnd_unit *units;     /* units[0] is the machine */
@@ -107,6 +133,11 @@ struct bnd_topology {
 	                               0 when absent */
 	bnd_cpuset_t all_cpus;      /* every OS cpu of the topology */
 	int has_kinds;              /* hwloc reported more than one kind */
+	int ngpus;                  /* <= BND_MAX_GPUS, sorted by bus id */
+	struct bnd_gpu *gpus;       /* [ngpus], NULL when none */
+	bnd_cpuset_t *gpu_cpus;     /* [ngpus] OS cpus of its local cores */
+	bnd_nodeset_t *gpu_numa;    /* [ngpus] NUMA indices local to it: the
+	                               nearest nodes of its cores, and its own */
 	char source[256];           /* what it was loaded from, for messages */
 };
 
@@ -117,7 +148,8 @@ struct bnd_topology {
  *                        is appended when the last level is not pu
  *                        ("pack:2 core:2" = 4 single-thread cores)
  *   "/path/file.xml"     hwloc XML export (CRLF line ends accepted)
- * I/O and misc objects are filtered out. BND_EINVAL names the source. */
+ * PCI devices and OS devices are read for the GPUs (topogpu.h); misc
+ * objects and bridges are filtered out. BND_EINVAL names the source. */
 int bnd_topology_load(struct bnd_topology **out, const char *source,
 		      char *err, size_t errlen);
 void bnd_topology_free(struct bnd_topology *t);
@@ -145,8 +177,9 @@ int bnd_topology_numa_index(const struct bnd_topology *t, int os_node);
  * the tree invariants above (pre-order, contiguous PU and core ranges,
  * cores contiguous per socket). BND_EINVAL names the first problem. */
 int bnd_topology_validate(const struct bnd_topology *t, char *err, size_t errlen);
-/* Recomputes numa_cpus (from each core's nearest node) and all_cpus from
- * cores and pu_os (allocates numa_cpus). BND_ENOMEM on failure. */
+/* Recomputes numa_cpus (from each core's nearest node), all_cpus, and the
+ * GPUs' gpu_cpus and gpu_numa from cores and pu_os (allocates them).
+ * BND_ENOMEM on failure. */
 int bnd_topology_fill_cpusets(struct bnd_topology *t);
 
 #endif

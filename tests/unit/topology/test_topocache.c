@@ -21,9 +21,9 @@
 
 /* File layout of lib/topology/topocache.c (32-bit words), for the corruption tests. */
 #define W_VERSION 2
-#define W_SUM_LO 89
-#define W_SUM_HI 90
-#define W_HEADER 91
+#define W_SUM_LO 90
+#define W_SUM_HI 91
+#define W_HEADER 92
 #define W_HAS_KINDS 87
 
 static char dir[64];
@@ -105,6 +105,18 @@ static void same(const struct bnd_topology *a, const struct bnd_topology *b)
 	for (int i = 0; i < 4; i++)
 		ck_assert(a->cache_size[i] == b->cache_size[i]);
 	ck_assert(bnd_cpuset_equal(&a->all_cpus, &b->all_cpus));
+	ck_assert_int_eq(a->ngpus, b->ngpus);
+	for (int i = 0; i < a->ngpus; i++) {
+		const struct bnd_gpu *x = &a->gpus[i], *y = &b->gpus[i];
+		ck_assert_str_eq(x->busid, y->busid);
+		ck_assert_str_eq(x->names, y->names);
+		ck_assert(x->vendor == y->vendor && x->device == y->device &&
+			  x->pci_class == y->pci_class && x->compute == y->compute &&
+			  x->core_first == y->core_first && x->core_count == y->core_count &&
+			  x->mem_numa == y->mem_numa);
+		ck_assert(bnd_cpuset_equal(&a->gpu_cpus[i], &b->gpu_cpus[i]));
+		ck_assert(bnd_nodeset_equal(&a->gpu_numa[i], &b->gpu_numa[i]));
+	}
 }
 
 static void round_trip(const char *src, const char *path)
@@ -402,6 +414,25 @@ START_TEST(load_this_machine)
 	ck_assert_msg(strstr(note, "checksum mismatch") && strstr(note, "rewritten"), "%s", note);
 	same(hw, t);
 	bnd_topology_free(t);
+	t = load(dir, note, sizeof(note));
+	ck_assert_msg(strncmp(note, "cache hit", 9) == 0, "%s", note);
+	bnd_topology_free(t);
+
+	/* A cache of the format before GPUs (version 2) is refused, named, and
+	 * rebuilt in the current format; then it is a hit again. */
+	w = slurp(path, &n);
+	w[W_VERSION] = 2;
+	fix_sum(w, n);
+	spit(path, w, n * 4);
+	free(w);
+	t = load(dir, note, sizeof(note));
+	ck_assert_msg(strstr(note, "format version 2, expected 3") && strstr(note, "rewritten"),
+		      "%s", note);
+	same(hw, t);
+	bnd_topology_free(t);
+	w = slurp(path, &n);
+	ck_assert_uint_eq(w[W_VERSION], BND_TOPOCACHE_VERSION);
+	free(w);
 	t = load(dir, note, sizeof(note));
 	ck_assert_msg(strncmp(note, "cache hit", 9) == 0, "%s", note);
 	bnd_topology_free(t);
