@@ -168,7 +168,7 @@ static void placement_only(const struct bnd_topology *t, const struct bnd_reques
 	/* a node half full, as in the 32-process runs at their busiest */
 	for (int c = 0; c < t->npus; c += 4)
 		bnd_cpuset_set(&taken, t->pu_os[c]);
-	struct bnd_domain d = { NULL, &taken };
+	struct bnd_domain d = { NULL, &taken, NULL };
 	char err[BND_ERRLEN];
 	for (int i = 0; i < N; i++) {
 		struct bnd_placement p;

@@ -334,7 +334,7 @@ int sbind_cmd_place(int argc, char **argv)
 			rc = sbind_state_held(o.state, &taken);
 		if (!rc)
 			rc = sbind_state_avail(o.state, t, &o.reserve, avail);
-		struct bnd_domain dom = { NULL, &taken };
+		struct bnd_domain dom = { NULL, &taken, NULL };
 		struct bnd_mem_request mr = { mbind, o.mem_mib, avail };
 		if (!rc)
 			rc = bnd_place_mem(t, &dom, req, o.ntasks, &mr, &p, &m, err, sizeof(err));

@@ -80,7 +80,7 @@ static int place_fitting(const struct bnd_topology *t, const struct bnd_domain *
 		bnd_cpuset_zero(&taken);
 	uint64_t share = bnd_mem_task_share(m->step_mib, ntasks);
 	for (;;) {
-		struct bnd_domain d = { dom ? dom->allowed : NULL, &taken };
+		struct bnd_domain d = { dom ? dom->allowed : NULL, &taken, dom ? dom->near : NULL };
 		int rc = bnd_place(t, &d, r, ntasks, out, err, errlen);
 		if (rc)
 			return rc;
@@ -154,7 +154,7 @@ static int try_nodes(const struct bnd_topology *t, const struct bnd_domain *dom,
 			bnd_cpuset_or(&inside, &t->numa_cpus[k]);
 	if (dom && dom->allowed)
 		bnd_cpuset_and(&inside, dom->allowed);
-	struct bnd_domain d = { &inside, dom ? dom->taken : NULL };
+	struct bnd_domain d = { &inside, dom ? dom->taken : NULL, dom ? dom->near : NULL };
 	char why[BND_ERRLEN];
 	return bnd_place(t, &d, r, ntasks, out, why, sizeof(why));
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "binding/util/error.h"
+#include "binding/placement/near.h"
 #include "binding/placement/strategy.h"
 
 void bnd_placement_free(struct bnd_placement *p)
@@ -27,6 +28,7 @@ static int split_rule(const struct bnd_request *r, int ntasks, int npus, int *pe
 	switch (r->strategy) {
 	case BND_S_LINEAR:
 	case BND_S_STRIDING:
+	case BND_S_GPU:
 	case BND_S_LSF_BALANCE:
 	case BND_S_LSF_PACK:
 	case BND_S_LSF_ANY:
@@ -61,11 +63,31 @@ static int split_rule(const struct bnd_request *r, int ntasks, int npus, int *pe
 	return BND_OK;
 }
 
-static int run_strategy(const struct bnd_topology *t, const struct bnd_domain *dom,
-			const struct bnd_request *r, int need, int ntasks, struct bnd_pick *pick,
-			char *err, size_t errlen)
+/* packed near=gpu for the tasks, or for all of them at once (type=node:
+ * every task shares the units, near the union of their GPUs). */
+static int run_packed_near(const struct bnd_topology *t, const struct bnd_domain *dom,
+			   const struct bnd_request *r, int ntasks, bool shared, int per_task,
+			   struct bnd_pick *pick, char *err, size_t errlen)
 {
+	if (!shared)
+		return bnd_strategy_packed_near(t, dom, r, ntasks, per_task, pick, err, errlen);
+	uint64_t all = 0;
+	for (int i = 0; i < ntasks; i++)
+		all |= bnd_near_gpus(dom, i);
+	struct bnd_near one = { 1, &all };
+	struct bnd_domain d = { dom ? dom->allowed : NULL, dom ? dom->taken : NULL, &one };
+	return bnd_strategy_packed_near(t, &d, r, 1, per_task, pick, err, errlen);
+}
+
+static int run_strategy(const struct bnd_topology *t, const struct bnd_domain *dom,
+			const struct bnd_request *r, int need, int ntasks, bool shared,
+			int per_task, struct bnd_pick *pick, char *err, size_t errlen)
+{
+	if (r->strategy == BND_S_PACKED && r->near_gpu)
+		return run_packed_near(t, dom, r, ntasks, shared, per_task, pick, err, errlen);
 	switch (r->strategy) {
+	case BND_S_GPU:
+		return bnd_strategy_gpu(t, dom, r, ntasks, pick, err, errlen);
 	case BND_S_LINEAR:
 		return bnd_strategy_linear(t, dom, r, need, pick, err, errlen);
 	case BND_S_STRIDING:
@@ -113,6 +135,25 @@ static int fill_task(const struct bnd_topology *t, const struct bnd_pick *pick, 
 	return BND_OK;
 }
 
+/* Each task's GPUs and how many of its cores are local to them; for a
+ * GPU-aware request, why the first task that is not wholly local is not. */
+static void note_gpus(const struct bnd_topology *t, const struct bnd_domain *dom,
+		      const struct bnd_request *r, struct bnd_placement *out)
+{
+	bnd_cpuset_t earlier;
+	bnd_cpuset_zero(&earlier);
+	out->near_note[0] = '\0';
+	for (int i = 0; i < out->ntasks; i++) {
+		struct bnd_task_place *tp = &out->tasks[i];
+		tp->gpus = bnd_near_gpus(dom, i);
+		tp->nlocal = bnd_near_local(t, tp->gpus, tp->cores, tp->ncores);
+		if (r->near_gpu && !out->near_note[0] && tp->nlocal >= 0 && tp->nlocal < tp->ncores)
+			bnd_near_explain(t, dom, i, &earlier, tp->cores, tp->ncores, out->near_note,
+					 sizeof(out->near_note));
+		bnd_cpuset_or(&earlier, &tp->cpus);
+	}
+}
+
 int bnd_place(const struct bnd_topology *t, const struct bnd_domain *dom,
 	      const struct bnd_request *r, int ntasks, struct bnd_placement *out,
 	      char *err, size_t errlen)
@@ -139,7 +180,7 @@ int bnd_place(const struct bnd_topology *t, const struct bnd_domain *dom,
 		rc = bnd_fail(err, errlen, BND_ENOMEM, "out of memory");
 		goto fail_pick;
 	}
-	rc = run_strategy(t, dom, r, need, ntasks, &pick, err, errlen);
+	rc = run_strategy(t, dom, r, need, ntasks, shared, per_task, &pick, err, errlen);
 	if (!rc)
 		rc = check_inside(t, dom, &pick, err, errlen);
 	if (!rc && pick.ngroups == 0)
@@ -157,6 +198,8 @@ int bnd_place(const struct bnd_topology *t, const struct bnd_domain *dom,
 		else
 			bnd_cpuset_or(&out->all_cpus, &out->tasks[i].cpus);
 	}
+	if (!rc)
+		note_gpus(t, dom, r, out);
 fail_pick:
 	free(pick.off);
 	free(pick.pus);

@@ -25,9 +25,9 @@
  * check of a cpus: list. */
 #define MAX_BIG_RANGES 64
 
-#define STRATEGY_LIST "none, linear, striding, explicit, packed, balance, pack, any or cpus; " \
+#define STRATEGY_LIST "none, linear, striding, explicit, packed, balance, pack, any, cpus or gpu; " \
 	"see --binding=help"
-#define MBIND_LIST "none, cores, cores:strict, round_robin or nlocal"
+#define MBIND_LIST "none, cores, cores:strict, round_robin, nlocal or gpu"
 #define LEVEL_FORM ":level=socket|core|thread"
 
 struct span {
@@ -237,8 +237,9 @@ static int unit_letter(char ch)
 	return bnd_is_unit_letter(ch);
 }
 
-enum { K_UNIT, K_TYPE, K_SORT, K_START, K_STOP, K_FILTER, K_COUNT };
-static const char *const packed_keys[K_COUNT] = { "unit", "type", "sort", "start", "stop", "filter" };
+enum { K_UNIT, K_TYPE, K_SORT, K_START, K_STOP, K_FILTER, K_NEAR, K_VISIBLE, K_COUNT };
+static const char *const packed_keys[K_COUNT] = { "unit", "type", "sort", "start", "stop", "filter",
+						  "near", "visible" };
 
 /* Other spellings of a key the OCS documents use ("end" in the -bstop
  * examples); they count as the key itself for "given twice". */
@@ -246,6 +247,20 @@ static const struct {
 	const char *word;
 	int key;
 } packed_aliases[] = { { "end", K_STOP } };
+
+/* visible=task|all: whether a task sees only its own GPUs when the
+ * plugin splits the step's among its tasks. */
+static int parse_visible(const struct ctx *c, struct bnd_request *r, struct span v)
+{
+	struct tok a;
+	if (is(v, "task"))
+		r->visible = BND_VIS_TASK;
+	else if (is(v, "all"))
+		r->visible = BND_VIS_ALL;
+	else
+		return fail(c, "visible \"%s\" is not task or all", T(&a, v));
+	return BND_OK;
+}
 
 static int packed_value(const struct ctx *c, struct bnd_request *r, int key, struct span v)
 {
@@ -305,6 +320,13 @@ static int packed_value(const struct ctx *c, struct bnd_request *r, int key, str
 		memcpy(r->filter, v.p, v.n);
 		r->filter[v.n] = '\0';
 		return BND_OK;
+	case K_NEAR:
+		if (!is(v, "gpu"))
+			return fail(c, "near \"%s\" is not gpu", T(&a, v));
+		r->near_gpu = 1;
+		return BND_OK;
+	case K_VISIBLE:
+		return parse_visible(c, r, v);
 	default:
 		return fail(c, "internal: unknown key");
 	}
@@ -343,6 +365,8 @@ static int parse_packed(const struct ctx *c, struct bnd_request *r, const struct
 			return fail(c, "empty value for key \"%s\"", packed_keys[id]);
 		rc = packed_value(c, r, id, val);
 	}
+	if (rc == BND_OK && (seen & (1u << K_VISIBLE)) && !r->near_gpu)
+		return fail(c, "visible= goes with near=gpu");
 	return rc;
 }
 
@@ -460,6 +484,31 @@ static int parse_lsf_cpus(const struct ctx *c, struct bnd_request *r, const stru
 	return rc == BND_OK ? parse_level(c, r, a + 1, n - 1) : rc;
 }
 
+/* ---- GPUs ------------------------------------------------------------- */
+
+static int parse_gpu(const struct ctx *c, struct bnd_request *r, const struct span *a, size_t n)
+{
+	struct tok t;
+	if (n == 0)
+		return fail(c, "amount is missing");
+	int rc = num_field(c, a[0], a[0], "amount", 1, &r->amount);
+	r->near_gpu = 1;
+	memcpy(r->unit, "C", 2);
+	for (size_t i = 1; i < n && rc == BND_OK; i++) {
+		const char *eq = find(a[i], '=');
+		if (!eq || eq == a[i].p)
+			return fail(c, "unexpected \"%s\"", T(&t, a[i]));
+		size_t k = (size_t)(eq - a[i].p);
+		struct span key = sub(a[i], 0, k), val = sub(a[i], k + 1, a[i].n);
+		if (!is(key, "visible"))
+			return fail(c, "unknown key \"%s\"", T(&t, key));
+		if (i > 1)
+			return fail(c, "visible is given twice");
+		rc = parse_visible(c, r, val);
+	}
+	return rc;
+}
+
 /* ---- the request ------------------------------------------------------ */
 
 typedef int (*parse_fn)(const struct ctx *, struct bnd_request *, const struct span *, size_t);
@@ -477,11 +526,12 @@ static const struct {
 	  "explicit:<socket>,<core>[:<socket>,<core>...]" },
 	{ "packed", BND_S_PACKED, parse_packed,
 	  "packed:<amount>[:unit=<unit>][:type=task|node][:sort=<letters>][:start=<letter>]"
-	  "[:stop=<letter>][:filter=<topology>]" },
+	  "[:stop=<letter>][:filter=<topology>][:near=gpu[:visible=task|all]]" },
 	{ "balance", BND_S_LSF_BALANCE, parse_lsf_count, "balance:<n>[" LEVEL_FORM "]" },
 	{ "pack", BND_S_LSF_PACK, parse_lsf_count, "pack:<n>[" LEVEL_FORM "]" },
 	{ "any", BND_S_LSF_ANY, parse_lsf_count, "any:<n>[" LEVEL_FORM "]" },
 	{ "cpus", BND_S_LSF_CPUS, parse_lsf_cpus, "cpus:<list>[" LEVEL_FORM "], list like 0,5,7,9-11" },
+	{ "gpu", BND_S_GPU, parse_gpu, "gpu:<amount>[:visible=task|all]" },
 };
 
 /* Splits on ':'; returns the number of fields, which may exceed cap (the
@@ -616,6 +666,7 @@ int bnd_mbind_parse(enum bnd_mbind *m, const char *text, char *err, size_t errle
 		{ "cores:strict", BND_M_CORES_STRICT },
 		{ "round_robin", BND_M_ROUND_ROBIN },
 		{ "nlocal", BND_M_NLOCAL },
+		{ "gpu", BND_M_GPU },
 	};
 	struct ctx c = { "--mbind", text ? text : "", err, errlen, MBIND_LIST };
 	struct tok t;
@@ -641,6 +692,7 @@ const char *bnd_mbind_name(enum bnd_mbind m)
 	case BND_M_CORES_STRICT: return "cores:strict";
 	case BND_M_ROUND_ROBIN: return "round_robin";
 	case BND_M_NLOCAL: return "nlocal";
+	case BND_M_GPU: return "gpu";
 	}
 	return "unknown";
 }
@@ -691,6 +743,8 @@ const char *bnd_request_help(void)
 "                    unused unit, lower case a (partly) used one; end= is\n"
 "                    another name for stop=\n"
 "    filter=<topo>   a topology string whose lower-case units are never used\n"
+"    near=gpu        each task's units next to its own GPUs first (as gpu:)\n"
+"    visible=task|all  with near=gpu, as for gpu: below\n"
 "  e.g. --binding=packed:4:sort=S:start=S\n"
 "\n"
 "LSF (optional :level=socket|core|thread, default core; processor = socket):\n"
@@ -700,12 +754,20 @@ const char *bnd_request_help(void)
 "  cpus:<list>     the listed OS cpus that exist, a list like 0,5,7,9-11\n"
 "  e.g. --binding=pack:2  balance:2:level=socket  cpus:0,2-3\n"
 "\n"
+"GPUs (the step's GPUs from Slurm, each task's by Slurm's per-task rule):\n"
+"  gpu:<amount>[:visible=task|all]\n"
+"      <amount> whole cores per task, those local to the task's own GPUs\n"
+"      first, then the nearest by NUMA distance; a step whose GPUs Slurm did\n"
+"      not split is split as --gpus-per-task would, and each task sees only\n"
+"      its own (visible=all: every task keeps all of the step's GPUs)\n"
+"  e.g. --binding=gpu:4 --mbind=gpu\n"
+"\n"
 "Instance prefix: set: binds (default); env: only exports the choice; pe:\n"
 "only exports the cores as 0,0:0,1 and writes an OpenMPI rankfile.\n"
 "Numbers are plain decimal, at most 1000000; amounts and steps at least 1\n"
 "(packed:0 is the one 0: no binding).\n"
 "\n"
-"--mbind=none|cores|cores:strict|round_robin|nlocal   memory policy\n";
+"--mbind=none|cores|cores:strict|round_robin|nlocal|gpu   memory policy\n";
 }
 
 const char *bnd_mbind_help(void)
@@ -719,5 +781,7 @@ const char *bnd_mbind_help(void)
 "  nlocal        the one NUMA node whose free cores and memory hold the step\n"
 "                (else the fewest, nearest nodes); implies linear:1 per task\n"
 "                without --binding; memory bound there (preferred when short)\n"
+"  gpu           prefer the NUMA node(s) of the task's GPUs (with gpu:<n> or\n"
+"                near=gpu, also where its cores had to go elsewhere)\n"
 "  e.g. --binding=linear:4 --mbind=cores:strict\n";
 }

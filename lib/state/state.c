@@ -17,7 +17,7 @@ static void explain(const struct bnd_topology *t, const struct bnd_request *r,
 		    const struct bnd_alloc_args *a, const bnd_cpuset_t *others,
 		    const bnd_cpuset_t *script, const bnd_cpuset_t *siblings, struct bnd_nofit *n)
 {
-	struct bnd_domain alone = { a->allowed, NULL };
+	struct bnd_domain alone = { a->allowed, NULL, a->near };
 	struct bnd_placement tmp;
 	n->alone_err[0] = '\0';
 	n->alone_rc = bnd_place(t, &alone, r, a->ntasks, &tmp, n->alone_err,
@@ -98,14 +98,14 @@ static int place(const struct bnd_topology *t, struct bnd_state_file *f,
 		 * step stays where its job already is. */
 		bnd_cpuset_t inside = a->allowed ? *a->allowed : t->all_cpus;
 		bnd_cpuset_and(&inside, &script);
-		struct bnd_domain d = { &inside, &taken };
+		struct bnd_domain d = { &inside, &taken, a->near };
 		int rc = place_in(t, &d, r, a, avail, out, mres, err, errlen);
 		if (rc != BND_ENOFIT) {
 			free(avail);
 			return rc;
 		}
 	}
-	struct bnd_domain d = { a->allowed, &taken };
+	struct bnd_domain d = { a->allowed, &taken, a->near };
 	int rc = place_in(t, &d, r, a, avail, out, mres, err, errlen);
 	free(avail);
 	if (rc == BND_ENOFIT && a->nofit)

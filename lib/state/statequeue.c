@@ -90,7 +90,7 @@ static void serve(const struct bnd_topology *t, const struct bnd_state_file *f,
 	bnd_cpuset_t taken;
 	bnd_state_taken(f, &da, &taken);
 	bnd_cpuset_or(&taken, ahead);
-	struct bnd_domain dom = { d->want, &taken };
+	struct bnd_domain dom = { d->want, &taken, NULL };
 	struct bnd_placement p;
 	if (bnd_place(t, &dom, req, d->want_groups, &p, err, sizeof(err)) != BND_OK)
 		return;

@@ -130,7 +130,7 @@ static int need_when_idle(const struct bnd_topology *t, const struct bnd_request
 				    bnd_cpuset_subset(&ra->prev->all_cpus, ra->a->allowed))
 			       ? bnd_cpuset_count(&ra->prev->all_cpus) : 0;
 	struct bnd_placement tmp;
-	struct bnd_domain d = { ra->a->allowed, NULL };
+	struct bnd_domain d = { ra->a->allowed, NULL, ra->a->near };
 	char e[BND_ERRLEN];
 	if (bnd_place(t, &d, r, ra->a->ntasks, &tmp, e, sizeof(e)) != BND_OK)
 		return 0;

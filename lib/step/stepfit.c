@@ -10,7 +10,7 @@
 static int fits(const struct bnd_topology *t, const bnd_cpuset_t *usable,
 		const struct bnd_request *r, int ntasks)
 {
-	struct bnd_domain d = { usable, NULL };
+	struct bnd_domain d = { usable, NULL, NULL };
 	struct bnd_placement p;
 	if (bnd_place(t, &d, r, ntasks, &p, NULL, 0) != BND_OK)
 		return 0;
@@ -44,7 +44,7 @@ int bnd_start_cores_missing(const struct bnd_topology *t, const bnd_cpuset_t *us
 			    const struct bnd_request *r, int ntasks, char *missing,
 			    size_t missinglen, char *err, size_t errlen)
 {
-	struct bnd_domain all = { NULL, NULL };
+	struct bnd_domain all = { NULL, NULL, NULL };
 	struct bnd_placement p;
 	size_t used = 0;
 	if (!r->has_start)

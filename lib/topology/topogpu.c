@@ -295,11 +295,20 @@ const char *bnd_gpu_label(const struct bnd_topology *t, int gpu, char *buf, size
 		snprintf(buf, len, "?");
 		return buf;
 	}
+	/* The name users know it by: the vendor library's before the
+	 * kernel's (nvml3 rather than renderD131). */
+	static const char *const prefer[] = { "cuda", "nvml", "rsmi", "ze", "opencl", "renderD",
+					      "card", "" };
 	const struct bnd_gpu *g = &t->gpus[gpu];
-	size_t n = strcspn(g->names, " ");
-	if (n)
-		snprintf(buf, len, "%.*s", (int)n, g->names);
-	else
-		snprintf(buf, len, "%s", g->busid[0] ? g->busid : "?");
+	for (size_t k = 0; k < sizeof(prefer) / sizeof(prefer[0]); k++)
+		for (const char *p = g->names; *p;) {
+			size_t n = strcspn(p, " ");
+			if (!strncmp(p, prefer[k], strlen(prefer[k]))) {
+				snprintf(buf, len, "%.*s", (int)n, p);
+				return buf;
+			}
+			p += n + (p[n] == ' ');
+		}
+	snprintf(buf, len, "%s", g->busid[0] ? g->busid : "?");
 	return buf;
 }

@@ -138,7 +138,7 @@ static inline void fuzz_use_topology(const struct bnd_topology *t)
 	struct bnd_request *r = malloc(sizeof(*r));
 	FUZZ_CHECK(r, "out of memory");
 	for (size_t i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++) {
-		struct bnd_domain dom = { NULL, NULL };
+		struct bnd_domain dom = { NULL, NULL, NULL };
 		struct bnd_placement pl;
 		FUZZ_CHECK(bnd_request_parse(r, reqs[i], err, sizeof(err)) == BND_OK, "%s", err);
 		int rc = bnd_place(t, &dom, r, 2, &pl, err, sizeof(err));

@@ -36,7 +36,7 @@ static void place(const struct bnd_topology *topo, const struct bnd_request *r, 
 	     c = bnd_cpuset_next(&topo->all_cpus, c), i++)
 		if (half && i % 4 < 2)
 			bnd_cpuset_set(&taken, c);
-	struct bnd_domain dom = { NULL, &taken };
+	struct bnd_domain dom = { NULL, &taken, NULL };
 	struct bnd_placement p;
 	char err[BND_ERRLEN] = "";
 	int rc = bnd_place(topo, &dom, r, ntasks, &p, err, sizeof(err));

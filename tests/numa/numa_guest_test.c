@@ -210,7 +210,7 @@ static bnd_cpuset_t place_one(const struct bnd_topology *t, const char *req,
 			      const bnd_cpuset_t *taken, int *rc_out)
 {
 	static struct bnd_request r; /* large (explicit lists, filters) */
-	struct bnd_domain dom = { NULL, taken };
+	struct bnd_domain dom = { NULL, taken, NULL };
 	struct bnd_placement p;
 	char err[BND_ERRLEN] = "";
 	bnd_cpuset_t cpus;

@@ -113,7 +113,7 @@ const char *tu_place(const struct bnd_topology *t, const bnd_cpuset_t *taken, co
 	struct bnd_placement p;
 
 	ck_assert_msg(bnd_request_parse(&r, text, err, errlen) == BND_OK, "%s: %s", text, err);
-	struct bnd_domain dom = { NULL, taken };
+	struct bnd_domain dom = { NULL, taken, NULL };
 	int rc = bnd_place(t, &dom, &r, ntasks, &p, err, errlen);
 	if (rc != BND_OK) {
 		ck_assert_msg(rc == BND_ENOFIT || rc == BND_EINVAL, "%s: rc %d: %s", text, rc, err);

@@ -4,13 +4,24 @@
 #ifndef BINDING_DOMAIN_H
 #define BINDING_DOMAIN_H
 
+#include <stdint.h>
+
 #include "binding/topology/topology.h"
 #include "binding/util/cpuset.h"
 
-/* What is free for a request. */
+/* Where each task of a step belongs: the GPUs it has, as bits of the
+ * topology's GPU indices (topogpu.h). A GPU-aware request (gpu:<n>,
+ * near=gpu; placement/near.h) places every task next to its own. */
+struct bnd_near {
+	int ntasks;            /* entries of gpus (placement groups) */
+	const uint64_t *gpus;  /* [ntasks]; 0: none known for that task */
+};
+
+/* What is free for a request, and where its tasks belong. */
 struct bnd_domain {
 	const bnd_cpuset_t *allowed; /* NULL: the whole topology */
 	const bnd_cpuset_t *taken;   /* NULL: nothing taken */
+	const struct bnd_near *near; /* NULL: no task has GPUs */
 };
 
 /* Is PU index pu (not its OS id) inside the domain: allowed and not

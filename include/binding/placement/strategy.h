@@ -28,5 +28,13 @@ int bnd_strategy_packed(const struct bnd_topology *t, const struct bnd_domain *d
 int bnd_strategy_lsf(const struct bnd_topology *t, const struct bnd_domain *dom,
 		     const struct bnd_request *r, int need, struct bnd_pick *out,
 		     char *err, size_t errlen);
+/* Next to each task's GPUs (dom->near), task by task: gpu:<amount>, and
+ * packed with near=gpu (per_task units for each of ntasks tasks). */
+int bnd_strategy_gpu(const struct bnd_topology *t, const struct bnd_domain *dom,
+		     const struct bnd_request *r, int ntasks, struct bnd_pick *out,
+		     char *err, size_t errlen);
+int bnd_strategy_packed_near(const struct bnd_topology *t, const struct bnd_domain *dom,
+			     const struct bnd_request *r, int ntasks, int per_task,
+			     struct bnd_pick *out, char *err, size_t errlen);
 
 #endif

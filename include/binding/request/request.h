@@ -10,7 +10,9 @@
  *       keys: unit= type= sort= start= stop= filter=
  *   [set|env|pe:]balance|pack|any:<n>[:level=socket|core|thread]   (LSF)
  *   [set|env|pe:]cpus:<list>[:level=...]                            (LSF)
- * --mbind: none | cores | cores:strict | round_robin | nlocal
+ *   [set|env|pe:]gpu:<amount>[:visible=task|all]     cores next to the GPUs
+ *       (packed takes the same preference as its key near=gpu)
+ * --mbind: none | cores | cores:strict | round_robin | nlocal | gpu
  */
 #ifndef BINDING_REQUEST_H
 #define BINDING_REQUEST_H
@@ -29,6 +31,7 @@ enum bnd_strategy {
 	BND_S_LSF_PACK,
 	BND_S_LSF_ANY,
 	BND_S_LSF_CPUS,
+	BND_S_GPU,         /* whole cores next to each task's GPUs (docs/gpu.md) */
 };
 
 enum bnd_instance { BND_I_SET = 0, BND_I_ENV, BND_I_PE };
@@ -39,7 +42,13 @@ enum bnd_mbind {
 	BND_M_CORES_STRICT, /* bind memory to them */
 	BND_M_ROUND_ROBIN,  /* interleave over allowed nodes */
 	BND_M_NLOCAL,
+	BND_M_GPU,          /* prefer the NUMA node(s) of the task's GPUs */
 };
+
+/* Which GPUs a task sees when the plugin splits the step's GPUs among its
+ * tasks: its own (the visible-device variables narrowed), or all of the
+ * step's (CUDA IPC, NCCL within a node). */
+enum bnd_visible { BND_VIS_TASK = 0, BND_VIS_ALL };
 
 /* LSF level. */
 enum bnd_level { BND_L_CORE = 0, BND_L_SOCKET, BND_L_THREAD };
@@ -76,6 +85,10 @@ struct bnd_request {
 	char sort[BND_MAX_SORT + 1];
 	char start_letter, stop_letter; /* 0 when not given */
 	char filter[BND_MAX_FILTER + 1];
+	/* GPUs: gpu:<amount>, or packed's near=gpu: each task's cores next to
+	 * its own GPUs (placement/near.h) */
+	int near_gpu;
+	enum bnd_visible visible;
 	/* LSF */
 	enum bnd_level level;
 	bnd_cpuset_t cpus;          /* cpus: list */

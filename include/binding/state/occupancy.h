@@ -39,6 +39,9 @@ struct bnd_alloc_args {
 	pid_t owner_pid;            /* holds the record while alive; 0: caller */
 	uint32_t uid;
 	const bnd_cpuset_t *allowed; /* what Slurm gave the step; NULL: the node */
+	/* Each placement group's GPUs (placement/domain.h), NULL when none:
+	 * GPU-aware requests are placed next to them, at start and on resume. */
+	const struct bnd_near *near;
 	/* When true and the job's batch step (its job-level record) holds
 	 * cpus here, the step is placed first inside those cpus minus the
 	 * ones the job's other steps hold, and if it does not fit there,

@@ -48,8 +48,9 @@ int bnd_gpu_busid_normalize(const char *in, char out[BND_GPU_BUSID_LEN], char *e
  * "rsmi2", "renderD128") or a PCI bus id (any form above); -1 if none. */
 int bnd_gpu_find(const struct bnd_topology *t, const char *name);
 
-/* The GPU's name for messages, written into buf (returned): its first OS
- * device name, else its bus id ("nvml3", "0000:00:05.0"). */
+/* The GPU's name for messages, written into buf (returned): an OS device
+ * name, the vendor library's first (cuda, nvml, rsmi, ze, opencl, then
+ * renderD, card), else its bus id ("nvml3", "0000:00:05.0"). */
 #define BND_GPU_LABEL_LEN 32
 const char *bnd_gpu_label(const struct bnd_topology *t, int gpu, char *buf, size_t len);
 

@@ -21,7 +21,7 @@ static const char *run(const struct bnd_topology *t, const char *req, int ntasks
 	struct bnd_request r;
 	char err[BND_ERRLEN] = "";
 	ck_assert_msg(bnd_request_parse(&r, req, err, sizeof(err)) == BND_OK, "%s", err);
-	struct bnd_domain d = { NULL, taken };
+	struct bnd_domain d = { NULL, taken, NULL };
 	struct bnd_mem_request mr = { m, mib, avail };
 	struct bnd_placement p;
 	struct bnd_mem_result local;

@@ -31,7 +31,7 @@ static const char *place_sge(const char *topo, const char *mask, const char *tex
 	if (mask)
 		ck_assert_msg(bnd_topostring_parse_mask(t, mask, &taken, err, sizeof(err)) == BND_OK,
 			      "%s", err);
-	struct bnd_domain dom = { NULL, &taken };
+	struct bnd_domain dom = { NULL, &taken, NULL };
 	struct bnd_placement p;
 	int rc = bnd_place(t, &dom, req(text), ntasks, &p, err, sizeof(err));
 	if (rc == BND_ENOFIT) {
@@ -163,7 +163,7 @@ START_TEST(domain_limits_placement)
 	bnd_cpuset_t allowed;
 	/* Slurm gave cpus 6-9: cores 0,3 and 1,0 whole, nothing else */
 	ck_assert_int_eq(bnd_cpuset_parse_list(&allowed, "6-9,11", err, sizeof(err)), BND_OK);
-	struct bnd_domain dom = { &allowed, NULL };
+	struct bnd_domain dom = { &allowed, NULL, NULL };
 	struct bnd_placement p;
 	ck_assert_int_eq(bnd_place(t, &dom, req("linear:2"), 1, &p, err, sizeof(err)), BND_OK);
 	char cpus[64];
@@ -186,13 +186,13 @@ START_TEST(pu_available_is_the_domain)
 	bnd_cpuset_t allowed, taken;
 	ck_assert_int_eq(bnd_cpuset_parse_list(&allowed, "6-9,11", err, sizeof(err)), BND_OK);
 	ck_assert_int_eq(bnd_cpuset_parse_list(&taken, "8", err, sizeof(err)), BND_OK);
-	struct bnd_domain dom = { &allowed, &taken };
+	struct bnd_domain dom = { &allowed, &taken, NULL };
 	for (int pu = 0; pu < t->npus; pu++) {
 		int os = t->pu_os[pu];
 		int want = (os >= 6 && os <= 9 && os != 8) || os == 11;
 		ck_assert_msg(bnd_pu_available(t, &dom, pu) == want, "cpu %d", os);
 	}
-	struct bnd_domain all = { NULL, NULL };
+	struct bnd_domain all = { NULL, NULL, NULL };
 	ck_assert_int_eq(bnd_pu_available(t, &all, 0), 1);
 	ck_assert_int_eq(bnd_pu_available(t, NULL, 0), 1);
 	const char *reqs[] = { "packed:4:unit=T", "any:4:level=thread" };

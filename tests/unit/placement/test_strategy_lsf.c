@@ -193,7 +193,7 @@ START_TEST(allowed_domain)
 	struct bnd_placement p;
 	char err[BND_ERRLEN];
 	bnd_cpuset_t allowed = cpus_of("3-5");
-	struct bnd_domain dom = { &allowed, NULL };
+	struct bnd_domain dom = { &allowed, NULL, NULL };
 	/* outside the step counts as load: socket 0 has 1 usable of 4,
 	 * socket 1 2 of 4, so balance starts on socket 1 */
 	ck_assert_int_eq(bnd_request_parse(&r, "balance:3", err, sizeof(err)), BND_OK);

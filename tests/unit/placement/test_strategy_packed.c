@@ -231,7 +231,7 @@ START_TEST(allowed_domain)
 	char err[BND_ERRLEN];
 	ck_assert_int_eq(bnd_cpuset_parse_list(&allowed, "2-5", err, sizeof(err)), BND_OK);
 	ck_assert_int_eq(bnd_request_parse(&r, "packed:2:sort=S", err, sizeof(err)), BND_OK);
-	struct bnd_domain dom = { &allowed, NULL };
+	struct bnd_domain dom = { &allowed, NULL, NULL };
 	/* socket 1 has only 2 of 4 threads in the step, socket 0 2 of 4 too:
 	 * equal utilisation keeps socket 0 first */
 	ck_assert_int_eq(bnd_place(t, &dom, &r, 1, &p, err, sizeof(err)), BND_OK);

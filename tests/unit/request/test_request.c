@@ -9,16 +9,18 @@
 #include "binding/request/request.h"
 #include "testutil.h"
 
-#define GE_STRATEGIES "(expected none, linear, striding, explicit, packed, balance, pack, any " \
-	"or cpus; see --binding=help)"
+#define GE_STRATEGIES "(expected none, linear, striding, explicit, packed, balance, pack, any, " \
+	"cpus or gpu; see --binding=help)"
 #define LINEAR_FORM "(expected linear:<amount>[:<socket>,<core>])"
 #define STRIDING_FORM "(expected striding:<amount>:<step>[:<socket>,<core>])"
 #define EXPLICIT_FORM "(expected explicit:<socket>,<core>[:<socket>,<core>...])"
 #define PACKED_FORM "(expected packed:<amount>[:unit=<unit>][:type=task|node]" \
-	"[:sort=<letters>][:start=<letter>][:stop=<letter>][:filter=<topology>])"
+	"[:sort=<letters>][:start=<letter>][:stop=<letter>][:filter=<topology>]" \
+	"[:near=gpu[:visible=task|all]])"
+#define GPU_FORM "(expected gpu:<amount>[:visible=task|all])"
 #define LEVEL_FORM "[:level=socket|core|thread])"
 #define CPUS_FORM "(expected cpus:<list>[:level=socket|core|thread], list like 0,5,7,9-11)"
-#define MBIND_FORM "(expected none, cores, cores:strict, round_robin or nlocal)"
+#define MBIND_FORM "(expected none, cores, cores:strict, round_robin, nlocal or gpu)"
 
 /* Big (the filter and pairs arrays): static, one test at a time. */
 static struct bnd_request got, want;
@@ -448,11 +450,12 @@ START_TEST(test_spec_messages)
 			      "(expected linear:<amount>[:<socket>,<core>])");
 	ck_assert_int_eq(bnd_request_parse(&got, "bogus", err, sizeof(err)), BND_EINVAL);
 	ck_assert_str_eq(err, "--binding: \"bogus\": unknown strategy \"bogus\" (expected none, linear, "
-			      "striding, explicit, packed, balance, pack, any or cpus; see --binding=help)");
+			      "striding, explicit, packed, balance, pack, any, cpus or gpu; see "
+			      "--binding=help)");
 	enum bnd_mbind m = BND_M_CORES;
 	ck_assert_int_eq(bnd_mbind_parse(&m, "nowhere", err, sizeof(err)), BND_EINVAL);
 	ck_assert_str_eq(err, "--mbind: \"nowhere\": unknown memory policy \"nowhere\" "
-			      "(expected none, cores, cores:strict, round_robin or nlocal)");
+			      "(expected none, cores, cores:strict, round_robin, nlocal or gpu)");
 	ck_assert_int_eq(m, BND_M_NONE);
 }
 END_TEST
@@ -701,6 +704,54 @@ START_TEST(test_mbind)
 }
 END_TEST
 
+/* gpu:<amount>, and packed's near=gpu with the same visible= key. */
+START_TEST(test_gpu)
+{
+	static const struct {
+		const char *text;
+		enum bnd_strategy s;
+		enum bnd_instance inst;
+		int amount;
+		enum bnd_visible vis;
+	} v[] = {
+		{ "gpu:4", BND_S_GPU, BND_I_SET, 4, BND_VIS_TASK },
+		{ "gpu:1:visible=all", BND_S_GPU, BND_I_SET, 1, BND_VIS_ALL },
+		{ "env:gpu:2:visible=task", BND_S_GPU, BND_I_ENV, 2, BND_VIS_TASK },
+		{ "packed:4:near=gpu", BND_S_PACKED, BND_I_SET, 4, BND_VIS_TASK },
+		{ "pe:packed:2:unit=T:near=gpu:visible=all", BND_S_PACKED, BND_I_PE, 2, BND_VIS_ALL },
+	};
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		parse_ok(v[i].text);
+		want_init(v[i].text, v[i].s);
+		want.instance = v[i].inst;
+		want.amount = v[i].amount;
+		want.near_gpu = 1;
+		want.visible = v[i].vis;
+		strcpy(want.unit, strstr(v[i].text, "unit=T") ? "T" : "C");
+		check_same();
+	}
+	static const struct bad b[] = {
+		{ "gpu", "amount is missing", GPU_FORM },
+		{ "gpu:0", "amount must be >= 1", GPU_FORM },
+		{ "gpu:x", "amount \"x\" is not a decimal number", GPU_FORM },
+		{ "gpu:2:visible=some", "visible \"some\" is not task or all", GPU_FORM },
+		{ "gpu:2:near=gpu", "unknown key \"near\"", GPU_FORM },
+		{ "gpu:2:visible=all:visible=task", "visible is given twice", GPU_FORM },
+		{ "gpu:2:all", "unexpected \"all\"", GPU_FORM },
+		{ "packed:2:near=cpu", "near \"cpu\" is not gpu", PACKED_FORM },
+		{ "packed:2:visible=all", "visible= goes with near=gpu", PACKED_FORM },
+		{ "packed:2:near=gpu:near=gpu", "key \"near\" is given twice", PACKED_FORM },
+	};
+	for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++)
+		parse_bad(b[i].text, b[i].reason, b[i].form);
+	enum bnd_mbind m;
+	char err[BND_ERRLEN];
+	ck_assert_int_eq(bnd_mbind_parse(&m, "gpu", err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(m, BND_M_GPU);
+	ck_assert_str_eq(bnd_mbind_name(BND_M_GPU), "gpu");
+}
+END_TEST
+
 /* ---- names and help ----------------------------------------------------- */
 
 START_TEST(test_names)
@@ -718,6 +769,7 @@ START_TEST(test_names)
 		{ BND_S_LSF_PACK, "pack", "pack:1" },
 		{ BND_S_LSF_ANY, "any", "any:1" },
 		{ BND_S_LSF_CPUS, "cpus", "cpus:1" },
+		{ BND_S_GPU, "gpu", "gpu:1" },
 	};
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		ck_assert_str_eq(bnd_strategy_name(v[i].s), v[i].name);
@@ -752,7 +804,7 @@ START_TEST(test_help_examples)
 {
 	const char *h = bnd_request_help();
 	int lines = check_lines(h), examples = 0;
-	ck_assert_msg(lines >= 30 && lines <= 45, "help has %d lines", lines);
+	ck_assert_msg(lines >= 30 && lines <= 58, "help has %d lines", lines);
 	char buf[4096];
 	snprintf(buf, sizeof(buf), "%s", h);
 	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
@@ -774,7 +826,9 @@ START_TEST(test_help_examples)
 					    "unit=", "type=task|node", "sort=", "start=", "stop=",
 					    "filter=", "balance:", "pack:", "any:", "cpus:",
 					    "level=socket|core|thread", "set:", "env:", "pe:",
-					    "--mbind=none|cores|cores:strict|round_robin|nlocal",
+					    "--mbind=none|cores|cores:strict|round_robin|nlocal|gpu",
+					    "gpu:<amount>[:visible=task|all]", "near=gpu",
+					    "e.g. --binding=gpu:",
 					    "e.g. --binding=packed:", "e.g. --binding=pack:",
 					    "e.g. --binding=linear:" };
 	for (size_t i = 0; i < sizeof(must) / sizeof(must[0]); i++)
@@ -786,9 +840,9 @@ START_TEST(test_mbind_help)
 {
 	const char *h = bnd_mbind_help();
 	int lines = check_lines(h);
-	ck_assert_int_le(lines, 10);
+	ck_assert_int_le(lines, 12);
 	static const char *const values[] = { "none", "cores", "cores:strict", "round_robin",
-					      "nlocal" };
+					      "nlocal", "gpu" };
 	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
 		char line[64];
 		enum bnd_mbind m;
@@ -917,6 +971,7 @@ static Suite *request_suite(void)
 	tcase_add_test(tc, test_packed_ocs_spellings);
 	tcase_add_test(tc, test_packed_type_synonyms);
 	tcase_add_test(tc, test_packed_filter_max);
+	tcase_add_test(tc, test_gpu);
 	tcase_add_test(tc, test_lsf_counts);
 	tcase_add_test(tc, test_lsf_cpus);
 	tcase_add_test(tc, test_text_kept);

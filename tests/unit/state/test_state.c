@@ -179,7 +179,7 @@ START_TEST(no_fit_records_nothing)
 	bnd_cpuset_zero(&taken);
 	bnd_cpuset_set(&taken, 0);
 	bnd_cpuset_set(&taken, 1);
-	struct bnd_domain d = { NULL, &taken };
+	struct bnd_domain d = { NULL, &taken, NULL };
 	struct bnd_placement p;
 	char why[BND_ERRLEN] = "", want[BND_ERRLEN + 16];
 	ck_assert_int_eq(bnd_place(t, &d, st_req("linear:1"), 1, &p, why, sizeof(why)), BND_ENOFIT);

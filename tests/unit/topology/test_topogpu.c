@@ -77,7 +77,7 @@ START_TEST(dgx2h_sixteen_gpus)
 	ck_assert_int_eq(t->gpus[g12].core_first, 24);
 	ck_assert_int_eq(t->gpus[g12].core_count, 24);
 	char label[BND_GPU_LABEL_LEN];
-	ck_assert_str_eq(bnd_gpu_label(t, g12, label, sizeof(label)), "card12");
+	ck_assert_str_eq(bnd_gpu_label(t, g12, label, sizeof(label)), "nvml12");
 	ck_assert_str_eq(bnd_gpu_label(t, vga, label, sizeof(label)), "0000:04:00.0");
 	/* Sorted by bus id. */
 	for (int g = 1; g < t->ngpus; g++)
