@@ -189,6 +189,14 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	char *jnodes = env_get(sp, "SLURM_JOB_NODELIST", NULL);
 	char *lsf_job = env_get(sp, "LSB_USER_BIND_JOB", NULL);
 	char *lsf_list = env_get(sp, "LSB_USER_BIND_CPU_LIST", NULL);
+	/* GPUs (stepgpu.h): SPANK has no GPU item, the step's environment is
+	 * the only source; the batch step has its job's GPUs. */
+	char *gpus = env_get(sp, "SLURM_STEP_GPUS", NULL);
+	if (!gpus)
+		gpus = env_get(sp, "SLURM_JOB_GPUS", NULL);
+	char *gpu_bind = env_get(sp, "SLURM_GPU_BIND", NULL);
+	char *gpus_pt = env_get(sp, "SLURM_GPUS_PER_TASK", NULL);
+	char *tasks_pg = env_get(sp, "SLURM_NTASKS_PER_GPU", NULL);
 
 	int *gids = calloc(ntasks ? ntasks : 1, sizeof(*gids));
 	for (uint32_t i = 0; gids && i < ntasks; i++) {
@@ -208,6 +216,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 		.tasks_per_node = tpn, .ntasks_env = nt, .cpus_per_task_env = cptenv,
 		.step_nodelist = nodes, .job_nodelist = jnodes,
 		.lsf_bind_job = lsf_job, .lsf_cpu_list = lsf_list,
+		.gpu = { gpus, gpu_bind, gpus_pt, tasks_pg }, .slurm_conf = getenv("SLURM_CONF"),
 		.owner = getpid(), .log = log_admin,
 	};
 	bnd_step_prepare(&step, &in);
@@ -223,6 +232,10 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	free(jnodes);
 	free(lsf_job);
 	free(lsf_list);
+	free(gpus);
+	free(gpu_bind);
+	free(gpus_pt);
+	free(tasks_pg);
 	if (step.reason[0])
 		slurm_info(TAG ": job %u step %u: no binding: %s", job, stepid, step.reason);
 	return 0;
@@ -273,13 +286,18 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	char *places = task_var(sp, "OMP_PLACES"), *bind = task_var(sp, "OMP_PROC_BIND");
 	char *our_places = task_var(sp, "SLURM_BINDING_OMP_PLACES");
 	char *our_bind = task_var(sp, "SLURM_BINDING_OMP_PROC_BIND");
-	struct bnd_task_vars vars = { places, bind, our_places, our_bind };
+	struct bnd_task_vars vars = { places, bind, our_places, our_bind, { NULL } };
+	/* The task-level values gres/gpu set (gpuenv.h). */
+	for (int i = 0; i < BND_GPU_ENV_VARS; i++)
+		vars.gpu_env[i] = task_var(sp, bnd_gpuenv_names[i]);
 	bnd_step_task(&step, local, (int)global, verbose, &vars, "/sys/fs/cgroup",
 		      "/proc/self/cpuset", &res);
 	task_var_free(places);
 	task_var_free(bind);
 	task_var_free(our_places);
 	task_var_free(our_bind);
+	for (int i = 0; i < BND_GPU_ENV_VARS; i++)
+		task_var_free((char *)vars.gpu_env[i]);
 	for (int i = 0; i < res.env.n; i++) {
 		if (res.env.v[i].value)
 			spank_setenv(sp, res.env.v[i].name, res.env.v[i].value, 1);

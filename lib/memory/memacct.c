@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binding/placement/near.h"
 #include "binding/util/error.h"
 
 void bnd_mem_capacity(const struct bnd_topology *t, const struct bnd_mem_reserve *r,
@@ -108,7 +109,10 @@ void bnd_mem_demand(const struct bnd_topology *t, const struct bnd_placement *p,
 		return;
 	}
 	for (int i = 0; i < p->ntasks; i++) {
-		task_nodes(t, &p->tasks[i], &where);
+		if (m == BND_M_GPU && p->tasks[i].gpus)
+			bnd_near_host_numa(t, p->tasks[i].gpus, &where);
+		else
+			task_nodes(t, &p->tasks[i], &where);
 		spread(t, &where, share, demand);
 	}
 }

@@ -256,8 +256,9 @@ int bnd_place_mem(const struct bnd_topology *t, const struct bnd_domain *dom,
 		rc = place_nlocal(t, dom, r, ntasks, m, out, res, demand, err, errlen);
 		goto done;
 	}
+	/* round_robin and gpu name nodes the cores do not choose. */
 	int steer = m->step_mib && m->avail && r->strategy != BND_S_NONE &&
-		    m->mbind != BND_M_ROUND_ROBIN;
+		    m->mbind != BND_M_ROUND_ROBIN && m->mbind != BND_M_GPU;
 	if (steer) {
 		char why[BND_ERRLEN];
 		int for_memory;

@@ -55,6 +55,19 @@ void bnd_near_numa(const struct bnd_topology *t, uint64_t gpus, bnd_nodeset_t *o
 			bnd_nodeset_or(out, &t->gpu_numa[g]);
 }
 
+void bnd_near_host_numa(const struct bnd_topology *t, uint64_t gpus, bnd_nodeset_t *out)
+{
+	bnd_nodeset_zero(out);
+	for (int g = 0; g < t->ngpus; g++) {
+		if (!has(gpus, g))
+			continue;
+		const struct bnd_gpu *d = &t->gpus[g];
+		for (int c = d->core_first; c < d->core_first + d->core_count; c++)
+			if (t->cores[c].numa >= 0)
+				bnd_nodeset_set(out, t->cores[c].numa);
+	}
+}
+
 void bnd_near_labels(const struct bnd_topology *t, uint64_t gpus, char *buf, size_t len)
 {
 	size_t used = 0;

@@ -97,10 +97,10 @@ static int one_arg(struct bnd_config *c, const char *arg, char *err, size_t errl
 	if (!KEY("state_dir") && !KEY("enabled") && !KEY("default") &&
 	    !KEY("on_failure") && !KEY("lock_timeout") && !KEY("filter") &&
 	    !KEY("implicit") && !KEY("default_unit") && !KEY("mem_reserve") &&
-	    !KEY("defer_max")) {
+	    !KEY("defer_max") && !KEY("gpu_devices") && !KEY("gres_conf")) {
 		complain(err, errlen, "unknown argument \"%s\" (known: state_dir= enabled= "
 			 "default= on_failure= lock_timeout= verbose filter= implicit= "
-			 "default_unit= mem_reserve= defer_max=)", arg);
+			 "default_unit= mem_reserve= defer_max= gpu_devices= gres_conf=)", arg);
 		return -1;
 	}
 	if (!v || !*v) {
@@ -189,6 +189,19 @@ static int one_arg(struct bnd_config *c, const char *arg, char *err, size_t errl
 			return -1;
 		}
 		c->defer_max = (int)n;
+	} else if (KEY("gpu_devices")) {
+		char perr[BND_ERRLEN] = "";
+		if (bnd_gpu_devmap_add(&c->gpu_devices, v, perr, sizeof(perr)) != BND_OK) {
+			complain(err, errlen, "\"%s\": %s", arg, perr);
+			return -1;
+		}
+	} else if (KEY("gres_conf")) {
+		if (v[0] != '/' || strlen(v) >= sizeof(c->gres_conf)) {
+			complain(err, errlen, "\"%s\": gres_conf must be an absolute path shorter "
+				 "than %zu characters", arg, sizeof(c->gres_conf));
+			return -1;
+		}
+		snprintf(c->gres_conf, sizeof(c->gres_conf), "%s", v);
 	} else if (KEY("lock_timeout")) {
 		if (parse_timeout(v, &c->lock_timeout_ms)) {
 			complain(err, errlen, "\"%s\": expected lock_timeout=<seconds> "
@@ -224,17 +237,20 @@ int bnd_config_parse(struct bnd_config *c, int argc, char *const argv[],
 
 int bnd_config_describe(const struct bnd_config *c, char *buf, size_t buflen)
 {
-	char reserve[32];
+	char reserve[32], devs[1024];
 	bnd_mem_reserve_text(&c->mem_reserve, reserve, sizeof(reserve));
+	if (bnd_gpu_devmap_text(&c->gpu_devices, devs, sizeof(devs)) != BND_OK)
+		snprintf(devs, sizeof(devs), "(%d devices)", c->gpu_devices.n);
 	int n = snprintf(buf, buflen,
 			 "state_dir=%s enabled=%s default=%s on_failure=%s "
 			 "lock_timeout=%d.%03d verbose=%s filter=%s implicit=%s "
-			 "default_unit=%s mem_reserve=%s defer_max=%d",
+			 "default_unit=%s mem_reserve=%s defer_max=%d gpu_devices=%s gres_conf=%s",
 			 c->state_dir, c->enabled ? "yes" : "no",
 			 *c->default_spec ? c->default_spec : "none",
 			 bnd_on_failure_name(c->on_failure),
 			 c->lock_timeout_ms / 1000, c->lock_timeout_ms % 1000,
 			 c->verbose ? "yes" : "no", c->filter_first_core ? "first_core" : "none",
-			 c->implicit ? "yes" : "no", c->default_unit, reserve, c->defer_max);
+			 c->implicit ? "yes" : "no", c->default_unit, reserve, c->defer_max,
+			 c->gpu_devices.n ? devs : "none", c->gres_conf[0] ? c->gres_conf : "default");
 	return (n < 0 || (size_t)n >= buflen) ? BND_EINVAL : BND_OK;
 }

@@ -15,7 +15,9 @@
 #include "binding/util/safefile.h"
 #include "binding/request/implicit.h"
 #include "binding/request/lsfenv.h"
+#include "binding/placement/near.h"
 #include "binding/step/nofit.h"
+#include "binding/step/slurmconf.h"
 #include "binding/step/stepfit.h"
 #include "binding/step/stepinfo.h"
 #include "binding/topology/topocache.h"
@@ -150,6 +152,60 @@ static void node_name(struct bnd_step *s, const struct bnd_step_in *in)
 	snprintf(s->host, sizeof(s->host), "localhost");
 }
 
+/* gres.conf's path, and cgroup.conf's beside it. */
+static void conf_paths(const struct bnd_step *s, const struct bnd_step_in *in, char *gres,
+		       char *cgroup, size_t len)
+{
+	char dir[BND_CONFIG_PATH_MAX];
+	if (s->cfg.gres_conf[0]) {
+		snprintf(gres, len, "%s", s->cfg.gres_conf);
+		bnd_slurmconf_dir(s->cfg.gres_conf, dir, sizeof(dir));
+	} else {
+		bnd_slurmconf_dir(in->slurm_conf, dir, sizeof(dir));
+		snprintf(gres, len, "%s/gres.conf", dir);
+	}
+	snprintf(cgroup, len, "%s/cgroup.conf", dir);
+}
+
+/* Each task's GPUs (stepgpu.h), for ntasks tasks here. Whatever cannot be
+ * learned leaves those GPUs without locality and is logged. */
+static void learn_gpus(struct bnd_step *s, const struct bnd_step_in *in, int ntasks)
+{
+	char gres_path[BND_CONFIG_PATH_MAX + 16], cg_path[BND_CONFIG_PATH_MAX + 16];
+	char err[BND_ERRLEN] = "";
+	struct bnd_gres_gpus *gres = calloc(1, sizeof(*gres));
+	if (!gres) {
+		step_log(s, "job %u: GPUs: out of memory", s->job);
+		return;
+	}
+	conf_paths(s, in, gres_path, cg_path, sizeof(gres_path));
+	if (bnd_gresconf_read(gres_path, s->host, gres, err, sizeof(err)) != BND_OK)
+		step_log(s, "job %u: %s: %s", s->job, gres_path, err);
+	struct bnd_step_gpu_ctx ctx = {
+		.t = s->topo, .gres = gres, .map = &s->cfg.gpu_devices, .roots = in->gpu_roots,
+		.constrain_devices = bnd_cgroupconf_constrain_devices(cg_path),
+		.may_split = s->gpu_aware,
+	};
+	if (bnd_step_gpus_learn(&in->gpu, &ctx, ntasks, &s->gpus) != BND_OK)
+		step_log(s, "job %u: GPUs: out of memory", s->job);
+	else if (s->gpus.problem[0])
+		step_log(s, "job %u: %s", s->job, s->gpus.problem);
+	free(gres);
+}
+
+/* Each placement group's GPUs (tasks sharing a core share their GPUs too). */
+static void near_groups(struct bnd_step *s)
+{
+	int groups = bnd_share_groups(s->ntasks, s->share);
+	s->group_gpus = calloc((size_t)groups, sizeof(*s->group_gpus));
+	if (!s->group_gpus)
+		return;
+	for (int i = 0; i < s->ntasks && i < s->gpus.ntasks && s->gpus.task; i++)
+		s->group_gpus[bnd_share_group_of(i, s->share)] |=
+			bnd_step_gpus_mask(&s->gpus, s->gpus.task[i]);
+	s->near = (struct bnd_near){ groups, s->group_gpus };
+}
+
 int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 {
 	char err[BND_ERRLEN] = "";
@@ -204,6 +260,7 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 	/* nlocal brings its own binding (memplace.h). */
 	s->have_request = s->implicit || s->lsf_env || (text && s->req.strategy != BND_S_NONE) ||
 			  s->mbind == BND_M_NLOCAL;
+	s->gpu_aware = s->req.near_gpu || s->mbind == BND_M_GPU;
 	s->mem_mib = in->mem_mib;
 	s->job_mem_mib = in->job_mem_mib;
 
@@ -230,8 +287,13 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 	 * planted or damaged cache is named here. */
 	if (dir_ok && strncmp(note, "cache hit", 9))
 		step_log(s, "topology %s", note);
-	if (!s->have_request)
+	if (!s->have_request) {
+		/* --mbind=gpu alone: no cores, memory by the GPUs. */
+		if (s->gpu_aware)
+			learn_gpus(s, in, s->is_batch ? bnd_batch_tasks(in->tasks_per_node, in->ntasks_env)
+						      : (in->ntasks >= 1 ? in->ntasks : 1));
 		return BND_OK;
+	}
 	/* For the batch step Slurm's cpus per task is the script's whole
 	 * share of the node; the job's -c is in its environment. */
 	int cpt = s->is_batch ? bnd_batch_cpus_per_task(in->cpus_per_task_env)
@@ -256,6 +318,10 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 		first_core_cpus(s->topo, &s->reserved);
 	bnd_cpuset_andnot(&usable, &s->reserved);
 	s->share = bnd_step_share(s->topo, &s->domain, &usable, &s->req, s->ntasks);
+	if (s->gpu_aware) {
+		learn_gpus(s, in, s->ntasks);
+		near_groups(s);
+	}
 
 	struct bnd_state_opts o;
 	struct bnd_nofit nofit = { .alone_rc = BND_OK };
@@ -311,8 +377,86 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 	return BND_OK;
 }
 
+/* What a task of a GPU-aware step gets: its GPUs (the device cgroup
+ * having the last word), their bus ids, how near its cores are. */
+struct task_gpus {
+	uint64_t positions;
+	char list[1024];
+	char locality[BND_NEAR_NOTE_LEN + 512];
+	char warn[BND_ERRLEN];
+};
+
+/* SLURM_BINDING_GPU_LOCALITY of placement group grp (-1: the batch
+ * script, all of them). */
+static void locality_text(const struct bnd_step *s, int grp, char *buf, size_t len)
+{
+	int local = 0, cores = 0, known = 0;
+	uint64_t gpus = 0;
+	for (int i = 0; i < s->pl.ntasks; i++) {
+		const struct bnd_task_place *tp = &s->pl.tasks[i];
+		if ((grp >= 0 && i != grp) || tp->nlocal < 0)
+			continue;
+		known = 1;
+		local += tp->nlocal;
+		cores += tp->ncores;
+		gpus |= tp->gpus;
+	}
+	if (!known) {
+		snprintf(buf, len, "none: %s", s->gpus.n ? "no GPU of this task has a known place "
+			 "(SLURM_BINDING_GPUS, the slurmd log)" : "the step has no GPUs");
+		return;
+	}
+	if (local == cores) {
+		snprintf(buf, len, "local");
+		return;
+	}
+	char labels[256], mine[16];
+	bnd_near_labels(s->topo, gpus, labels, sizeof(labels));
+	snprintf(mine, sizeof(mine), "task %d: ", grp);
+	int noted = grp < 0 || !strncmp(s->pl.near_note, mine, strlen(mine));
+	snprintf(buf, len, "nearest: %d of %d cores next to %s%s%s", local, cores, labels,
+		 noted && s->pl.near_note[0] ? "; " : "", noted ? s->pl.near_note : "");
+}
+
+static void task_gpus(const struct bnd_step *s, int local_id, int bound, struct task_gpus *g)
+{
+	memset(g, 0, sizeof(*g));
+	if (!s->gpu_aware || !s->topo)
+		return;
+	g->positions = bnd_step_gpus_of_task(&s->gpus, local_id, s->is_batch);
+	if (s->gpus.n && !s->is_batch)
+		bnd_step_gpus_check(&s->gpus, &g->positions, g->warn, sizeof(g->warn));
+	bnd_step_gpus_list(&s->gpus, s->topo, g->positions, g->list, sizeof(g->list));
+	if (bound && s->req.near_gpu)
+		locality_text(s, s->is_batch ? -1 : bnd_share_group_of(local_id, s->share),
+			      g->locality, sizeof(g->locality));
+}
+
+/* --mbind=gpu: preferred on the host nodes next to the task's GPUs (the
+ * nodes of its cores when it has none), bound or not. */
+static int gpu_memory(const struct bnd_step *s, uint64_t positions, int bound,
+		      const bnd_cpuset_t *cpus, char *nodes, size_t nlen, char *desc, size_t dlen,
+		      char *err, size_t errlen)
+{
+	bnd_nodeset_t idx, os;
+	uint64_t m = s->topo ? bnd_step_gpus_mask(&s->gpus, positions) : 0;
+	bnd_nodeset_zero(&os);
+	if (m) {
+		bnd_near_host_numa(s->topo, m, &idx);
+		for (int k = bnd_nodeset_next(&idx, -1); k >= 0; k = bnd_nodeset_next(&idx, k))
+			bnd_nodeset_set(&os, s->topo->numa_os[k]);
+	} else if (bound) {
+		bnd_topology_numa_of_cpus(s->topo, cpus, &os);
+	}
+	if (bnd_nodeset_empty(&os))
+		return bnd_fail(err, errlen, BND_EINVAL, "--mbind=gpu not applied: the task has no GPU "
+				"whose place is known%s", bound ? "" : ", and it is not bound");
+	bnd_nodeset_format_list(&os, nodes, nlen);
+	return bnd_apply_mempolicy_nodes(&os, 0, desc, dlen, err, errlen);
+}
+
 static void verbose_line(const struct bnd_step *s, int global_id, const bnd_cpuset_t *cpus,
-			 int bound, struct bnd_task_result *out)
+			 int bound, const struct task_gpus *g, struct bnd_task_result *out)
 {
 	char pairs[BND_CPULIST_TEXT] = "-", list[BND_CPULIST_TEXT] = "", pol[BND_MEMPOLICY_TEXT] = "?";
 	char perr[BND_ERRLEN];
@@ -330,9 +474,12 @@ static void verbose_line(const struct bnd_step *s, int global_id, const bnd_cpus
 	    bnd_cpuset_format_list(&now, list, sizeof(list)) != BND_OK)
 		snprintf(list, sizeof(list), "...");
 	bnd_mempolicy_describe(pol, sizeof(pol), perr, sizeof(perr));
+	char gpus[sizeof(g->list) + 8] = "";
+	if (s->gpu_aware)
+		snprintf(gpus, sizeof(gpus), " gpus=%s", g->list[0] ? g->list : "-");
 	bnd_fail(out->verbose, sizeof(out->verbose), BND_OK,
-		 "spank-binding: host=%s task=%d cores=%s cpus=%s mempolicy=%s%s%s",
-		 s->host, global_id, pairs, list, pol, bound ? "" : " (unbound)", s->note);
+		 "spank-binding: host=%s task=%d cores=%s cpus=%s mempolicy=%s%s%s%s",
+		 s->host, global_id, pairs, list, pol, gpus, bound ? "" : " (unbound)", s->note);
 }
 
 int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
@@ -373,10 +520,15 @@ int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
 	    bnd_apply_affinity(0, &cpus, why_buf, sizeof(why_buf)) != BND_OK)
 		why = why_buf;
 	int bound = !why && s->placed;
+	struct task_gpus gt;
+	task_gpus(s, local_id, bound, &gt);
 
 	int mfail = 0;
 	char nodes[256] = "";
-	if (s->mbind == BND_M_NLOCAL && bound) {
+	if (s->mbind == BND_M_GPU) {
+		mfail = gpu_memory(s, gt.positions, bound, &cpus, nodes, sizeof(nodes), mdesc,
+				   sizeof(mdesc), merr, sizeof(merr)) != BND_OK;
+	} else if (s->mbind == BND_M_NLOCAL && bound) {
 		bnd_nodeset_t os;
 		bnd_mem_os_nodes(s->topo, &s->mem, &os);
 		bnd_nodeset_format_list(&os, nodes, sizeof(nodes));
@@ -401,6 +553,9 @@ int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
 			 why ? (fail ? "" : "not bound: ") : "", why ? why : "",
 			 why && mfail ? "; " : "", mfail ? merr : "");
 		out->failed = fail;
+	} else if (gt.warn[0]) {
+		bnd_fail(out->message, sizeof(out->message), BND_OK, "spank-binding: %s task %d: %s",
+			 s->host, global_id, gt.warn);
 	}
 
 	struct bnd_taskenv_in ein = {
@@ -413,6 +568,13 @@ int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
 		.reason = why,
 		.rankfile = s->rankfile[0] ? s->rankfile : NULL,
 		.mbind_nodes = nodes,
+		.gpus = gt.list,
+		.gpu_locality = gt.locality,
+		.gpu_narrow = s->gpus.split == BND_SPLIT_PLUGIN && s->req.visible == BND_VIS_TASK &&
+			      !s->is_batch,
+		.gpu_nstep = s->gpus.n,
+		.gpu_positions = gt.positions,
+		.gpu_env = vars ? vars->gpu_env : NULL,
 	};
 	/* The nodes the policy names, as the kernel was told. */
 	if (!mfail && !nodes[0] && (s->mbind == BND_M_CORES || s->mbind == BND_M_CORES_STRICT) &&
@@ -432,7 +594,7 @@ int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
 		bnd_fail(out->message, sizeof(out->message), BND_OK, "spank-binding: %s task %d: %s",
 			 s->host, global_id, merr);
 	if (verbose)
-		verbose_line(s, global_id, &cpus, bound, out);
+		verbose_line(s, global_id, &cpus, bound, &gt, out);
 	return BND_OK;
 }
 
@@ -457,6 +619,7 @@ void bnd_step_alloc_args(struct bnd_step *s, const bnd_cpuset_t *usable,
 		.inherit_job = !s->is_batch,
 		.mem_mib = s->mem_mib, .job_mem_mib = s->job_mem_mib, .mbind = s->mbind,
 		.mem_reserve = &s->cfg.mem_reserve, .mem_out = &s->mem,
+		.near = s->group_gpus ? &s->near : NULL,
 	};
 }
 
@@ -498,5 +661,8 @@ void bnd_step_free(struct bnd_step *s)
 	s->topo = NULL;
 	free(s->req_text);
 	s->req_text = NULL;
+	bnd_step_gpus_free(&s->gpus);
+	free(s->group_gpus);
+	s->group_gpus = NULL;
 	s->active = 0;
 }

@@ -206,6 +206,7 @@ enum bnd_move_rule bnd_rebind_rule(enum bnd_mbind mbind, enum bnd_instance insta
 		return BND_MOVE_KEEP;
 	switch (mbind) {
 	case BND_M_NONE:
+	case BND_M_GPU: /* its memory stays by the GPUs wherever the cores go */
 		return BND_MOVE_FREE;
 	case BND_M_CORES:
 		return BND_MOVE_MIGRATE;

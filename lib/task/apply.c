@@ -120,9 +120,10 @@ int bnd_apply_mempolicy(const struct bnd_topology *t, enum bnd_mbind mbind,
 		describe(desc, desclen, "default", NULL);
 		return BND_OK;
 	case BND_M_NLOCAL:
+	case BND_M_GPU:
 		return bnd_fail(err, errlen, BND_EINVAL,
-				"--mbind=nlocal: the nodes are chosen at placement "
-				"(bnd_apply_mempolicy_nodes)");
+				"--mbind=%s: the nodes are chosen at placement "
+				"(bnd_apply_mempolicy_nodes)", bnd_mbind_name(mbind));
 	case BND_M_ROUND_ROBIN:
 		/* The nodes this task may use are its cpuset's mems: interleaving
 		 * over nodes outside it would be refused by the kernel. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binding/task/gpuenv.h"
 #include "binding/util/error.h"
 #include "binding/topology/topostring.h"
 
@@ -306,6 +307,24 @@ static int is_ours(const char *cur, const char *marker)
 	return cur && marker && !strcmp(cur, marker);
 }
 
+/* The task's GPUs and, when the plugin split the step's among its tasks,
+ * the visible-device variables narrowed to them. */
+static int put_gpus(struct bnd_taskenv *e, const struct bnd_taskenv_in *in)
+{
+	int rc;
+	if ((rc = put_str(e, "SLURM_BINDING_GPUS", in->gpus ? in->gpus : "")) ||
+	    (rc = put_str(e, "SLURM_BINDING_GPU_LOCALITY", in->gpu_locality ? in->gpu_locality : "")))
+		return rc;
+	for (int i = 0; in->gpu_narrow && in->gpu_env && i < BND_GPU_ENV_VARS; i++) {
+		char *v;
+		if ((rc = bnd_gpuenv_narrow(in->gpu_env[i], in->gpu_nstep, in->gpu_positions, &v)))
+			return rc;
+		if (v && (rc = put(e, bnd_gpuenv_names[i], v)))
+			return rc;
+	}
+	return BND_OK;
+}
+
 static int build(struct bnd_taskenv *e, const struct bnd_taskenv_in *in)
 {
 	const struct bnd_topology *t = in->topo;
@@ -372,6 +391,9 @@ static int build(struct bnd_taskenv *e, const struct bnd_taskenv_in *in)
 	if ((rc = put(e, "SLURM_BINDING_PE", buf)))
 		return rc;
 	if ((rc = put_str(e, "SLURM_BINDING_RANKFILE", pe && in->rankfile ? in->rankfile : "")))
+		return rc;
+
+	if ((rc = put_gpus(e, in)))
 		return rc;
 
 	int omp = bound && in->instance == BND_I_SET && t;

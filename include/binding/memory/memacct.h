@@ -13,6 +13,8 @@
  *   cores, cores:strict  the local nodes of its cores, split evenly
  *   round_robin          every node with cpus in the step, split evenly
  *   nlocal               the chosen nodes (memplace.h), split evenly
+ *   gpu                  the host nodes next to its GPUs (placement/near.h),
+ *                        split evenly; a task without GPUs: like cores
  *   none                 the local nodes of its cores, like cores (the
  *                        kernel's first touch lands there)
  * Pure functions: no I/O.

@@ -13,6 +13,7 @@
  *   cores, none   the same search steers the choice; if it finds nothing
  *                 the plain placement is used (memory never blocks).
  *   round_robin   plain placement; memory is accounted, never blocks.
+ *   gpu           the same: its nodes are the GPUs' (placement/near.h).
  *   nlocal        the one NUMA node whose free cores and free memory hold
  *                 the whole step, the one with the most free memory first;
  *                 else the fewest nodes, nearest by distance; the binding

@@ -28,6 +28,11 @@ int bnd_near_rank(const struct bnd_topology *t, uint64_t gpus, int core);
 /* The NUMA indices local to the GPUs in mask (their nodes, topogpu.h). */
 void bnd_near_numa(const struct bnd_topology *t, uint64_t gpus, bnd_nodeset_t *out);
 
+/* The host memory next to them, where --mbind=gpu puts a task's memory:
+ * the nodes of their local cores (a GPU's own memory node, POWER9's HBM,
+ * is not host memory; on an APU it is the node of its cores anyway). */
+void bnd_near_host_numa(const struct bnd_topology *t, uint64_t gpus, bnd_nodeset_t *out);
+
 /* The GPUs of mask as a list of labels ("nvml3,nvml4"). */
 void bnd_near_labels(const struct bnd_topology *t, uint64_t gpus, char *buf, size_t len);
 

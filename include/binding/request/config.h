@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "binding/request/request.h"
+#include "binding/topology/gpudev.h"
 #include "binding/util/defaults.h"
 #include "binding/util/memsize.h"
 
@@ -52,6 +53,12 @@ struct bnd_config {
 	 * Every waiting step costs a lock-free check of the state at each of
 	 * its changes: the limit bounds what one user can make a node do. */
 	int defer_max;
+	/* GPUs (step/stepgpu.h): gpu_devices=PATH=BUSID,... names the PCI bus
+	 * id of device files whose driver does not say (topology/gpudev.h);
+	 * gres_conf=PATH is Slurm's gres.conf ("": the one beside slurmstepd's
+	 * slurm.conf), cgroup.conf is read from the same directory. */
+	struct bnd_gpu_devmap gpu_devices;
+	char gres_conf[BND_CONFIG_PATH_MAX];
 };
 
 void bnd_config_defaults(struct bnd_config *c);
@@ -63,6 +70,8 @@ void bnd_config_defaults(struct bnd_config *c);
  *   implicit=yes|no   default_unit=T|CT|ET|C|E|S|CS|ES|X|CX|EX|Y|CY|EY|N|CN|EN
  *   mem_reserve=SIZE|PERCENT% (per NUMA node, e.g. 2G or 5%)
  *   defer_max=STEPS (per user and node; 0: no limit; default 64)
+ *   gpu_devices=/dev/PATH=BUSID[,...] (may be given several times)
+ *   gres_conf=/abs/path/gres.conf
  * Returns BND_OK, or BND_EINVAL when at least one argument was unknown or
  * malformed: err then lists every bad one ("; "-separated) and each of them
  * kept its default; the good ones are applied.

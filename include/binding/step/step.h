@@ -27,6 +27,8 @@
 #include "binding/placement/place.h"
 #include "binding/request/request.h"
 #include "binding/state/statefile.h"
+#include "binding/step/stepgpu.h"
+#include "binding/task/gpuenv.h"
 #include "binding/task/apply.h"
 #include "binding/memory/memplace.h"
 #include "binding/task/taskenv.h"
@@ -40,7 +42,7 @@
 #define BND_HOST_NAME_MAX 256
 #define BND_REASON_MAX 2048
 #define BND_TASK_MESSAGE_MAX (BND_REASON_MAX + BND_ERRLEN + BND_HOST_NAME_MAX + 256)
-#define BND_TASK_VERBOSE_MAX (BND_HOST_NAME_MAX + 2 * BND_CPULIST_TEXT + BND_MEMPOLICY_TEXT + 128)
+#define BND_TASK_VERBOSE_MAX (BND_HOST_NAME_MAX + 2 * BND_CPULIST_TEXT + BND_MEMPOLICY_TEXT + 1160)
 
 typedef void (*bnd_log_fn)(void *ctx, const char *msg);
 
@@ -81,6 +83,13 @@ struct bnd_step_in {
 	 * root. SLURMD_NODENAME is never used: at init_post_opt it is only
 	 * what srun sent (inside a batch job, the batch host). */
 	const char *step_nodelist, *job_nodelist;
+	/* GPUs (stepgpu.h): the step's GPU variables at init_post_opt, and
+	 * slurmstepd's own SLURM_CONF (gres.conf and cgroup.conf are beside
+	 * it unless gres_conf= says otherwise); gpu_roots: where the drivers'
+	 * records are (NULL: /proc and /sys). */
+	struct bnd_step_gpu_in gpu;
+	const char *slurm_conf;
+	const struct bnd_gpudev_roots *gpu_roots;
 	pid_t owner;                 /* slurmstepd: holds the state record */
 	bnd_log_fn log;              /* admin log (slurmd log), may be NULL */
 	void *log_ctx;
@@ -108,6 +117,13 @@ struct bnd_step {
 	int lsf_env;          /* req comes from LSB_USER_BIND_JOB/_CPU_LIST */
 	char note[512];       /* for the verbose line: where the request came from */
 	struct bnd_placement pl;
+	/* GPUs: a GPU-aware request (gpu:<n>, near=gpu, --mbind=gpu) learns
+	 * each task's (stepgpu.h) and places each placement group next to
+	 * them (near: group_gpus, masks of the topology's GPUs). */
+	int gpu_aware;
+	struct bnd_step_gpus gpus;
+	uint64_t *group_gpus;
+	struct bnd_near near;
 	struct bnd_mem_result mem; /* reserved per node; nlocal's nodes */
 	uint64_t mem_mib, job_mem_mib;
 	int placed;           /* pl valid */
@@ -134,6 +150,7 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in);
 struct bnd_task_vars {
 	const char *omp_places, *omp_proc_bind;
 	const char *our_omp_places, *our_omp_proc_bind; /* SLURM_BINDING_OMP_* */
+	const char *gpu_env[BND_GPU_ENV_VARS]; /* gpuenv.h's, task-level */
 };
 
 struct bnd_task_result {

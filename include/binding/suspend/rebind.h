@@ -72,7 +72,9 @@ int bnd_cgroup_contains(const char *file_text, const char *cgroup);
  *                     nodes differ the pages follow (cores: a preference
  *                     only, so memory may move; new allocations still
  *                     prefer the old nodes, as the task's policy says);
- *   BND_MOVE_FREE     another placement if need be (no memory policy). */
+ *   BND_MOVE_FREE     another placement if need be (no memory policy, or
+ *                     gpu: the memory is the GPUs' nodes', wherever the
+ *                     cores go). */
 enum bnd_move_rule { BND_MOVE_KEEP, BND_MOVE_MIGRATE, BND_MOVE_FREE };
 enum bnd_move_rule bnd_rebind_rule(enum bnd_mbind mbind, enum bnd_instance instance);
 

@@ -27,8 +27,8 @@ int bnd_affinity_get(pid_t pid, bnd_cpuset_t *out, char *err, size_t errlen);
  *                preferred-first-node on old kernels: the NUMA node(s) local to cpus
  *   cores:strict MPOL_BIND to those node(s)
  *   round_robin  MPOL_INTERLEAVE over the nodes the task may use (its cpuset's mems)
- *   nlocal       BND_EINVAL: its nodes are chosen at placement (memplace.h),
- *                applied with bnd_apply_mempolicy_nodes
+ *   nlocal, gpu  BND_EINVAL: their nodes are chosen at placement (memplace.h,
+ *                placement/near.h), applied with bnd_apply_mempolicy_nodes
  *   none         nothing
  * `desc` (optional) receives a short description such as "bind:0" or
  * "interleave:0-3" for logs and the environment. */

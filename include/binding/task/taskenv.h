@@ -15,6 +15,8 @@
  *                                "" when no policy names nodes
  *   SLURM_BINDING_PE             pe only: the task's cores as OCS pe pairs "0,0:0,1"
  *   SLURM_BINDING_RANKFILE       pe only: path of the node's OpenMPI rankfile
+ *   SLURM_BINDING_GPUS           the task's GPUs as PCI bus ids ("0000:3b:00.0,...")
+ *   SLURM_BINDING_GPU_LOCALITY   local | nearest: <why> | none (a GPU-aware request)
  * and, for job scripts written for OCS/GCS and LSF, in their formats:
  *   GCS_BINDING                  as SGE_BINDING
  *   GCS_BINDING_INSTANCE         set | env | pe, NONE when not bound
@@ -28,17 +30,22 @@
  * earlier (an srun inside a batch script inherits the script's) are
  * recognised through SLURM_BINDING_OMP_PLACES / SLURM_BINDING_OMP_PROC_BIND
  * and replaced or removed; a user's own value is never touched.
+ * When the plugin split the step's GPUs among its tasks, the visible-device
+ * variables narrowed to the task's own (task/gpuenv.h); otherwise they are
+ * Slurm's and not in the list.
  */
 #ifndef BINDING_TASKENV_H
 #define BINDING_TASKENV_H
 
 #include <stddef.h>
 
+#include <stdint.h>
+
 #include "binding/util/cpuset.h"
 #include "binding/request/request.h"
 #include "binding/topology/topology.h"
 
-#define BND_TASKENV_MAX 24
+#define BND_TASKENV_MAX 32
 
 struct bnd_envvar {
 	const char *name; /* static string */
@@ -60,6 +67,14 @@ struct bnd_taskenv_in {
 	const char *reason;              /* why unbound (NULL when bound) */
 	const char *rankfile;            /* pe: path written for this node */
 	const char *mbind_nodes;         /* SLURM_MBIND_NODES; NULL = "" */
+	const char *gpus;                /* SLURM_BINDING_GPUS; NULL = "" */
+	const char *gpu_locality;        /* SLURM_BINDING_GPU_LOCALITY; NULL = "" */
+	/* The visible-device variables (gpuenv.h): when gpu_narrow, each of
+	 * gpu_env (the task's current values, [BND_GPU_ENV_VARS], may be NULL)
+	 * keeps the entries gpu_positions names of the step's gpu_nstep. */
+	int gpu_narrow, gpu_nstep;
+	uint64_t gpu_positions;
+	const char *const *gpu_env;
 	/* The task's current environment values (NULL when unset). */
 	const char *omp_places, *omp_proc_bind;
 	const char *our_omp_places, *our_omp_proc_bind; /* our markers */

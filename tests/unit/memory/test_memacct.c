@@ -6,6 +6,7 @@
 
 #include "binding/util/error.h"
 #include "binding/memory/memacct.h"
+#include "binding/topology/topogpu.h"
 #include "testutil.h"
 
 static uint64_t size(const char *s)
@@ -162,6 +163,22 @@ START_TEST(cpuless_nodes_get_no_core_share)
 }
 END_TEST
 
+/* --mbind=gpu reserves on the host node next to each task's GPU, wherever
+ * its cores are; a task without GPUs like cores. */
+START_TEST(demand_gpu)
+{
+	struct bnd_topology *t = tu_topo("tests/unit/topology/xml/mi300a-apu.xml");
+	uint64_t d[4];
+	struct bnd_placement p = placed(t, "linear:1", 2, NULL);
+	p.tasks[0].gpus = 1ull << bnd_gpu_find(t, "rsmi3");
+	p.tasks[1].gpus = 0;
+	bnd_mem_demand(t, &p, BND_M_GPU, NULL, 1000, d);
+	ck_assert(d[0] == 500 && d[1] == 0 && d[2] == 0 && d[3] == 500);
+	bnd_placement_free(&p);
+	bnd_topology_free(t);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("memacct");
@@ -169,6 +186,7 @@ int main(void)
 	tcase_add_test(tc, sizes);
 	tcase_add_test(tc, reserve_and_capacity);
 	tcase_add_test(tc, demand_per_policy);
+	tcase_add_test(tc, demand_gpu);
 	tcase_add_test(tc, cpuless_nodes_get_no_core_share);
 	suite_add_tcase(s, tc);
 	return tu_run(s);

@@ -59,7 +59,34 @@ START_TEST(every_setting)
 	ck_assert_int_eq(bnd_config_describe(&c, line, sizeof(line)), BND_OK);
 	ck_assert_str_eq(line, "state_dir=/tmp/x/state enabled=no default=linear:1 "
 			 "on_failure=fail lock_timeout=2.500 verbose=yes filter=first_core "
-			 "implicit=no default_unit=CT mem_reserve=2048M defer_max=8");
+			 "implicit=no default_unit=CT mem_reserve=2048M defer_max=8 gpu_devices=none "
+			 "gres_conf=default");
+}
+END_TEST
+
+/* The GPU settings: device files mapped to bus ids (several words add up),
+ * gres.conf's path; a bad word keeps the others. */
+START_TEST(gpu_settings)
+{
+	struct bnd_config c;
+	char err[ERRLEN], line[1024];
+	char *ok[] = { "gpu_devices=/dev/fakegpu0=00:05.0,/dev/fakegpu1=0000:00:06.0",
+		       "gpu_devices=/dev/fakegpu2=0000:00:07.0", "gres_conf=/etc/slurm/gres.conf" };
+	ck_assert_int_eq(parse(&c, err, 3, ok), BND_OK);
+	ck_assert_int_eq(c.gpu_devices.n, 3);
+	ck_assert_str_eq(c.gpu_devices.e[2].busid, "0000:00:07.0");
+	ck_assert_str_eq(c.gres_conf, "/etc/slurm/gres.conf");
+	ck_assert_int_eq(bnd_config_describe(&c, line, sizeof(line)), BND_OK);
+	ck_assert_msg(strstr(line, " gpu_devices=/dev/fakegpu0=0000:00:05.0,/dev/fakegpu1=0000:00:06.0,"
+			     "/dev/fakegpu2=0000:00:07.0 gres_conf=/etc/slurm/gres.conf"), "%s", line);
+	char *bad[] = { "gpu_devices=/dev/a=00:05.0,fake=00:06.0", "gres_conf=gres.conf",
+			"gpu_devices=" };
+	ck_assert_int_eq(parse(&c, err, 3, bad), BND_EINVAL);
+	ck_assert_msg(strstr(err, "gpu_devices: \"fake=00:06.0\" is not /dev/PATH=BUSID") &&
+		      strstr(err, "gres_conf must be an absolute path") &&
+		      strstr(err, "\"gpu_devices=\": a value is required"), "%s", err);
+	ck_assert_int_eq(c.gpu_devices.n, 0);
+	ck_assert_str_eq(c.gres_conf, "");
 }
 END_TEST
 
@@ -267,6 +294,7 @@ int main(void)
 	tcase_add_test(tc, later_words_win_and_spellings);
 	tcase_add_test(tc, implicit_binding_settings);
 	tcase_add_test(tc, mem_reserve_setting);
+	tcase_add_test(tc, gpu_settings);
 	tcase_add_test(tc, default_wins_over_implicit);
 	tcase_add_test(tc, bad_words_keep_defaults_and_are_all_named);
 	tcase_add_test(tc, timeout_bounds);

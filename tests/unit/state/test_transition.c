@@ -10,6 +10,7 @@
 #include "binding/placement/place.h"
 #include "binding/state/state.h"
 #include "binding/state/transition.h"
+#include "binding/topology/topogpu.h"
 #include "statetest.h"
 #include "testutil.h"
 
@@ -361,6 +362,36 @@ START_TEST(batch_resumes_after_its_own_step)
 }
 END_TEST
 
+/* A GPU job keeps its place by its GPU across suspend and resume: the
+ * state's allocator and the resume transaction both see the step's GPUs
+ * (bnd_alloc_args.near). */
+START_TEST(gpu_step_resumes_next_to_its_gpu)
+{
+	struct bnd_topology *t = tu_topo("tests/unit/topology/xml/mi300a-apu.xml");
+	uint64_t g2 = 1ull << bnd_gpu_find(t, "rsmi2");
+	struct bnd_near near = { 1, &g2 };
+	struct bnd_alloc_args a = args(1, 0, 1, NULL);
+	a.near = &near;
+	struct bnd_placement pa, pb;
+	char err[BND_ERRLEN] = "", cpus[64];
+	alloc(t, "gpu:2", a, &pa, "16-19");
+	ck_assert_int_eq(pa.tasks[0].nlocal, 2);
+	ck_assert_int_eq(bnd_state_suspend(&env.opts, 1, 0, "slurm-suspend", err, sizeof(err)),
+			 BND_OK);
+	/* Meanwhile another job takes those two cores next to rsmi2. */
+	struct bnd_alloc_args b = args(2, 0, 1, NULL);
+	b.near = &near;
+	alloc(t, "gpu:2", b, &pb, "16-19");
+	/* Resumed elsewhere, still next to rsmi2: its package's other cores. */
+	ck_assert_int_eq(resume(t, "gpu:2", a, &pa, 0, cpus, sizeof(cpus), err, sizeof(err)),
+			 BND_RESUME_MOVED);
+	ck_assert_str_eq(cpus, "20-23");
+	bnd_placement_free(&pa);
+	bnd_placement_free(&pb);
+	bnd_topology_free(t);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("transition");
@@ -374,6 +405,7 @@ int main(void)
 	tcase_add_test(tc, prev_only_stays_on_its_numa_node);
 	tcase_add_test(tc, suspended_record_round_trips_and_keeps_memory);
 	tcase_add_test(tc, batch_resumes_after_its_own_step);
+	tcase_add_test(tc, gpu_step_resumes_next_to_its_gpu);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -701,6 +701,109 @@ START_TEST(smt_tasks_share_the_core_slurm_gave)
 }
 END_TEST
 
+/* GPUs on an MI300A-shaped node (4 packages, an APU each): fake device
+ * files in gres.conf, their bus ids from the site's map; each task next to
+ * its own GPU, the visible-device variables narrowed, a second job next to
+ * its own, a third whose GPU's cores are taken told where it went. */
+static void gpu_node(void)
+{
+	char path[160], line[512];
+	snprintf(path, sizeof(path), "%s/gres.conf", dir);
+	FILE *fp = fopen(path, "w");
+	ck_assert_ptr_nonnull(fp);
+	fprintf(fp, "AutoDetect=off\nName=gpu File=%s/fakegpu[0-3]\n", dir);
+	fclose(fp);
+	snprintf(cfg.gres_conf, sizeof(cfg.gres_conf), "%s", path);
+	memset(&cfg.gpu_devices, 0, sizeof(cfg.gpu_devices));
+	for (int i = 0; i < 4; i++) {
+		char err[BND_ERRLEN];
+		snprintf(line, sizeof(line), "%s/fakegpu%d=%04x:02:00.0", dir, i, i);
+		ck_assert_int_eq(bnd_gpu_devmap_add(&cfg.gpu_devices, line, err, sizeof(err)), BND_OK);
+	}
+}
+
+static struct bnd_task_vars gpu_vars(const char *list)
+{
+	struct bnd_task_vars v = { NULL, NULL, NULL, NULL, { list, list, NULL, list, NULL } };
+	return v;
+}
+
+START_TEST(gpu_tasks_next_to_their_own_gpus)
+{
+	struct bnd_topology *t = fake_node("tests/unit/topology/xml/mi300a-apu.xml");
+	gpu_node();
+	struct bnd_step a, b, c;
+	struct bnd_task_result r;
+	struct bnd_step_in in = base(200, 0, 2, "0-15", "env:gpu:2");
+	in.gpu.step_gpus = "1,3";
+	ck_assert_int_eq(bnd_step_prepare(&a, &in), BND_OK);
+	ck_assert_msg(a.placed, "%s", a.reason);
+	ck_assert_int_eq(a.gpus.split, BND_SPLIT_PLUGIN);
+	struct bnd_task_vars v = gpu_vars("1,3");
+	const char *want[2][4] = { { "8 9 10 11", "0001:02:00.0", "1", "local" },
+				   { "24 25 26 27", "0003:02:00.0", "3", "local" } };
+	for (int k = 0; k < 2; k++) {
+		ck_assert_int_eq(bnd_step_task(&a, k, k, 1, &v, NULL, NULL, &r), BND_OK);
+		ck_assert_str_eq(env(&r, "SLURM_BINDING"), want[k][0]);
+		ck_assert_str_eq(env(&r, "SLURM_BINDING_GPUS"), want[k][1]);
+		ck_assert_str_eq(env(&r, "CUDA_VISIBLE_DEVICES"), want[k][2]);
+		ck_assert_str_eq(env(&r, "SLURM_STEP_GPUS"), want[k][2]);
+		ck_assert_str_eq(env(&r, "ROCR_VISIBLE_DEVICES"), want[k][2]);
+		ck_assert_ptr_null(tu_taskenv_get(&r.env, "GPU_DEVICE_ORDINAL"));
+		ck_assert_str_eq(env(&r, "SLURM_BINDING_GPU_LOCALITY"), want[k][3]);
+		ck_assert_msg(strstr(r.verbose, " gpus=") && strstr(r.verbose, want[k][1]), "%s",
+			      r.verbose);
+		bnd_taskenv_free(&r.env);
+	}
+	/* A second job on GPU 2: package 2; a third on GPU 1 with 4 cores:
+	 * two are job 200's, so two come from the nearest package, and the
+	 * task says which GPU's cores were taken. */
+	in = base(201, 0, 1, "0-15", "env:gpu:2:visible=all");
+	in.gpu.step_gpus = "2";
+	ck_assert_int_eq(bnd_step_prepare(&b, &in), BND_OK);
+	ck_assert_str_eq(list_of(&b.pl.all_cpus), "16-19");
+	v = gpu_vars("2");
+	ck_assert_int_eq(bnd_step_task(&b, 0, 0, 0, &v, NULL, NULL, &r), BND_OK);
+	ck_assert_ptr_null(tu_taskenv_get(&r.env, "CUDA_VISIBLE_DEVICES"));
+	bnd_taskenv_free(&r.env);
+	in = base(202, 0, 1, "0-15", "env:gpu:4");
+	in.gpu.step_gpus = "1";
+	ck_assert_int_eq(bnd_step_prepare(&c, &in), BND_OK);
+	ck_assert_msg(c.placed, "%s", c.reason);
+	ck_assert_str_eq(list_of(&c.pl.all_cpus), "0-3,12-15");
+	v = gpu_vars("1");
+	ck_assert_int_eq(bnd_step_task(&c, 0, 0, 0, &v, NULL, NULL, &r), BND_OK);
+	ck_assert_str_eq(env(&r, "SLURM_BINDING_GPU_LOCALITY"), "nearest: 2 of 4 cores next to "
+			 "rsmi1; task 0: rsmi1 has 4 local cores (cpus 8-15): 2 held by other jobs, "
+			 "0 outside this step's cpus, 0 taken by its earlier tasks; 2 of its 4 cores "
+			 "are elsewhere, the farthest at NUMA distance 20");
+	/* One GPU, one task: nothing to narrow (the task has all of them). */
+	ck_assert_str_eq(env(&r, "CUDA_VISIBLE_DEVICES"), "1");
+	bnd_taskenv_free(&r.env);
+	ck_assert_int_eq(records(), 3);
+	bnd_step_finish(&a);
+	bnd_step_free(&a);
+	bnd_step_finish(&b);
+	bnd_step_free(&b);
+	bnd_step_finish(&c);
+	bnd_step_free(&c);
+	/* A request that is not GPU-aware leaves the GPUs alone. */
+	in = base(203, 0, 2, "0-15", "env:linear:1");
+	in.gpu.step_gpus = "1,3";
+	ck_assert_int_eq(bnd_step_prepare(&a, &in), BND_OK);
+	ck_assert_int_eq(a.gpus.n, 0);
+	v = gpu_vars("1,3");
+	ck_assert_int_eq(bnd_step_task(&a, 1, 1, 0, &v, NULL, NULL, &r), BND_OK);
+	ck_assert_ptr_null(tu_taskenv_get(&r.env, "CUDA_VISIBLE_DEVICES"));
+	ck_assert_str_eq(env(&r, "SLURM_BINDING_GPUS"), "");
+	bnd_taskenv_free(&r.env);
+	bnd_step_finish(&a);
+	bnd_step_free(&a);
+	ck_assert_int_eq(records(), 0);
+	bnd_topology_free(t);
+}
+END_TEST
+
 /* A start core the step was not given is named as such; the allocation is
  * not "too small" when it holds more cores than asked (issue 13). */
 START_TEST(start_core_outside_the_step_is_the_reason)
@@ -1195,6 +1298,7 @@ int main(void)
 	tcase_add_test(tc, implicit_binding_binds_here);
 	tcase_add_test(tc, lsf_user_variables);
 	tcase_add_test(tc, long_request_used_whole);
+	tcase_add_test(tc, gpu_tasks_next_to_their_own_gpus);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
