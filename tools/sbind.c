@@ -13,9 +13,11 @@ static const char usage[] =
 	"\n"
 	"commands:\n"
 	"  topology [--topology SRC] [--mask STR] [--state DIR] [--format sge|ocs|numa|json]\n"
-	"      the node's topology string; taken units (mask or state) in lower case\n"
+	"      the node's topology string; taken units (mask or state) in lower case;\n"
+	"      json also lists the GPUs with their cpus and NUMA nodes\n"
 	"  place --binding SPEC [--mbind SPEC] [--mem SIZE [--mem-reserve SIZE|N%]]\n"
-	"        [--tasks N] [--topology SRC] [--mask STR]\n"
+	"        [--tasks N] [--gpus LIST [--gpus-per-task N] [--gpu-bind SPEC]]\n"
+	"        [--topology SRC] [--mask STR]\n"
 	"        [--state DIR [--commit --job J --step S [--owner-pid PID]]]\n"
 	"        [--format text|sge|ocs|json|rankfile [--host NAME] [--first-rank N]]\n"
 	"      what a request would get (dry run), or record it with --commit\n"
@@ -39,6 +41,8 @@ static const char usage[] =
 	"                                                             -> ScCScC\n"
 	"  sbind place --topology \"pack:2 core:4\" --binding linear:2 --tasks 4\n"
 	"  sbind place --binding linear:1 --commit --job 7 --step 0\n"
+	"  sbind place --topology X.xml --binding gpu:4 --tasks 2 --gpus nvml0,nvml5\n"
+	"                        (the step's GPUs, by OS device name or PCI bus id)\n"
 	"  sbind place --binding help                                 (the grammar)\n";
 
 int main(int argc, char **argv)

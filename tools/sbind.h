@@ -52,8 +52,20 @@ int sbind_state_avail(const char *state_dir, const struct bnd_topology *t,
 int sbind_state_commit(const char *state_dir, const struct bnd_topology *t,
 		       const struct bnd_request *req, uint32_t job, uint32_t step, int ntasks,
 		       pid_t owner, const bnd_cpuset_t *extra_taken, const struct sbind_mem *mem,
-		       struct bnd_placement *out,
+		       const struct bnd_near *near, struct bnd_placement *out,
 		       char *err, size_t errlen);
+
+/* GPUs (sbind_gpu.c): the topology's list as JSON (a json_t *); --gpus
+ * LIST resolved to topology GPUs; each task's GPUs by the plugin's rules
+ * (masks[ntasks]); a placed task's GPUs and NUMA nodes into its JSON. */
+struct json_t;
+struct json_t *sbind_gpus_json(const struct bnd_topology *t);
+int sbind_gpus_parse(const struct bnd_topology *t, const char *list, int *topo, int *n);
+int sbind_gpus_tasks(const struct bnd_topology *t, const int *topo, int n, int ntasks,
+		     const char *gpus_per_task, const char *gpu_bind, int gpu_aware,
+		     uint64_t *masks, char *how, size_t howlen);
+void sbind_gpus_task_json(const struct bnd_topology *t, const struct bnd_task_place *tp,
+			  struct json_t *task);
 
 /* State repairs and warnings go to stderr (a bnd_state_opts log callback). */
 void sbind_log_stderr(void *ctx, const char *msg);

@@ -28,7 +28,8 @@ int sbind_state_held(const char *state_dir, bnd_cpuset_t *held)
 int sbind_state_commit(const char *state_dir, const struct bnd_topology *t,
 		       const struct bnd_request *req, uint32_t job, uint32_t step, int ntasks,
 		       pid_t owner, const bnd_cpuset_t *extra_taken, const struct sbind_mem *mem,
-		       struct bnd_placement *out, char *err, size_t errlen)
+		       const struct bnd_near *near, struct bnd_placement *out, char *err,
+		       size_t errlen)
 {
 	struct bnd_state_opts o = { .dir = state_dir, .log = sbind_log_stderr };
 	bnd_cpuset_t allowed = t->all_cpus;
@@ -37,7 +38,7 @@ int sbind_state_commit(const char *state_dir, const struct bnd_topology *t,
 		.job = job, .step = step, .ntasks = ntasks, .owner_pid = owner,
 		.uid = (uint32_t)getuid(), .allowed = &allowed, .inherit_job = 1,
 		.mem_mib = mem->mib, .mbind = mem->mbind, .mem_reserve = mem->reserve,
-		.mem_out = mem->out,
+		.mem_out = mem->out, .near = near,
 	};
 	return sbind_exit_of(bnd_state_allocate(&o, t, req, &a, out, err, errlen));
 }

@@ -11,6 +11,7 @@
 
 #include "binding/util/error.h"
 #include "binding/memory/memplace.h"
+#include "binding/placement/near.h"
 #include "binding/placement/place.h"
 #include "binding/request/request.h"
 #include "binding/task/taskenv.h"
@@ -19,6 +20,7 @@
 
 struct place_opts {
 	const char *binding, *mbind, *source, *mask, *state, *format, *host;
+	const char *gpus, *gpus_per_task, *gpu_bind;
 	int ntasks, commit, has_job, has_step, first_rank;
 	uint64_t mem_mib;
 	struct bnd_mem_reserve reserve;
@@ -58,6 +60,9 @@ static int parse_opts(int argc, char **argv, struct place_opts *o)
 		{ "first-rank", required_argument, NULL, 'r' },
 		{ "mem", required_argument, NULL, 'G' },
 		{ "mem-reserve", required_argument, NULL, 'R' },
+		{ "gpus", required_argument, NULL, 'g' },
+		{ "gpus-per-task", required_argument, NULL, 'P' },
+		{ "gpu-bind", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -74,6 +79,12 @@ static int parse_opts(int argc, char **argv, struct place_opts *o)
 		case 'S': o->state = optarg; break;
 		case 'f': o->format = optarg; break;
 		case 'H': o->host = optarg; break;
+		case 'g': o->gpus = optarg; break;
+		case 'P':
+			rc = parse_long("--gpus-per-task", optarg, 1, 64, &v);
+			o->gpus_per_task = optarg;
+			break;
+		case 'B': o->gpu_bind = optarg; break;
 		case 'r':
 			rc = parse_long("--first-rank", optarg, 0, 1 << 20, &v);
 			o->first_rank = (int)v;
@@ -106,7 +117,8 @@ static int parse_opts(int argc, char **argv, struct place_opts *o)
 			break;
 		}
 		case 'h': fputs("usage: sbind place --binding SPEC [--mbind SPEC] [--mem SIZE] "
-				"[--mem-reserve SIZE|N%] [--tasks N] "
+				"[--mem-reserve SIZE|N%] [--tasks N] [--gpus LIST [--gpus-per-task N] "
+				"[--gpu-bind SPEC]] "
 				"[--topology SRC] [--mask STR] [--state DIR [--commit --job J --step S "
 				"[--owner-pid PID]]] [--format text|sge|ocs|json|rankfile [--host NAME] "
 				"[--first-rank N]]\n", stdout);
@@ -131,6 +143,10 @@ static int parse_opts(int argc, char **argv, struct place_opts *o)
 	    strcmp(o->format, "json") && strcmp(o->format, "rankfile")) {
 		fprintf(stderr, "sbind place: --format \"%s\": expected text, sge, ocs, json or "
 			"rankfile\n", o->format);
+		return SBIND_EXIT_USAGE;
+	}
+	if ((o->gpus_per_task || o->gpu_bind) && !o->gpus) {
+		fprintf(stderr, "sbind place: --gpus-per-task and --gpu-bind go with --gpus LIST\n");
 		return SBIND_EXIT_USAGE;
 	}
 	if ((o->host || o->first_rank) && strcmp(o->format, "rankfile")) {
@@ -164,7 +180,15 @@ static void print_mem_text(const struct bnd_topology *t, const struct bnd_mem_re
 	}
 }
 
-static void print_text(const struct bnd_topology *t, const struct bnd_placement *p)
+/* With --gpus: the task's GPUs after its cpus. */
+static void print_gpus(const struct bnd_topology *t, const struct bnd_task_place *tp)
+{
+	char labels[1024];
+	bnd_near_labels(t, tp->gpus, labels, sizeof(labels));
+	printf(" gpus %s", labels[0] ? labels : "-");
+}
+
+static void print_text(const struct bnd_topology *t, const struct bnd_placement *p, int gpus)
 {
 	for (int i = 0; i < p->ntasks; i++) {
 		const struct bnd_task_place *tp = &p->tasks[i];
@@ -178,13 +202,18 @@ static void print_text(const struct bnd_topology *t, const struct bnd_placement 
 		for (int k = 0; k < tp->ncores; k++)
 			printf(" %d,%d", t->cores[tp->cores[k]].socket, t->cores[tp->cores[k]].core);
 		bnd_cpuset_format_list(&tp->cpus, cpus, sizeof(cpus));
-		printf(" (cpus %s)\n", cpus);
+		printf(" (cpus %s)", cpus);
+		if (gpus)
+			print_gpus(t, tp);
+		putchar('\n');
 	}
+	if (p->near_note[0])
+		printf("not next to its GPUs: %s\n", p->near_note);
 }
 
 static int print_json(const struct bnd_topology *t, const struct bnd_placement *p,
 		      const char *sge, const char *ocs, const char *mbind,
-		      const struct bnd_mem_result *m)
+		      const struct bnd_mem_result *m, const char *gpu_rule)
 {
 	json_t *mem = json_array();
 	for (int i = 0; mem && i < m->nshares; i++)
@@ -201,14 +230,20 @@ static int print_json(const struct bnd_topology *t, const struct bnd_placement *
 							       t->cores[tp->cores[k]].core));
 		for (int c = bnd_cpuset_next(&tp->cpus, -1); c >= 0; c = bnd_cpuset_next(&tp->cpus, c))
 			json_array_append_new(cpus, json_integer(c));
-		json_array_append_new(tasks, json_pack("{s:i, s:o, s:o}", "task", i, "cores", cores,
-						       "cpus", cpus));
+		json_t *task = json_pack("{s:i, s:o, s:o}", "task", i, "cores", cores, "cpus", cpus);
+		if (task && gpu_rule)
+			sbind_gpus_task_json(t, tp, task);
+		json_array_append_new(tasks, task);
 	}
 	json_t *o = json_pack("{s:b, s:o, s:s, s:s, s:s, s:o, s:s}", "bound", 1, "tasks", tasks,
 			      "topology", sge, "topology_ocs", ocs, "mbind", mbind, "mem", mem,
 			      "mbind_nodes", nodes);
 	if (!o)
 		return SBIND_EXIT_ERROR;
+	if (gpu_rule) {
+		json_object_set_new(o, "gpu_rule", json_string(gpu_rule));
+		json_object_set_new(o, "near_note", json_string(p->near_note));
+	}
 	json_dumpf(o, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	putchar('\n');
 	json_decref(o);
@@ -248,10 +283,12 @@ static int print_rankfile(const struct bnd_topology *t, const struct place_opts 
 
 static int report(const struct bnd_topology *t, const struct place_opts *o,
 		  const struct bnd_placement *p, enum bnd_mbind mbind,
-		  const struct bnd_mem_result *m)
+		  const struct bnd_mem_result *m, const char *gpu_rule)
 {
 	if (!strcmp(o->format, "text")) {
-		print_text(t, p);
+		print_text(t, p, gpu_rule != NULL);
+		if (gpu_rule)
+			printf("gpus: %s\n", gpu_rule);
 		print_mem_text(t, m, mbind);
 		return SBIND_EXIT_OK;
 	}
@@ -265,7 +302,7 @@ static int report(const struct bnd_topology *t, const struct place_opts *o,
 		fprintf(stderr, "sbind place: cannot format the topology string\n");
 		rc = SBIND_EXIT_ERROR;
 	} else if (!strcmp(o->format, "json")) {
-		rc = print_json(t, p, sge, ocs, bnd_mbind_name(mbind), m);
+		rc = print_json(t, p, sge, ocs, bnd_mbind_name(mbind), m, gpu_rule);
 	} else {
 		puts(!strcmp(o->format, "sge") ? sge : ocs);
 	}
@@ -286,6 +323,19 @@ static int no_binding(const struct place_opts *o, const char *why)
 	}
 	fprintf(stderr, "sbind place: no binding: %s\n", why);
 	return SBIND_EXIT_NOFIT;
+}
+
+/* The GPUs of --gpus, split among the tasks by the plugin's rules. */
+static int place_gpus(const struct bnd_topology *t, const struct place_opts *o,
+		      const struct bnd_request *req, enum bnd_mbind mbind, uint64_t *masks,
+		      char *rule, size_t len)
+{
+	int topo[BND_MAX_GPUS], n = 0;
+	int rc = sbind_gpus_parse(t, o->gpus, topo, &n);
+	if (!rc)
+		rc = sbind_gpus_tasks(t, topo, n, o->ntasks, o->gpus_per_task, o->gpu_bind,
+				      req->near_gpu || mbind == BND_M_GPU, masks, rule, len);
+	return rc;
 }
 
 int sbind_cmd_place(int argc, char **argv)
@@ -317,12 +367,21 @@ int sbind_cmd_place(int argc, char **argv)
 	bnd_cpuset_t taken;
 	struct bnd_placement p;
 	rc = sbind_parse_mask(t, o.mask, &taken);
+	/* --gpus: each task's GPUs as the plugin learns them in a step. */
+	uint64_t *masks = calloc((size_t)o.ntasks, sizeof(*masks));
+	struct bnd_near near = { o.ntasks, masks };
+	char rule[256] = "";
+	if (!masks)
+		rc = SBIND_EXIT_ERROR;
+	if (!rc && o.gpus)
+		rc = place_gpus(t, &o, req, mbind, masks, rule, sizeof(rule));
+	const struct bnd_near *np = o.gpus ? &near : NULL;
 	struct bnd_mem_result m;
 	struct sbind_mem mem = { o.mem_mib, mbind, &o.reserve, &m };
 	memset(&m, 0, sizeof(m));
 	if (!rc && o.commit) {
 		rc = sbind_state_commit(sbind_state_dir(o.state), t, req, o.job, o.step, o.ntasks,
-					o.owner > 0 ? (pid_t)o.owner : getppid(), &taken, &mem, &p,
+					o.owner > 0 ? (pid_t)o.owner : getppid(), &taken, &mem, np, &p,
 					err, sizeof(err));
 	} else if (!rc) {
 		/* The same placement the plugin makes, against the state's
@@ -334,7 +393,7 @@ int sbind_cmd_place(int argc, char **argv)
 			rc = sbind_state_held(o.state, &taken);
 		if (!rc)
 			rc = sbind_state_avail(o.state, t, &o.reserve, avail);
-		struct bnd_domain dom = { NULL, &taken, NULL };
+		struct bnd_domain dom = { NULL, &taken, np };
 		struct bnd_mem_request mr = { mbind, o.mem_mib, avail };
 		if (!rc)
 			rc = bnd_place_mem(t, &dom, req, o.ntasks, &mr, &p, &m, err, sizeof(err));
@@ -342,13 +401,14 @@ int sbind_cmd_place(int argc, char **argv)
 		rc = sbind_exit_of(rc);
 	}
 	if (rc == SBIND_EXIT_OK) {
-		rc = report(t, &o, &p, mbind, &m);
+		rc = report(t, &o, &p, mbind, &m, o.gpus ? rule : NULL);
 		bnd_placement_free(&p);
 	} else if (rc == SBIND_EXIT_NOFIT) {
 		no_binding(&o, err);
 	} else if (err[0]) {
 		fprintf(stderr, "sbind place: %s\n", err);
 	}
+	free(masks);
 	bnd_topology_free(t);
 	free(req);
 	return rc;

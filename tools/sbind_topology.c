@@ -69,6 +69,8 @@ static int print_json(const struct bnd_topology *t, const char *sge, const char 
 			      "numa_memory", numa);
 	if (!o)
 		return SBIND_EXIT_ERROR;
+	/* Each GPU with its locality (topogpu.h); [] without any. */
+	json_object_set_new(o, "gpus", sbind_gpus_json(t));
 	json_dumpf(o, stdout, JSON_COMPACT);
 	putchar('\n');
 	json_decref(o);

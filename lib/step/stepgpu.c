@@ -200,6 +200,11 @@ static void locate(const struct bnd_step_gpu_ctx *ctx, struct bnd_step_gpus *g, 
 	char what[32], bus[BND_GPU_BUSID_LEN], why[400];
 	snprintf(what, sizeof(what), "GPU %d", idx);
 	g->topo[j] = -1;
+	if (ctx->topo_of_gres) {
+		if (idx < ctx->ntopo_of_gres)
+			g->topo[j] = ctx->topo_of_gres[idx];
+		return;
+	}
 	if (ctx->gres && idx < ctx->gres->n) {
 		snprintf(g->file[j], sizeof(g->file[j]), "%s", ctx->gres->file[idx]);
 		if (bnd_gpudev_busid(ctx->map, ctx->roots, g->file[j], bus, NULL, why, sizeof(why)))

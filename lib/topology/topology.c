@@ -519,6 +519,13 @@ static void set_filters(hwloc_topology_t topo)
 	 * that, hwloc then hangs devices off their non-I/O parent. */
 	hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
 	hwloc_topology_set_type_filter(topo, HWLOC_OBJ_BRIDGE, HWLOC_TYPE_FILTER_KEEP_NONE);
+	/* The linux component reads PCI devices from sysfs itself; the pci
+	 * component's libpciaccess leaks a kilobyte per discovery (valgrind),
+	 * and gl connects to X servers, which a compute node's slurmd has no
+	 * business with. The vendors' components (cuda, nvml, rsmi, opencl,
+	 * levelzero) stay: they name the GPUs as users know them. */
+	hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "pci");
+	hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "gl");
 	hwloc_topology_set_type_filter(topo, HWLOC_OBJ_MISC, HWLOC_TYPE_FILTER_KEEP_NONE);
 	hwloc_topology_set_icache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
 	hwloc_topology_set_type_filter(topo, HWLOC_OBJ_L4CACHE, HWLOC_TYPE_FILTER_KEEP_NONE);

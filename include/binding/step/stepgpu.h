@@ -65,6 +65,10 @@ struct bnd_step_gpu_ctx {
 	const struct bnd_gpudev_roots *roots;
 	int constrain_devices;
 	int may_split;              /* a GPU-aware request: rule 3 applies */
+	/* A dry run's GPUs given by name (sbind place --gpus): GRES index i is
+	 * topology GPU topo_of_gres[i], no device file; NULL in a step. */
+	const int *topo_of_gres;
+	int ntopo_of_gres;
 };
 
 struct bnd_step_gpus {
