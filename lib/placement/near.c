@@ -29,22 +29,44 @@ static int local_to(const struct bnd_topology *t, uint64_t gpus, int core)
 	return 0;
 }
 
-int bnd_near_rank(const struct bnd_topology *t, uint64_t gpus, int core)
+void bnd_near_ctx_init(const struct bnd_topology *t, uint64_t gpus, struct bnd_near_ctx *c)
 {
-	if (!gpus || local_to(t, gpus, core))
-		return 0;
-	int n = t->cores[core].numa, best = BND_NEAR_FAR;
-	for (int g = 0; n >= 0 && g < t->ngpus; g++) {
-		if (!has(gpus, g))
-			continue;
-		for (int k = bnd_nodeset_next(&t->gpu_numa[g], -1); k >= 0;
-		     k = bnd_nodeset_next(&t->gpu_numa[g], k)) {
-			int d = bnd_topology_numa_distance(t, k, n);
-			if (d < best)
-				best = d;
+	bnd_nodeset_t n;
+	c->gpus = gpus;
+	c->nranges = 0;
+	c->nnodes = 0;
+	for (int g = 0; g < t->ngpus && g < BND_MAX_GPUS; g++)
+		if (has(gpus, g)) {
+			c->first[c->nranges] = t->gpus[g].core_first;
+			c->count[c->nranges++] = t->gpus[g].core_count;
 		}
+	bnd_near_numa(t, gpus, &n);
+	for (int k = bnd_nodeset_next(&n, -1); k >= 0 && c->nnodes < BND_MAX_GPUS;
+	     k = bnd_nodeset_next(&n, k))
+		c->nodes[c->nnodes++] = k;
+}
+
+int bnd_near_ctx_rank(const struct bnd_topology *t, const struct bnd_near_ctx *c, int core)
+{
+	if (!c->gpus)
+		return 0;
+	for (int i = 0; i < c->nranges; i++)
+		if (core >= c->first[i] && core < c->first[i] + c->count[i])
+			return 0;
+	int n = t->cores[core].numa, best = BND_NEAR_FAR;
+	for (int i = 0; n >= 0 && i < c->nnodes; i++) {
+		int d = bnd_topology_numa_distance(t, c->nodes[i], n);
+		if (d < best)
+			best = d;
 	}
 	return best < 1 ? 1 : best;
+}
+
+int bnd_near_rank(const struct bnd_topology *t, uint64_t gpus, int core)
+{
+	struct bnd_near_ctx c;
+	bnd_near_ctx_init(t, gpus, &c);
+	return bnd_near_ctx_rank(t, &c, core);
 }
 
 void bnd_near_numa(const struct bnd_topology *t, uint64_t gpus, bnd_nodeset_t *out)

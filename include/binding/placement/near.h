@@ -25,6 +25,16 @@ uint64_t bnd_near_gpus(const struct bnd_domain *dom, int task);
 
 int bnd_near_rank(const struct bnd_topology *t, uint64_t gpus, int core);
 
+/* The same rule for many cores of one task: its GPUs' core ranges and
+ * NUMA nodes gathered once (a rank then costs a few comparisons). */
+struct bnd_near_ctx {
+	uint64_t gpus;
+	int nranges, first[BND_MAX_GPUS], count[BND_MAX_GPUS];
+	int nnodes, nodes[BND_MAX_GPUS];
+};
+void bnd_near_ctx_init(const struct bnd_topology *t, uint64_t gpus, struct bnd_near_ctx *c);
+int bnd_near_ctx_rank(const struct bnd_topology *t, const struct bnd_near_ctx *c, int core);
+
 /* The NUMA indices local to the GPUs in mask (their nodes, topogpu.h). */
 void bnd_near_numa(const struct bnd_topology *t, uint64_t gpus, bnd_nodeset_t *out);
 
