@@ -50,7 +50,10 @@
 # between start-up polls, default 0.1),
 # E2E_DEBUG (SlurmdDebug/SlurmctldDebug level, default info), E2E_GANG=1
 # (PreemptMode=GANG: oversubscribed jobs are time-sliced every 5 s),
-# KEEP_E2E=1 (keep the directory after stopping), BINDING_BUILD, E2E_TMPDIR
+# E2E_GPUS=N (GRES: N fake GPUs, device files $E2E_DIR/dev/fakegpu0.. of
+# character major 195 with no driver behind them, in $E2E_DIR/gres.conf;
+# the node says Gres=gpu:N), E2E_CONSTRAIN_DEVICES=yes|no (cgroup.conf,
+# default no), KEEP_E2E=1 (keep the directory after stopping), BINDING_BUILD, E2E_TMPDIR
 # (where the cluster directory is made, default /tmp; every directory above
 # it must be traversable by the job user).
 
@@ -127,7 +130,7 @@ _e2e_write_conf() {
 			CgroupAutomount=yes
 			ConstrainCores=yes
 			ConstrainRAMSpace=no
-			ConstrainDevices=no
+			ConstrainDevices=${E2E_CONSTRAIN_DEVICES:-no}
 		EOF
 	elif [ "$mode" = cgroup-v1 ]; then
 		proctrack=proctrack/cgroup
@@ -137,7 +140,7 @@ _e2e_write_conf() {
 			CgroupMountpoint=/sys/fs/cgroup
 			ConstrainCores=yes
 			ConstrainRAMSpace=no
-			ConstrainDevices=no
+			ConstrainDevices=${E2E_CONSTRAIN_DEVICES:-no}
 		EOF
 	else
 		proctrack=proctrack/linuxproc
@@ -176,6 +179,7 @@ PreemptMode=GANG"
 		SlurmctldDebug=${E2E_DEBUG:-info}
 		SlurmdDebug=${E2E_DEBUG:-info}
 		PlugStackConfig=$d/plugstack.conf
+		$([ "${E2E_GPUS:-0}" -gt 0 ] && echo GresTypes=gpu)
 		ProctrackType=$proctrack
 		TaskPlugin=$task
 		SelectType=select/cons_tres
@@ -203,17 +207,33 @@ PreemptMode=GANG"
 
 _e2e_node_lines() {
 	if [ "$E2E_NODES" = 1 ]; then
-		echo "NodeName=$E2E_NODE NodeHostname=$(hostname -s) NodeAddr=127.0.0.1 $E2E_HW State=UNKNOWN"
+		echo "NodeName=$E2E_NODE NodeHostname=$(hostname -s) NodeAddr=127.0.0.1 $E2E_HW$(_e2e_gres) State=UNKNOWN"
 		return
 	fi
 	local n i=0
 	for n in $E2E_NODE_LIST; do
 		i=$((i + 1))
-		echo "NodeName=$n NodeHostname=$n NodeAddr=127.0.0.1 Port=$(_e2e_node_port "$i") $E2E_HW State=UNKNOWN"
+		echo "NodeName=$n NodeHostname=$n NodeAddr=127.0.0.1 Port=$(_e2e_node_port "$i") $E2E_HW$(_e2e_gres) State=UNKNOWN"
 	done
 }
 
 _e2e_node_port() { eval echo "\$E2E_SLURMD_PORT$1"; }
+
+# GRES (E2E_GPUS=N): the node line's Gres=, and the fake GPUs' device files
+# and gres.conf beside slurm.conf (slurmd and the plugin read it there).
+_e2e_gres() { [ "${E2E_GPUS:-0}" -gt 0 ] && echo " Gres=gpu:$E2E_GPUS"; }
+
+_e2e_gres_setup() {
+	[ "${E2E_GPUS:-0}" -gt 0 ] || return 0
+	local i
+	mkdir -p "$E2E_DIR/dev" && chmod 755 "$E2E_DIR/dev" || return 1
+	for i in $(seq 0 $((E2E_GPUS - 1))); do
+		mknod -m 666 "$E2E_DIR/dev/fakegpu$i" c 195 "$i" || return 1
+	done
+	printf 'AutoDetect=off\nName=gpu File=%s/dev/fakegpu[0-%d]\n' "$E2E_DIR" $((E2E_GPUS - 1)) \
+		>"$E2E_DIR/gres.conf"
+	chmod 644 "$E2E_DIR/gres.conf"
+}
 
 # Starts the slurmd of node NAME (recorded as slurmd). With two nodes it
 # gets its own UTS and mount namespace: host name NAME and a private tmpfs
@@ -435,6 +455,7 @@ cluster_start() {
 	export E2E_WORK=$E2E_DIR/work E2E_STATE=$E2E_DIR/binding-state
 	export E2E_PLUGSTACK_DEFAULT="$*"
 	: >"$E2E_DIR/run/daemons"
+	_e2e_gres_setup || { _e2e_say "cannot make the fake GPUs (mknod)"; return 1; }
 
 	# munge: our own key, socket, pid and seed files.
 	dd if=/dev/urandom of="$E2E_DIR/munge/munge.key" bs=1024 count=1 status=none
