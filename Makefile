@@ -219,7 +219,7 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR)
 	install -m 0755 $(B)/sbind $(DESTDIR)$(BINDIR)/sbind
-	install -m 0644 README.md plugstack.conf.example docs/plugin.md docs/state.md \
+	install -m 0644 README.md plugstack.conf.example docs/plugin.md docs/state.md docs/gpu.md \
 		docs/ocs-lsf.md $(DESTDIR)$(DOCDIR)/
 	install -m 0644 $(B)/man/sbind.1 $(DESTDIR)$(MANDIR)/man1/sbind.1
 	install -m 0644 $(B)/man/spank-binding.8 $(DESTDIR)$(MANDIR)/man8/spank-binding.8

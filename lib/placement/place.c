@@ -141,8 +141,13 @@ static void note_gpus(const struct bnd_topology *t, const struct bnd_domain *dom
 		      const struct bnd_request *r, struct bnd_placement *out)
 {
 	bnd_cpuset_t earlier;
-	bnd_cpuset_zero(&earlier);
 	out->near_note[0] = '\0';
+	if (!dom || !dom->near) {
+		for (int i = 0; i < out->ntasks; i++)
+			out->tasks[i].nlocal = -1;
+		return;
+	}
+	bnd_cpuset_zero(&earlier);
 	for (int i = 0; i < out->ntasks; i++) {
 		struct bnd_task_place *tp = &out->tasks[i];
 		tp->gpus = bnd_near_gpus(dom, i);

@@ -151,10 +151,11 @@ static int slurm_split(const struct bnd_step_gpu_in *in, const struct bnd_step_g
 						 ctx->constrain_devices);
 		return 1;
 	}
-	/* closest, single:K, none: Slurm decides from cpus it does not have
-	 * yet (closest, single) or not at all: every task, every GPU. */
-	snprintf(g->how + strlen(g->how), sizeof(g->how) - strlen(g->how),
-		 ": its per-task choice is not known before the task starts, placed near all");
+	/* closest, single:K: Slurm decides from cpus it does not have yet;
+	 * none: every task keeps every GPU. */
+	snprintf(g->how + strlen(g->how), sizeof(g->how) - strlen(g->how), "%s",
+		 !strncasecmp(b, "none", 4) ? ": not split, every task has all"
+		 : ": its per-task choice is not known before the task starts, placed near all");
 	return -1;
 }
 

@@ -122,9 +122,14 @@ static void find_memory_nodes(hwloc_topology_t topo, struct bnd_topology *t)
 		char norm[BND_GPU_BUSID_LEN];
 		if (!bus || bnd_gpu_busid_normalize(bus, norm, NULL, 0) != BND_OK)
 			continue;
-		for (int g = 0; g < t->ngpus; g++)
+		/* The node's index (topology.c's own lookup would make the two
+		 * modules call each other). */
+		int k = 0;
+		while (k < t->nnuma && t->numa_os[k] != (int)n->os_index)
+			k++;
+		for (int g = 0; k < t->nnuma && g < t->ngpus; g++)
 			if (!strcmp(t->gpus[g].busid, norm))
-				t->gpus[g].mem_numa = bnd_topology_numa_index(t, (int)n->os_index);
+				t->gpus[g].mem_numa = k;
 	}
 }
 

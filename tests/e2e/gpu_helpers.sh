@@ -5,7 +5,8 @@
 # so an allowed open fails with ENXIO and a cgroup-denied one with EPERM),
 # and what each task says about itself.
 #
-#   gpu_file_start N [PLUGSTACK ARGS]   own cluster (under run.sh) with N GPUs
+#   gpu_file_start N [PLUGSTACK ARGS]   own cluster (under run.sh) with N GPUs,
+#                                       unless the running one has them
 #   gpu_constrain yes|no                ConstrainDevices=, slurmd restarted
 #   GPU_TASK                            the task script (user file): prints
 #       rank|cpus|cgroup cpuset|SLURM_BINDING_GPUS|CUDA_VISIBLE_DEVICES|
@@ -25,8 +26,12 @@ gpu_file_start() {
 	# shellcheck source=tests/e2e/binding_helpers.sh
 	. "$(dirname "$0")/../e2e/binding_helpers.sh"
 	need_plugin
-	if [ -n "$outer" ]; then
+	# Under run.sh: a cluster of our own, unless the running one already
+	# offers the GPUs (the guest node's, tests/guest/in-guest.sh).
+	if [ -n "$outer" ] && [ "$(sinfo -h -N -o %G | head -1)" != "gpu:$n" ]; then
 		cluster_start "$@" || { e2e_fail "the GPU cluster did not start"; exit 1; }
+	elif [ -n "$outer" ]; then
+		cluster_plugstack "$@"
 	fi
 	[ "$(sinfo -h -N -o %G | head -1)" = "gpu:$n" ] ||
 		{ e2e_fail "the node does not offer gpu:$n: $(sinfo -h -N -o %G)"; e2e_done; }

@@ -17,6 +17,7 @@
 #include "binding/util/error.h"
 #include "binding/placement/place.h"
 #include "binding/request/request.h"
+#include "binding/topology/topogpu.h"
 #include "binding/topology/topology.h"
 #include "binding/topology/topostring.h"
 #include "../unit/testtopo.h"
@@ -147,6 +148,29 @@ static inline void fuzz_use_topology(const struct bnd_topology *t)
 			FUZZ_CHECK(bnd_cpuset_subset(&pl.all_cpus, &t->all_cpus), "%s: foreign cpus",
 				   reqs[i]);
 			bnd_placement_free(&pl);
+		}
+	}
+	/* Each GPU: found by its own bus id, and a step of two tasks next to
+	 * it placed on the node's cpus only. */
+	for (int g = 0; g < t->ngpus; g++) {
+		char label[BND_GPU_LABEL_LEN];
+		bnd_gpu_label(t, g, label, sizeof(label));
+		FUZZ_CHECK(strnlen(label, sizeof(label)) < sizeof(label), "label");
+		if (t->gpus[g].busid[0])
+			FUZZ_CHECK(bnd_gpu_find(t, t->gpus[g].busid) >= 0, "GPU %d not found", g);
+		uint64_t m[2] = { 1ull << g, 1ull << g };
+		struct bnd_near near = { 2, m };
+		struct bnd_domain dom = { NULL, NULL, &near };
+		static const char *const greqs[] = { "gpu:1", "packed:1:near=gpu" };
+		for (size_t i = 0; i < 2; i++) {
+			struct bnd_placement pl;
+			FUZZ_CHECK(bnd_request_parse(r, greqs[i], err, sizeof(err)) == BND_OK, "%s", err);
+			int rc = bnd_place(t, &dom, r, 2, &pl, err, sizeof(err));
+			FUZZ_CHECK(rc == BND_OK || rc == BND_ENOFIT, "%s: rc %d: %s", greqs[i], rc, err);
+			if (rc == BND_OK) {
+				FUZZ_CHECK(bnd_cpuset_subset(&pl.all_cpus, &t->all_cpus), "foreign cpus");
+				bnd_placement_free(&pl);
+			}
 		}
 	}
 	free(r);

@@ -17,6 +17,9 @@ chmod 755 "$tree"
 here=$tree/tests/guest
 export BINDING_BUILD="${GUEST_BUILD:-$src/build}"
 export E2E_CGROUP=v2 E2E_TIMEOUT=${E2E_TIMEOUT:-1200} E2E_POLL=${E2E_POLL:-0.5} E2E_WAIT_MIN=${E2E_WAIT_MIN:-900}
+# The node offers 4 fake GPUs (GRES; g70_gpu.sh maps them to the PCI
+# device QEMU puts on each NUMA node): no second cluster to start for them.
+export E2E_GPUS=4
 # run.sh appends to $BINDING_BUILD/results: the host's file seen through
 # the overlay (a private copy); the host keeps its own count.
 g=$(ls "$here"/g[0-9][0-9]_*.sh 2>/dev/null | grep -E "/(${GUEST_FILTER:-g})[^/]*$")

@@ -2,7 +2,8 @@
 # `make e2e-guest`: boots the Slurm guest node and reports its tests.
 #
 # QEMU (TCG) with 2 sockets x 2 NUMA nodes (one per die) x 2 cores x 2
-# threads = 16 PUs, 512 MiB per node, no network device at all. The host's
+# threads = 16 PUs, 512 MiB per node, a PCI display device on each node
+# (behind a pxb expander bridge), no network device at all. The host's
 # root is shared read-only over virtio-9p (the guest puts a tmpfs overlay on
 # it), so the guest runs the host's own munged, slurmctld, slurmd,
 # slurmstepd, clients and the plugin built in this tree; a second, writable
@@ -53,6 +54,17 @@ fi
 t_prep=$(secs "$t0" "$(ms)")
 
 numa_args=$(numa_qemu_args 4 512M)
+# A PCI display device behind an expander bridge on each NUMA node: the
+# guest's firmware tables give each bridge its node, so hwloc sees a
+# device local to each node (g70_gpu.sh maps fake GPUs to them). No
+# driver binds them (none is loaded), no ROM is read. After every device
+# without a bus= (QEMU would put those on the last bridge, which refuses
+# anything but bridges).
+gpu_args=
+for n in 0 1 2 3; do
+	gpu_args="$gpu_args -device pxb,id=pxb$n,bus_nr=$((32 * (n + 1))),numa_node=$n,bus=pci.0"
+	gpu_args="$gpu_args -device bochs-display,bus=pxb$n,addr=0,vgamem=4M,romfile="
+done
 
 chan=$cache/chan
 console=$cache/console.log
@@ -84,7 +96,7 @@ boot() {
 		-fsdev local,id=fsroot,path=/,security_model=none,readonly=on,multidevs=remap \
 		-device virtio-9p-pci,fsdev=fsroot,mount_tag=hostroot \
 		-fsdev local,id=fschan,path="$chan",security_model=none,multidevs=remap \
-		-device virtio-9p-pci,fsdev=fschan,mount_tag=chan \
+		-device virtio-9p-pci,fsdev=fschan,mount_tag=chan $gpu_args \
 		-kernel "$cache/../numa/vmlinux" -initrd "$cache/initramfs.cpio" \
 		-append "console=ttyS0 ${GUEST_KARGS:-quiet loglevel=1} $NUMA_GUEST_KARGS" \
 		-pidfile "$cache/qemu.pid" <"$stdin" >"$cache/qemu.log" 2>&1 &

@@ -279,7 +279,8 @@ START_TEST(example_file_parses_and_documents_everything)
 	ck_assert_int_ge(plugin_lines, 2);
 	const char *keys[] = { "state_dir=", "enabled=yes|no", "default=SPEC",
 			       "on_failure=defer|unbound|fail", "lock_timeout=SECONDS", "verbose",
-			       "filter=first_core", "implicit=yes|no", "default_unit=" };
+			       "filter=first_core", "implicit=yes|no", "default_unit=",
+			       "gpu_devices=/dev/PATH=BUSID", "gres_conf=" };
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		ck_assert_msg(strstr(all, keys[i]), "%s is not documented", keys[i]);
 }
