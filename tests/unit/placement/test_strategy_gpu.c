@@ -182,7 +182,7 @@ static void property(const char *name)
 	struct bnd_topology *t = xml(name);
 	if (!t)
 		return;
-	int compute[BND_MAX_GPUS], nc = 0;
+	int compute[BND_MAX_GPUS] = { 0 }, nc = 0;
 	for (int g = 0; g < t->ngpus; g++)
 		if (t->gpus[g].compute)
 			compute[nc++] = g;
