@@ -43,7 +43,7 @@ static int add_one(struct bnd_gpu_devmap *m, const char *item, size_t n, char *e
 	if (m->n >= BND_MAX_GPUS)
 		return bnd_fail(err, errlen, BND_EINVAL, "gpu_devices: more than %d devices",
 				BND_MAX_GPUS);
-	snprintf(m->e[m->n].path, sizeof(m->e[m->n].path), "%s", buf);
+	memcpy(m->e[m->n].path, buf, strlen(buf) + 1); /* shorter, checked above */
 	memcpy(m->e[m->n].busid, bus, sizeof(bus));
 	m->n++;
 	return BND_OK;

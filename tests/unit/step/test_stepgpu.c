@@ -121,7 +121,7 @@ static const char *learn(const char *step_gpus, const char *bind, const char *gp
 {
 	static char out[1024];
 	struct bnd_step_gpu_in in = { step_gpus, bind, gpt, tpg };
-	struct bnd_step_gpu_ctx ctx = { topo, &gres, &map, NULL, constrain, may_split };
+	struct bnd_step_gpu_ctx ctx = { topo, &gres, &map, NULL, constrain, may_split, NULL, 0 };
 	ck_assert_int_eq(bnd_step_gpus_learn(&in, &ctx, ntasks, g), BND_OK);
 	size_t used = 0;
 	out[0] = '\0';
