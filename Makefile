@@ -69,8 +69,10 @@ FUZZ_SRC     := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz/%)
 FUZZ_OBJ     := $(LIB_SRC:lib/%.c=$(B)/fuzz/lib/%.o)
 
-# Test data from the sister project; tests skip with a message when absent.
-export BINDING_TOPOLOGIES ?= $(abspath $(CURDIR)/../shared/topologies)
+# Real machines' hwloc XMLs (tests/topologies/README.md): the unit tests,
+# CLI tests, fuzzers and benches use every one. No abspath: it would split
+# a checkout path that holds a space.
+export BINDING_TOPOLOGIES ?= $(CURDIR)/tests/topologies
 export BINDING_BUILD := $(abspath $(B))
 
 .PHONY: all deps check unit unit-plain unit-san cli e2e pkg numa fuzz fuzz-run fuzz-long lint demo bench install clean
@@ -199,11 +201,13 @@ fuzz-long:
 fuzz-run: $(FUZZ_BIN)
 	@FUZZ_CC="$(FUZZ_CC)" FUZZ_SECONDS="$(FUZZ_SECONDS)" sh tests/fuzz/run.sh $(FUZZ_BIN)
 
-# The shipped code, and the tests and benches that judge it.
-lint:
+# The shipped code, and the tests and benches that judge it; then no module
+# cycle in the library (scripts/module-cycles, over the objects nm reads).
+lint: $(LIB_OBJ)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \
 		--std=c11 --inline-suppr -Iinclude -Itests/unit lib tools $(wildcard spank_binding.c) \
 		bench tests
+	sh scripts/module-cycles $(B)/lib
 
 demo: deps
 	$(MAKE) all

@@ -5,7 +5,7 @@
 #   expect_rc DESC RC CMD...                 exit code must equal
 #   expect_err DESC RC SUBSTRING CMD...      exit code and a stderr substring
 #   skip DESC REASON
-# $SBIND is the built tool; $TOPOS the real-machine XML folder (may be absent).
+# $SBIND is the built tool; $TOPOS the real machines' XMLs (tests/topologies).
 
 : "${SBIND:?}"
 _n=0

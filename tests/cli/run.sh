@@ -3,7 +3,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 export SBIND="${SBIND:-$here/../../build/sbind}"
-export TOPOS="${BINDING_TOPOLOGIES:-}"
+export TOPOS="${BINDING_TOPOLOGIES:-$(cd "$here/../topologies" && pwd)}"
 export VALGRIND="${VALGRIND:-}"
 passed=0 failed=0 skipped=0
 for t in "$here"/t_*.sh; do

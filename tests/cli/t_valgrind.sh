@@ -39,11 +39,11 @@ _vg "GPUs and their memory nodes, json" 0 topology --topology "$_gx/power9-v100-
 _vg "gpu:2 with --gpus, --mbind=gpu, json" 0 place --topology "$_gx/mi300a-apu.xml" --binding gpu:2 --tasks 4 --gpus rsmi0,rsmi1,rsmi2,rsmi3 --mbind gpu --mem 1G --format json
 _vg "packed near=gpu falling back, text" 0 place --topology "$_gx/mi300a-apu.xml" --binding packed:6:near=gpu --gpus rsmi1 --gpu-bind map_gpu:0
 _vg "an unknown GPU" 2 place --topology "$_gx/mi300a-apu.xml" --binding gpu:1 --gpus nvml7
-if [ -n "$TOPOS" ] && [ -d "$TOPOS" ]; then
+if [ -d "$TOPOS" ]; then
 	_vg "384-PU XML, packed unit=X" 0 place --topology "$TOPOS/AMD-Epyc-Zen5-c4d-highmem-384.xml" --binding packed:1:unit=X
 	_vg "hybrid XML, unit=E" 0 place --topology "$TOPOS/Intel-Core-RaptorLake-1pa6co2t+2ca4co1t-hybrid.xml" --binding packed:2:unit=E --format ocs
 else
-	skip "valgrind on real XMLs" "topology folder absent"
+	_report 0 "valgrind on real XMLs" "no folder $TOPOS (tests/topologies, BINDING_TOPOLOGIES)"
 fi
 _vg "commit into a state" 0 place --state "$_vgdir/state" --topology "pack:1 core:4" --binding linear:2 --commit --job 5 --step 0 --owner-pid $$
 _vg "status" 0 status --state "$_vgdir/state"

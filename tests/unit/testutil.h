@@ -14,16 +14,18 @@
 /* Loads a topology or fails the test with hwloc's message. */
 struct bnd_topology *tu_topo(const char *source);
 
-/* Folder of the sister project's real machine XMLs ($BINDING_TOPOLOGIES),
- * or NULL (after printing "# SKIP ..." once) when it is absent. */
+/* Folder of the real machines' XMLs the project carries: $BINDING_TOPOLOGIES
+ * (the Makefile sets tests/topologies), else TU_TOPOLOGIES_DEFAULT relative to
+ * the checkout, where the tests run. An absent folder fails the test. */
+#define TU_TOPOLOGIES_DEFAULT "tests/topologies"
 const char *tu_topologies_dir(void);
 
-/* Path of one XML of that folder (free it), or NULL after printing
- * "# SKIP ..." when the folder or the file is absent. */
+/* Path of one XML of that folder (free it); the test fails when it is
+ * absent. */
 char *tu_topology_xml(const char *name);
 
-/* NULL-terminated, sorted list of the *.xml paths in that folder (or NULL);
- * free with tu_free_list. */
+/* NULL-terminated, sorted list of the *.xml paths in that folder (at least
+ * one, else the test fails); free with tu_free_list. */
 char **tu_topology_xmls(void);
 void tu_free_list(char **list);
 
