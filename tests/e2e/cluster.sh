@@ -23,6 +23,8 @@
 #   E2E_STATE    the plugin's state_dir= (added to plugstack args unless given)
 #   E2E_PLUGIN   the plugin copy listed in plugstack.conf, or empty when
 #                $BINDING_BUILD/spank_binding.so was not built
+#   E2E_SBIND    a copy of $BINDING_BUILD/sbind the job user can run, or
+#                empty when it was not built
 #   E2E_MODE     cgroup-v1 or linuxproc (which process tracking/binding works)
 #   E2E_CPUS     the node's CPUs as a list ("0-1"); E2E_NCPUS their number
 #   E2E_PLUGSTACK_DEFAULT  the plugstack args cluster_start was given
@@ -454,6 +456,13 @@ cluster_start() {
 	chown "$E2E_USER:" "$E2E_DIR/work"
 	export E2E_WORK=$E2E_DIR/work E2E_STATE=$E2E_DIR/binding-state
 	export E2E_PLUGSTACK_DEFAULT="$*"
+	# sbind for the job user, who may not reach the checkout (under /root)
+	E2E_SBIND=
+	if [ -x "$E2E_BUILD/sbind" ]; then
+		cp "$E2E_BUILD/sbind" "$E2E_DIR/lib/sbind" && chmod 755 "$E2E_DIR/lib/sbind" &&
+			E2E_SBIND=$E2E_DIR/lib/sbind
+	fi
+	export E2E_SBIND
 	: >"$E2E_DIR/run/daemons"
 	_e2e_gres_setup || { _e2e_say "cannot make the fake GPUs (mknod)"; return 1; }
 

@@ -5,7 +5,7 @@
 #   run.sh starts ONE cluster (cluster.sh), then runs each tests/e2e/t[0-9][0-9]_*.sh
 #   in order as its own process: `timeout 900 bash tNN_name.sh` (a hang guard), with the cluster's
 #   variables exported (SLURM_CONF, E2E_DIR, E2E_NODE, E2E_PARTITION, E2E_USER, E2E_UID,
-#   E2E_WORK, E2E_STATE, E2E_PLUGIN, E2E_MODE, E2E_CPUS, E2E_NCPUS, E2E_ROOT, E2E_BUILD;
+#   E2E_WORK, E2E_STATE, E2E_PLUGIN, E2E_SBIND, E2E_MODE, E2E_CPUS, E2E_NCPUS, E2E_ROOT, E2E_BUILD;
 #   see cluster.sh) and E2E_RESULTS (the file the verdicts go to). The file's commands
 #   run as root; jobs are submitted as the unprivileged $E2E_USER with run_as_user.
 #   Between files run.sh cancels every job, waits for an empty queue, restores the

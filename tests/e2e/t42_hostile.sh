@@ -22,7 +22,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/binding_helpers.sh"
 need_plugin
-[ -x "$E2E_BUILD/sbind" ] || { e2e_skip "t42 needs $E2E_BUILD/sbind"; e2e_done; }
+[ -n "$E2E_SBIND" ] || { e2e_skip "t42 needs $E2E_BUILD/sbind"; e2e_done; }
 log=$E2E_DIR/log/slurmd.log
 S=$E2E_STATE
 decoy=$E2E_DIR/decoy
@@ -51,11 +51,13 @@ for what in "append to the state:echo x >>$S/state" "create state.new:echo x >$S
 	"write the rankfile:echo rank 0=evil >>$rf" "remove the rankfile:rm -f $rf"; do
 	assert_fails "the user cannot ${what%%:*}" run_as_user sh -c "${what#*:}"
 done
-assert_fails "the user's sbind gc fails" run_as_user "$E2E_BUILD/sbind" gc --state "$S"
-assert_fails "the user's sbind release fails" run_as_user "$E2E_BUILD/sbind" release --job "$a" --state "$S"
-assert_fails "the user's sbind place --commit fails" run_as_user "$E2E_BUILD/sbind" place --binding linear:1 \
+assert_fails "the user's sbind gc fails" run_as_user "$E2E_SBIND" gc --state "$S"
+assert_match "$E2E_OUT" "changing the state takes root" "and is told it takes root"
+assert_fails "the user's sbind release fails" run_as_user "$E2E_SBIND" release --job "$a" --state "$S"
+assert_match "$E2E_OUT" "changing the state takes root" "and is told it takes root"
+assert_fails "the user's sbind place --commit fails" run_as_user "$E2E_SBIND" place --binding linear:1 \
 	--commit --job 999999 --step 0 --state "$S"
-assert_ok "the user can read the bindings (sbind status)" run_as_user "$E2E_BUILD/sbind" status --state "$S"
+assert_ok "the user can read the bindings (sbind status)" run_as_user "$E2E_SBIND" status --state "$S"
 assert_match "$E2E_OUT" "^$a +0 " "and sees job $a"
 assert_eq "$before" "$(sums)" "state, lock, topology cache and rankfile unchanged"
 scancel "$a"; wait_job_done "$a" 30 >/dev/null; wait_bg

@@ -73,7 +73,7 @@ if ! have_modules; then
 	rm -rf "$cache/dl"
 fi
 
-# pagenode: runs in the guest as the job user, from the host's tree.
+# pagenode: runs in the guest as the job user (in-guest.sh copies it there).
 $CC -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror "$here/pagenode.c" -o "$cache/pagenode.tmp" -lnuma ||
 	{ log "pagenode.c does not build"; exit 1; }
 mv "$cache/pagenode.tmp" "$cache/pagenode"

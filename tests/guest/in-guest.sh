@@ -8,20 +8,29 @@
 #
 # The host's tree is live under the 9p share: bash reads its scripts as it
 # runs them, so an edit on the host during a run would change scripts
-# mid-line. The tests therefore run from a copy in the guest's /tmp; the
-# plugin and pagenode come from the build dir ($GUEST_BUILD).
+# mid-line. The tests therefore run from a copy in the guest's /tmp, and so
+# do the programs the job user runs (the plugin, sbind, the e2e helpers,
+# pagenode): the host's checkout may sit where the job user cannot reach
+# (under /root) and stage2.sh shows it at /binding-tree, its build dir at
+# /binding-build ($GUEST_BUILD).
 src=$(cd "$(dirname "$0")/../.." && pwd)
+from=${GUEST_BUILD:-$src/build}
 tree=/tmp/guest-tree
-rm -rf "$tree" && mkdir -p "$tree" && cp -a "$src/tests" "$tree/" || exit 1
-chmod 755 "$tree"
+build=/tmp/guest-build
+rm -rf "$tree" "$build" && mkdir -p "$tree" "$build/guest" && cp -a "$src/tests" "$tree/" || exit 1
+for f in spank_binding.so sbind e2e guest/pagenode; do
+	[ -e "$from/$f" ] || continue
+	cp -a "$from/$f" "$build/$f" || exit 1
+done
+chmod -R a+rX "$tree" "$build"
 here=$tree/tests/guest
-export BINDING_BUILD="${GUEST_BUILD:-$src/build}"
+export BINDING_BUILD="$build"
 export E2E_CGROUP=v2 E2E_TIMEOUT=${E2E_TIMEOUT:-1200} E2E_POLL=${E2E_POLL:-0.5} E2E_WAIT_MIN=${E2E_WAIT_MIN:-900}
 # The node offers 4 fake GPUs (GRES; g70_gpu.sh maps them to the PCI
 # device QEMU puts on each NUMA node): no second cluster to start for them.
 export E2E_GPUS=4
-# run.sh appends to $BINDING_BUILD/results: the host's file seen through
-# the overlay (a private copy); the host keeps its own count.
+# run.sh appends to $BINDING_BUILD/results, the guest's own copy; the host
+# counts the summary lines in the channel's log.
 g=$(ls "$here"/g[0-9][0-9]_*.sh 2>/dev/null | grep -E "/(${GUEST_FILTER:-g})[^/]*$")
 c=$(ls "$here"/c[0-9][0-9]_*.sh 2>/dev/null | grep -E "/(${GUEST_FILTER:-c})[^/]*$")
 rc=0

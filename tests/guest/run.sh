@@ -68,6 +68,11 @@ done
 
 chan=$cache/chan
 console=$cache/console.log
+
+# The checkout may be at any path: the env file quotes it for the guest's
+# shell, QEMU's option lists take a comma doubled.
+shq() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
+qarg() { printf '%s' "$1" | sed 's/,/,,/g'; }
 qpid=
 cleanup() { [ -n "$qpid" ] && kill "$qpid" 2>/dev/null; }
 trap cleanup EXIT
@@ -80,10 +85,10 @@ boot() {
 	rm -rf "$chan" "$console"
 	mkdir -p "$chan"
 	{
-		echo "GUEST_TOP='$top'"
-		echo "GUEST_BUILD='$build'"
-		echo "GUEST_FILTER='${GUEST_FILTER:-}'"
-		echo "GUEST_SHELL='${GUEST_SHELL:-0}'"
+		echo "GUEST_TOP=$(shq "$top")"
+		echo "GUEST_BUILD=$(shq "$build")"
+		echo "GUEST_FILTER=$(shq "${GUEST_FILTER:-}")"
+		echo "GUEST_SHELL=$(shq "${GUEST_SHELL:-0}")"
 	} >"$chan/env"
 	: >"$chan/log"
 	serial="file:$console"
@@ -95,7 +100,7 @@ boot() {
 		-m 2048M $numa_args -display none -vga none -serial "$serial" \
 		-fsdev local,id=fsroot,path=/,security_model=none,readonly=on,multidevs=remap \
 		-device virtio-9p-pci,fsdev=fsroot,mount_tag=hostroot \
-		-fsdev local,id=fschan,path="$chan",security_model=none,multidevs=remap \
+		-fsdev local,id=fschan,path="$(qarg "$chan")",security_model=none,multidevs=remap \
 		-device virtio-9p-pci,fsdev=fschan,mount_tag=chan $gpu_args \
 		-kernel "$cache/../numa/vmlinux" -initrd "$cache/initramfs.cpio" \
 		-append "console=ttyS0 ${GUEST_KARGS:-quiet loglevel=1} $NUMA_GUEST_KARGS" \

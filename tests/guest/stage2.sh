@@ -7,6 +7,14 @@
 # channel (/binding-chan/log); the guest powers off at the end.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export LANG=C.UTF-8
+. /binding-chan/env
+# The checkout and its build dir may be anywhere on the host, /tmp and /run
+# included, which the fresh tmpfs mounts below hide: they are reached at
+# fixed paths from here on, whatever the host's path (spaces included).
+mkdir -p /binding-tree /binding-build
+mount --bind "$GUEST_TOP" /binding-tree || echo "GUEST-FAIL bind $GUEST_TOP"
+mount --bind "$GUEST_BUILD" /binding-build || echo "GUEST-FAIL bind $GUEST_BUILD"
+GUEST_TOP=/binding-tree GUEST_BUILD=/binding-build
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t tmpfs -o mode=0755 run /run
@@ -19,7 +27,6 @@ ln -sf /proc/self/fd /dev/fd
 ln -sf /proc/self/fd/0 /dev/stdin
 ln -sf /proc/self/fd/1 /dev/stdout
 ln -sf /proc/self/fd/2 /dev/stderr
-. /binding-chan/env
 export GUEST_TOP GUEST_BUILD GUEST_FILTER GUEST_SHELL
 chan=/binding-chan
 exec >>"$chan/log" 2>&1 </dev/null
