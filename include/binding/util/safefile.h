@@ -5,6 +5,7 @@
 #ifndef BINDING_SAFEFILE_H
 #define BINDING_SAFEFILE_H
 
+#include <dirent.h>
 #include <stddef.h>
 #include <sys/stat.h>
 
@@ -14,10 +15,23 @@
  * others. Otherwise -1 and why says which rule failed. */
 int bnd_safe_untrusted(const struct stat *st, int want_dir, char *why, size_t whylen);
 
-/* Opens the state directory. With create, missing components are made
- * (0755, root:root when root); without, a missing dir gives BND_OK and
- * *dirfd = -1. BND_ESTATE when the dir is a symlink or untrusted. */
+/* Opens the state directory by walking from / down with openat (never by
+ * path): each component on the way must be a directory owned by root (or
+ * us, when we are not root) and not writable by group or others, unless
+ * it is a root-owned sticky dir such as /tmp; a symlink on the way is
+ * followed only when it is root's (or ours); the dir itself must pass
+ * bnd_safe_untrusted and not be a symlink. A relative dir is taken from
+ * the working directory, walked from / as well. With create, missing
+ * components are made (mkdirat, then 0755 and root:root when root through
+ * the new dir's fd); without, a missing dir gives BND_OK and *dirfd = -1.
+ * BND_ESTATE when a component is refused (the message names it); nothing
+ * is created below a refused one. */
 int bnd_safedir_open(const char *dir, int create, int *dirfd, char *err, size_t errlen);
+
+/* A listing of the open dir dirfd (readdir), through a descriptor of its
+ * own: close-on-exec, and its own position, so two listings in one
+ * transaction never share an offset. NULL with errno on failure. */
+DIR *bnd_safedir_list(int dirfd);
 
 /* Reads dir/name whole into a NUL-terminated malloc'd *text: opened
  * without following a link, and refused (BND_ESTATE) when it is a link, not
