@@ -45,6 +45,11 @@ UNIT_SRC    := $(sort $(wildcard tests/unit/*/test_*.c))
 UNIT_BIN    := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 UNIT_SAN    := $(UNIT_SRC:tests/unit/%.c=$(B)/san/tests/%)
 TESTUTIL    := $(wildcard tests/unit/testutil.c)
+# tests/unit/util/test_cloexec.c sees every descriptor the library creates:
+# these calls are linked to its wrappers (ld --wrap).
+CLOEXEC_WRAP := $(foreach f,open __open_2 openat __openat_2 creat fopen opendir dup dup2 dup3 \
+		pipe pipe2 socket eventfd inotify_init inotify_init1 mkstemp,-Wl,--wrap=$(f))
+$(B)/tests/util/test_cloexec $(B)/san/tests/util/test_cloexec: TEST_LDFLAGS := $(CLOEXEC_WRAP)
 # Shared by the unit tests and the benches (no Check in it).
 CGSCRATCH   := tests/unit/cgscratch.c
 BENCH_SRC   := $(sort $(wildcard bench/*.c))
@@ -118,11 +123,11 @@ $(PLUGIN): spank_binding.c spank_binding.map $(B)/libbinding.a $(LIB_HDR)
 
 $(B)/tests/%: tests/unit/%.c $(TESTUTIL) $(CGSCRATCH) $(B)/tests/libbinding.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(TEST_FLAGS) $(CHECK_CFLAGS) -Itests/unit $< $(TESTUTIL) $(CGSCRATCH) -o $@ $(B)/tests/libbinding.a $(PKG_LIBS) $(CHECK_LIBS)
+	$(CC) $(ALL_CFLAGS) $(TEST_FLAGS) $(CHECK_CFLAGS) -Itests/unit $< $(TESTUTIL) $(CGSCRATCH) -o $@ $(B)/tests/libbinding.a $(PKG_LIBS) $(CHECK_LIBS) $(TEST_LDFLAGS)
 
 $(B)/san/tests/%: tests/unit/%.c $(TESTUTIL) $(CGSCRATCH) $(B)/san/libbinding.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(TEST_FLAGS) $(SAN_FLAGS) $(CHECK_CFLAGS) -Itests/unit $< $(TESTUTIL) $(CGSCRATCH) -o $@ $(B)/san/libbinding.a $(PKG_LIBS) $(CHECK_LIBS)
+	$(CC) $(ALL_CFLAGS) $(TEST_FLAGS) $(SAN_FLAGS) $(CHECK_CFLAGS) -Itests/unit $< $(TESTUTIL) $(CGSCRATCH) -o $@ $(B)/san/libbinding.a $(PKG_LIBS) $(CHECK_LIBS) $(TEST_LDFLAGS)
 
 $(B)/fuzz/lib/%.o: lib/%.c $(LIB_HDR)
 	@mkdir -p $(@D)

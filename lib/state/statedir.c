@@ -104,13 +104,9 @@ static int kept_already(int dirfd, char *name, size_t namelen)
 	struct stat st, k;
 	if (fstatat(dirfd, BND_STATE_FILE_NAME, &st, AT_SYMLINK_NOFOLLOW))
 		return 0;
-	int fd = dup(dirfd);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	DIR *d = bnd_safedir_list(dirfd);
+	if (!d)
 		return 0;
-	}
 	int found = 0;
 	const struct dirent *e;
 	while (!found && (e = readdir(d))) {

@@ -43,13 +43,9 @@ static int open_rc(int e)
  * behind; a live creator's file is left alone, it is about to be linked. */
 static void remove_dead_inits(int dirfd, const char *name)
 {
-	int fd = dup(dirfd);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	DIR *d = bnd_safedir_list(dirfd);
+	if (!d)
 		return;
-	}
 	char prefix[64];
 	int plen = snprintf(prefix, sizeof(prefix), "%s.init.", name);
 	struct dirent *e;

@@ -455,7 +455,7 @@ static const char *with_pu_level(const char *desc, char *buf, size_t len)
 static int set_xml(hwloc_topology_t topo, const char *path, char **xml,
 		   char *err, size_t errlen)
 {
-	FILE *fp = fopen(path, "rb");
+	FILE *fp = fopen(path, "rbe");
 	if (!fp)
 		return bnd_fail(err, errlen, BND_EINVAL, "topology %s: %s", path, strerror(errno));
 	size_t cap = 1 << 16, len = 0;
