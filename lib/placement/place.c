@@ -166,6 +166,9 @@ int bnd_place(const struct bnd_topology *t, const struct bnd_domain *dom,
 	memset(out, 0, sizeof(*out));
 	if (!t || !r || ntasks < 1)
 		return bnd_fail(err, errlen, BND_EINVAL, "placement needs a topology, a request and >= 1 task");
+	if (ntasks > BND_MAX_TASKS)
+		return bnd_fail(err, errlen, BND_EINVAL, "%d tasks on one node: more than Slurm allows (%d)",
+				ntasks, BND_MAX_TASKS);
 	out->tasks = calloc((size_t)ntasks, sizeof(*out->tasks));
 	if (!out->tasks)
 		return bnd_fail(err, errlen, BND_ENOMEM, "out of memory");

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "binding/util/error.h"
+#include "binding/util/intmath.h"
 #include "binding/topology/unitsort.h"
 
 /* Threads of the wanted kind below unit u. */
@@ -37,7 +38,7 @@ int bnd_implicit_amount(const struct bnd_topology *t, const char *unit, int cpus
 				"implicit binding: default_unit=%s: this node has no %s units",
 				unit, kind == BND_KIND_EFFICIENCY ? "efficiency" : "power");
 	int cpt = cpus_per_task < 1 ? 1 : cpus_per_task;
-	*amount = (cpt + size - 1) / size;
+	*amount = bnd_div_ceil(cpt, size);
 	return BND_OK;
 }
 

@@ -310,6 +310,11 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 	}
 	s->ntasks = s->is_batch ? bnd_batch_tasks(in->tasks_per_node, in->ntasks_env)
 				: (in->ntasks >= 1 ? in->ntasks : 1);
+	if (s->ntasks > BND_MAX_TASKS) {
+		bnd_fail(s->reason, sizeof(s->reason), BND_OK,
+			 "%d tasks on this node: more than Slurm allows (%d)", s->ntasks, BND_MAX_TASKS);
+		return BND_OK;
+	}
 
 	/* The reserved core counts as taken for every request, on top of a
 	 * packed request's own filter=. */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "binding/util/error.h"
+#include "binding/util/intmath.h"
 #include "binding/placement/place.h"
 #include "binding/step/stepinfo.h"
 
@@ -20,7 +21,7 @@ static int fits(const struct bnd_topology *t, const bnd_cpuset_t *usable,
 
 int bnd_share_groups(int ntasks, int k)
 {
-	return k < 1 ? ntasks : (ntasks + k - 1) / k;
+	return k < 1 ? ntasks : bnd_div_ceil(ntasks, k);
 }
 
 int bnd_share_group_of(int task, int k)
@@ -36,7 +37,7 @@ int bnd_step_share(const struct bnd_topology *t, const bnd_cpuset_t *domain,
 	int cores = bnd_whole_cores_in(t, domain);
 	if (ntasks <= 1 || cores < 1 || ntasks <= cores || fits(t, usable, r, ntasks))
 		return 1;
-	int k = (ntasks + cores - 1) / cores;
+	int k = bnd_div_ceil(ntasks, cores);
 	return fits(t, usable, r, bnd_share_groups(ntasks, k)) ? k : 1;
 }
 

@@ -37,6 +37,11 @@ struct bnd_placement {
 	char near_note[BND_NEAR_NOTE_LEN];
 };
 
+/* Tasks of one step on one node at most: Slurm's MaxTasksPerNode may not
+ * exceed it. More (a batch step's count comes from its environment) is
+ * refused before anything is allocated per task. */
+#define BND_MAX_TASKS 65533
+
 /* ntasks >= 1: the step's local tasks, placed in one sweep and handed out in
  * consecutive groups so they stay compact; all or nothing.
  * Returns BND_OK (out filled; free with bnd_placement_free), BND_ENOFIT

@@ -1,6 +1,7 @@
 /* Placement with the Grid Engine strategies: the spec's vectors, task
  * hand-out, domains, and every real machine XML. */
 #include <check.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,6 +251,34 @@ START_TEST(real_machines)
 }
 END_TEST
 
+/* More tasks than Slurm lets a step start on a node: refused before a
+ * per-task array is allocated (INT_MAX of them would be a terabyte). */
+START_TEST(more_tasks_than_slurm_allows_are_refused)
+{
+	struct bnd_topology *t = tu_topo("pack:1 core:4");
+	char err[BND_ERRLEN] = "";
+	const char *reqs[] = { "linear:1", "packed:1:type=node", "none" };
+	for (int i = 0; i < 3; i++) {
+		struct bnd_request r;
+		struct bnd_placement p;
+		ck_assert_int_eq(bnd_request_parse(&r, reqs[i], err, sizeof(err)), BND_OK);
+		ck_assert_int_eq(bnd_place(t, NULL, &r, INT_MAX, &p, err, sizeof(err)), BND_EINVAL);
+		ck_assert_str_eq(err, "2147483647 tasks on one node: more than Slurm allows (65533)");
+		ck_assert_ptr_null(p.tasks);
+		ck_assert_int_eq(bnd_place(t, NULL, &r, BND_MAX_TASKS + 1, &p, err, sizeof(err)),
+				 BND_EINVAL);
+	}
+	/* the bound itself is placed (a shared request: every task the node) */
+	struct bnd_request r;
+	struct bnd_placement p;
+	ck_assert_int_eq(bnd_request_parse(&r, "packed:1:type=node", err, sizeof(err)), BND_OK);
+	ck_assert_msg(bnd_place(t, NULL, &r, BND_MAX_TASKS, &p, err, sizeof(err)) == BND_OK, "%s", err);
+	ck_assert_int_eq(p.ntasks, BND_MAX_TASKS);
+	bnd_placement_free(&p);
+	bnd_topology_free(t);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("place");
@@ -267,6 +296,7 @@ int main(void)
 	tcase_add_test(tc, pu_available_is_the_domain);
 	tcase_add_test(tc, none_binds_nothing);
 	tcase_add_test(tc, real_machines);
+	tcase_add_test(tc, more_tasks_than_slurm_allows_are_refused);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

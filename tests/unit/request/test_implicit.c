@@ -2,6 +2,7 @@
  * per task, for every unit level and kind, and that the request made from
  * it places exactly those CPUs. */
 #include <check.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,6 +205,24 @@ START_TEST(raptorlake_hybrid)
 }
 END_TEST
 
+/* SLURM_CPUS_PER_TASK=2147483647 in a batch job's environment: the
+ * division rounds up without overflowing, and the request is refused by
+ * the grammar's bound, not built from a wrapped number. */
+START_TEST(cpus_per_task_near_int_max)
+{
+	struct bnd_topology *t = tu_topo("pack:1 core:4 pu:2");
+	ck_assert_int_eq(amount(t, "C", INT_MAX), INT_MAX / 2 + 1);
+	ck_assert_int_eq(amount(t, "T", INT_MAX), INT_MAX);
+	ck_assert_int_eq(amount(t, "S", INT_MAX), INT_MAX / 8 + 1);
+	ck_assert_int_eq(amount(t, "C", INT_MAX - 1), (INT_MAX - 1) / 2);
+	char text[64], err[BND_ERRLEN] = "";
+	ck_assert_int_eq(implicit_text(t, "C", INT_MAX, text, sizeof(text), err, sizeof(err)),
+			 BND_EINVAL);
+	ck_assert_str_eq(err, "packed amount 1073741824 is not 1..1000000");
+	bnd_topology_free(t);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("implicit");
@@ -214,6 +233,7 @@ int main(void)
 	tcase_add_test(tc, packed_unit_values);
 	tcase_add_test(tc, request_places_the_cpus);
 	tcase_add_test(tc, raptorlake_hybrid);
+	tcase_add_test(tc, cpus_per_task_near_int_max);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -2,6 +2,7 @@
  * dir and this machine's topology, its tasks bound in this very process
  * (Check forks every test), read back from the kernel. */
 #include <check.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1270,6 +1271,35 @@ START_TEST(node_warmup_builds_the_cache)
 }
 END_TEST
 
+/* Counts near INT_MAX from a batch job's environment (the user's) leave
+ * the step unbound with the reason, never an overflow or a giant
+ * allocation: SLURM_CPUS_PER_TASK with implicit=yes, the tasks per node,
+ * and an srun step's count alike. */
+START_TEST(counts_near_int_max_leave_the_step_unbound)
+{
+	struct bnd_step s;
+	cfg.implicit = 1;
+	struct bnd_step_in ib = base(150, BND_STEP_BATCH, 1, "0", NULL);
+	ib.tasks_per_node = "1";
+	ib.cpus_per_task_env = "2147483647";
+	ck_assert_int_eq(bnd_step_prepare(&s, &ib), BND_OK);
+	ck_assert_msg(!s.placed && strstr(s.reason, "is not 1..1000000"), "%s", s.reason);
+	bnd_step_free(&s);
+	cfg.implicit = 0;
+	ib = base(151, BND_STEP_BATCH, 1, "0", "linear:1");
+	ib.tasks_per_node = "2147483647";
+	ck_assert_int_eq(bnd_step_prepare(&s, &ib), BND_OK);
+	ck_assert_msg(!s.placed, "placed");
+	ck_assert_str_eq(s.reason, "2147483647 tasks on this node: more than Slurm allows (65533)");
+	bnd_step_free(&s);
+	struct bnd_step_in in = base(152, 0, INT_MAX, "0", "linear:1");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_str_eq(s.reason, "2147483647 tasks on this node: more than Slurm allows (65533)");
+	bnd_step_free(&s);
+	ck_assert_int_eq(records(), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("step");
@@ -1299,6 +1329,7 @@ int main(void)
 	tcase_add_test(tc, lsf_user_variables);
 	tcase_add_test(tc, long_request_used_whole);
 	tcase_add_test(tc, gpu_tasks_next_to_their_own_gpus);
+	tcase_add_test(tc, counts_near_int_max_leave_the_step_unbound);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -3,6 +3,7 @@
  * of the guest node: 2 sockets x 2 NUMA x 2 cores x 2 threads, core k =
  * cpus 2k,2k+1, socket 1 starts at core 4. */
 #include <check.h>
+#include <limits.h>
 #include <string.h>
 
 #include "binding/util/error.h"
@@ -94,6 +95,23 @@ START_TEST(start_cores_outside_the_step_are_named)
 }
 END_TEST
 
+/* A task count near INT_MAX (a batch step's comes from its environment):
+ * groups and group sizes round up without overflowing, and no placement
+ * of that many tasks is attempted. */
+START_TEST(task_counts_near_int_max)
+{
+	struct bnd_topology *t = tu_topo(SMT);
+	ck_assert_int_eq(bnd_share_groups(INT_MAX, 2), INT_MAX / 2 + 1);
+	ck_assert_int_eq(bnd_share_groups(INT_MAX, 1), INT_MAX);
+	ck_assert_int_eq(bnd_share_groups(INT_MAX, INT_MAX), 1);
+	ck_assert_int_eq(bnd_share_group_of(INT_MAX - 1, 2), INT_MAX / 2);
+	/* two cores: groups of INT_MAX/2 + 1 tasks, two groups */
+	ck_assert_int_eq(share(t, "0-3", "0-3", "linear:1", INT_MAX), INT_MAX / 2 + 1);
+	ck_assert_int_eq(share(t, "0-15", "0-15", "linear:1", INT_MAX), INT_MAX / 8 + 1);
+	bnd_topology_free(t);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("stepfit");
@@ -101,6 +119,7 @@ int main(void)
 	tcase_add_test(tc, tasks_on_one_cores_threads_share_it);
 	tcase_add_test(tc, no_sharing_when_slurm_gave_a_core_per_task);
 	tcase_add_test(tc, start_cores_outside_the_step_are_named);
+	tcase_add_test(tc, task_counts_near_int_max);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

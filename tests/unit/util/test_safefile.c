@@ -309,7 +309,7 @@ START_TEST(listings_have_their_own_offset_and_close_on_exec)
 	int fd;
 	ck_assert_int_eq(open_dir("l", 1, &fd, err), BND_OK);
 	for (int i = 0; i < 3; i++) {
-		char name[8];
+		char name[16];
 		snprintf(name, sizeof(name), "f%d", i);
 		int f = openat(fd, name, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
 		ck_assert_int_ge(f, 0);
