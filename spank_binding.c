@@ -19,7 +19,6 @@
 #include "binding/step/step.h"
 #include "binding/suspend/gang.h"
 #include "binding/task/taskenv.h"
-#include "binding/topology/topocache.h"
 
 SPANK_PLUGIN(binding, 1);
 
@@ -116,8 +115,8 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 		char desc[1024];
 		if (bnd_config_describe(&cfg, desc, sizeof(desc)) == BND_OK)
 			slurm_info(TAG ": settings: %s", desc);
-		if (cfg.enabled && bnd_topocache_warmup(cfg.state_dir, err, sizeof(err)) != BND_OK)
-			slurm_error(TAG ": warming the topology cache: %s", err);
+		if (cfg.enabled && bnd_step_node_start(&cfg, err, sizeof(err)) != BND_OK)
+			slurm_error(TAG ": preparing the state dir and topology cache: %s", err);
 		return 0;
 	}
 	if (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR && ctx != S_CTX_REMOTE)

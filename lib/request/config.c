@@ -97,10 +97,12 @@ static int one_arg(struct bnd_config *c, const char *arg, char *err, size_t errl
 	if (!KEY("state_dir") && !KEY("enabled") && !KEY("default") &&
 	    !KEY("on_failure") && !KEY("lock_timeout") && !KEY("filter") &&
 	    !KEY("implicit") && !KEY("default_unit") && !KEY("mem_reserve") &&
-	    !KEY("defer_max") && !KEY("gpu_devices") && !KEY("gres_conf")) {
+	    !KEY("defer_max") && !KEY("gpu_devices") && !KEY("gres_conf") &&
+	    !KEY("private_files")) {
 		complain(err, errlen, "unknown argument \"%s\" (known: state_dir= enabled= "
 			 "default= on_failure= lock_timeout= verbose filter= implicit= "
-			 "default_unit= mem_reserve= defer_max= gpu_devices= gres_conf=)", arg);
+			 "default_unit= mem_reserve= defer_max= gpu_devices= gres_conf= "
+			 "private_files=)", arg);
 		return -1;
 	}
 	if (!v || !*v) {
@@ -160,6 +162,11 @@ static int one_arg(struct bnd_config *c, const char *arg, char *err, size_t errl
 	} else if (KEY("implicit")) {
 		if (parse_yesno(v, &c->implicit)) {
 			complain(err, errlen, "\"%s\": expected implicit=yes|no", arg);
+			return -1;
+		}
+	} else if (KEY("private_files")) {
+		if (parse_yesno(v, &c->private_files)) {
+			complain(err, errlen, "\"%s\": expected private_files=yes|no", arg);
 			return -1;
 		}
 	} else if (KEY("default_unit")) {
@@ -244,13 +251,15 @@ int bnd_config_describe(const struct bnd_config *c, char *buf, size_t buflen)
 	int n = snprintf(buf, buflen,
 			 "state_dir=%s enabled=%s default=%s on_failure=%s "
 			 "lock_timeout=%d.%03d verbose=%s filter=%s implicit=%s "
-			 "default_unit=%s mem_reserve=%s defer_max=%d gpu_devices=%s gres_conf=%s",
+			 "default_unit=%s mem_reserve=%s defer_max=%d gpu_devices=%s gres_conf=%s "
+			 "private_files=%s",
 			 c->state_dir, c->enabled ? "yes" : "no",
 			 *c->default_spec ? c->default_spec : "none",
 			 bnd_on_failure_name(c->on_failure),
 			 c->lock_timeout_ms / 1000, c->lock_timeout_ms % 1000,
 			 c->verbose ? "yes" : "no", c->filter_first_core ? "first_core" : "none",
 			 c->implicit ? "yes" : "no", c->default_unit, reserve, c->defer_max,
-			 c->gpu_devices.n ? devs : "none", c->gres_conf[0] ? c->gres_conf : "default");
+			 c->gpu_devices.n ? devs : "none", c->gres_conf[0] ? c->gres_conf : "default",
+			 c->private_files ? "yes" : "no");
 	return (n < 0 || (size_t)n >= buflen) ? BND_EINVAL : BND_OK;
 }

@@ -26,18 +26,20 @@ int bnd_statedir_read(int dirfd, char **text, size_t *len, char *err, size_t err
 static int open_temp(int dirfd, char *err, size_t errlen)
 {
 	const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY;
+	/* readable by all, or root's alone in a private dir (safefile.h) */
+	const mode_t mode = bnd_safedir_private(dirfd) ? 0600 : 0644;
 	/* Unlinked only when there (rarely): one syscall less per transaction. */
-	int fd = openat(dirfd, BND_STATE_TEMP_NAME, flags, 0644);
+	int fd = openat(dirfd, BND_STATE_TEMP_NAME, flags, mode);
 	if (fd < 0 && errno == EEXIST) {
 		if (unlinkat(dirfd, BND_STATE_TEMP_NAME, 0) && errno != ENOENT)
 			return bnd_fail(err, errlen, errno == EACCES ? BND_ESTATE : BND_ESYS,
 					"removing %s: %s", BND_STATE_TEMP_NAME, strerror(errno));
-		fd = openat(dirfd, BND_STATE_TEMP_NAME, flags, 0644);
+		fd = openat(dirfd, BND_STATE_TEMP_NAME, flags, mode);
 	}
 	if (fd < 0)
 		return bnd_fail(err, errlen, errno == EACCES ? BND_ESTATE : BND_ESYS,
 				"creating %s: %s", BND_STATE_TEMP_NAME, strerror(errno));
-	if (fchmod(fd, 0644)) {
+	if (fchmod(fd, mode)) {
 		int e = errno;
 		close(fd);
 		return bnd_fail(err, errlen, BND_ESYS, "%s: %s", BND_STATE_TEMP_NAME, strerror(e));

@@ -66,7 +66,7 @@ static int write_rankfile(struct bnd_step *s, const struct bnd_step_in *in,
 	rc = bnd_rankfile_format(s->topo, s->host, s->ntasks, ids, cpus, &text, err, errlen);
 	if (rc == BND_OK)
 		rc = bnd_rankfile_write(s->cfg.state_dir, s->job,
-					bnd_step_name(s->step, sid, sizeof(sid)), s->nodeid, text,
+					bnd_step_name(s->step, sid, sizeof(sid)), s->nodeid, s->uid, text,
 					s->rankfile, sizeof(s->rankfile), note, sizeof(note), err,
 					errlen);
 	if (note[0])
@@ -270,6 +270,8 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 	 * then, read-only (the state transaction will fail with the reason). */
 	int dfd = -1, dir_ok = 0;
 	if (bnd_safedir_open(s->cfg.state_dir, 1, &dfd, err, sizeof(err)) == BND_OK && dfd >= 0) {
+		if (bnd_safedir_set_private(dfd, s->cfg.private_files, err, sizeof(err)) != BND_OK)
+			step_log(s, "%s", err);
 		close(dfd);
 		dir_ok = 1;
 	} else if (*err) {
@@ -655,6 +657,17 @@ int bnd_step_finish(struct bnd_step *s)
 	bnd_rankfile_remove(s->rankfile);
 	s->rankfile[0] = '\0';
 	return rc;
+}
+
+int bnd_step_node_start(const struct bnd_config *cfg, char *err, size_t errlen)
+{
+	int dfd = -1;
+	int rc = bnd_safedir_open(cfg->state_dir, 1, &dfd, err, errlen);
+	if (rc == BND_OK && dfd >= 0) {
+		rc = bnd_safedir_set_private(dfd, cfg->private_files, err, errlen);
+		close(dfd);
+	}
+	return rc != BND_OK ? rc : bnd_topocache_warmup(cfg->state_dir, err, errlen);
 }
 
 void bnd_step_free(struct bnd_step *s)

@@ -31,8 +31,8 @@ static int clear_name(int dfd, const char *dir, const char *name, char *note, si
 }
 
 int bnd_rankfile_write(const char *dir, uint32_t job, const char *step_name, uint32_t nodeid,
-		       const char *text, char *path, size_t pathlen, char *note, size_t notelen,
-		       char *err, size_t errlen)
+		       uint32_t uid, const char *text, char *path, size_t pathlen, char *note,
+		       size_t notelen, char *err, size_t errlen)
 {
 	if (note && notelen)
 		note[0] = '\0';
@@ -48,8 +48,11 @@ int bnd_rankfile_write(const char *dir, uint32_t job, const char *step_name, uin
 		rc = bnd_fail(err, errlen, BND_ESTATE, "state dir %s is missing", dir);
 	if (rc == BND_OK)
 		rc = clear_name(dfd, dir, name, note, notelen, err, errlen);
+	/* in a private dir only the job's user reads it (safefile.h) */
+	int priv = rc == BND_OK && bnd_safedir_private(dfd);
 	if (rc == BND_OK)
-		rc = bnd_safefile_replace(dfd, name, text, strlen(text), err, errlen);
+		rc = bnd_safefile_replace_as(dfd, name, text, strlen(text), priv ? 0600 : 0644,
+					     priv ? (uid_t)uid : (uid_t)-1, err, errlen);
 	if (dfd >= 0)
 		close(dfd);
 	if (rc != BND_OK)
@@ -67,3 +70,4 @@ void bnd_rankfile_remove(const char *path)
 	if (path && *path)
 		unlink(path);
 }
+

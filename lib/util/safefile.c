@@ -73,7 +73,7 @@ static int walk_enter(struct walk *w, int fd, const char *name, int last, int cr
 	size_t n = strlen(w->at);
 	snprintf(w->at + n, sizeof(w->at) - n, "%s%s", n > 1 ? "/" : "", name);
 	/* new components are 0755 whatever the umask, root:root as root */
-	if (created && (fchmod(fd, 0755) || (geteuid() == 0 && fchown(fd, 0, 0)))) {
+	if (created && (fchmod(fd, BND_SAFEDIR_MODE) || (geteuid() == 0 && fchown(fd, 0, 0)))) {
 		int e = errno;
 		close(fd);
 		return walk_fail(w, bnd_fail(err, errlen, BND_ESYS, "state dir %s: %s: %s", w->dir,
@@ -174,7 +174,7 @@ static int walk_step(struct walk *w, int create, int *missing, char *err, size_t
 	}
 	int fd = openat(w->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT && create) {
-		if (!mkdirat(w->fd, name, 0755))
+		if (!mkdirat(w->fd, name, BND_SAFEDIR_MODE))
 			created = 1;
 		if (created || errno == EEXIST)
 			fd = openat(w->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -288,6 +288,30 @@ int bnd_safedir_open(const char *dir, int create, int *dirfd, char *err, size_t 
 	return BND_OK;
 }
 
+int bnd_safedir_private(int dirfd)
+{
+	struct stat st;
+	return !fstat(dirfd, &st) && !(st.st_mode & S_IROTH);
+}
+
+int bnd_safedir_set_private(int dirfd, int private_files, char *err, size_t errlen)
+{
+	struct stat st;
+	if (geteuid() != 0)
+		return BND_OK;
+	if (fstat(dirfd, &st))
+		return bnd_fail(err, errlen, BND_ESYS, "state dir: %s", strerror(errno));
+	mode_t now = st.st_mode & 07777, want = now;
+	if (private_files)
+		want = now & ~(mode_t)(S_IRGRP | S_IROTH);
+	else if (now == BND_SAFEDIR_PRIVATE_MODE)
+		want = BND_SAFEDIR_MODE; /* undoes only what the setting did */
+	if (want != now && fchmod(dirfd, want))
+		return bnd_fail(err, errlen, BND_ESYS, "state dir: chmod %04o: %s", (unsigned)want,
+				strerror(errno));
+	return BND_OK;
+}
+
 DIR *bnd_safedir_list(int dirfd)
 {
 	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -380,6 +404,12 @@ int bnd_safefile_read(int dirfd, const char *name, const char *label, size_t max
 int bnd_safefile_replace(int dirfd, const char *name, const char *text, size_t len,
 			 char *err, size_t errlen)
 {
+	return bnd_safefile_replace_as(dirfd, name, text, len, 0644, (uid_t)-1, err, errlen);
+}
+
+int bnd_safefile_replace_as(int dirfd, const char *name, const char *text, size_t len,
+			    mode_t mode, uid_t owner, char *err, size_t errlen)
+{
 	char tmp[BND_SAFEFILE_NAME_MAX + 32];
 	if (snprintf(tmp, sizeof(tmp), "%s.new.%ld", name, (long)getpid()) >= (int)sizeof(tmp))
 		return bnd_fail(err, errlen, BND_EINVAL, "%s: name too long", name);
@@ -388,12 +418,12 @@ int bnd_safefile_replace(int dirfd, const char *name, const char *text, size_t l
 	if (unlinkat(dirfd, tmp, 0) && errno != ENOENT)
 		return bnd_fail(err, errlen, BND_ESYS, "removing %s: %s", tmp, strerror(errno));
 	int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,
-			0644);
+			mode);
 	if (fd < 0)
 		return bnd_fail(err, errlen, errno == EACCES ? BND_ESTATE : BND_ESYS,
 				"creating %s: %s", tmp, strerror(errno));
 	size_t done = 0;
-	int rc = fchmod(fd, 0644) ? errno : 0;
+	int rc = fchmod(fd, mode) ? errno : 0;
 	while (!rc && done < len) {
 		ssize_t n = write(fd, text + done, len - done);
 		if (n < 0 && errno == EINTR)
@@ -403,6 +433,10 @@ int bnd_safefile_replace(int dirfd, const char *name, const char *text, size_t l
 		else
 			done += (size_t)n;
 	}
+	/* its owner from the start of its name's life: through the fd, never
+	 * by path */
+	if (!rc && owner != (uid_t)-1 && fchown(fd, owner, (gid_t)-1))
+		rc = errno;
 	if (close(fd) && !rc)
 		rc = errno;
 	/* rename replaces a link at name itself, never its target. */

@@ -63,6 +63,14 @@ topology: SCTTCTTCTTCTTSCTTCTTCTTCTT
 $NUMA0" env BINDING_STATE_DIR="$SD" $SBIND status --topology "$T"
 expect_out "state dir is root's 0755, state 0644, lock 0600" "755 644 600" \
 	sh -c "stat -c %a '$SD' '$SD/state' '$SD/lock' | tr '\n' ' ' | sed 's/ \$//'"
+# private files (plugstack private_files=yes makes the dir 0711): every
+# writer, sbind too, writes the state 0600 there, and 0644 again after
+chmod 711 "$SD"
+$SBIND place --state "$SD" --topology "$T" --binding linear:1 --commit --job 31 --step 0 --owner-pid $$ >/dev/null
+expect_out "a dir others cannot list gets a state only root reads" "600" stat -c %a "$SD/state"
+chmod 755 "$SD"
+$SBIND release --state "$SD" --job 31 >/dev/null
+expect_out "and a listable one a state all read" "644" stat -c %a "$SD/state"
 
 ln -s "$SD" "$D/link"
 expect_err "a symlinked state dir is refused" 1 "is a symlink, refused" $SBIND gc --state "$D/link"

@@ -59,6 +59,10 @@ struct bnd_config {
 	 * slurm.conf), cgroup.conf is read from the same directory. */
 	struct bnd_gpu_devmap gpu_devices;
 	char gres_conf[BND_CONFIG_PATH_MAX];
+	/* private_files=yes: the state and the rankfiles are unreadable to
+	 * other users (state dir 0711, state 0600, a rankfile 0600 and its
+	 * job user's: util/safefile.h); default no. */
+	int private_files;
 };
 
 void bnd_config_defaults(struct bnd_config *c);
@@ -72,6 +76,7 @@ void bnd_config_defaults(struct bnd_config *c);
  *   defer_max=STEPS (per user and node; 0: no limit; default 64)
  *   gpu_devices=/dev/PATH=BUSID[,...] (may be given several times)
  *   gres_conf=/abs/path/gres.conf
+ *   private_files=yes|no
  * Returns BND_OK, or BND_EINVAL when at least one argument was unknown or
  * malformed: err then lists every bad one ("; "-separated) and each of them
  * kept its default; the good ones are applied.

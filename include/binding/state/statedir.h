@@ -1,7 +1,8 @@
 /* The state directory on disk: trust checks, reading, atomic replacement.
  *
- * Layout of a state dir (default /run/slurm-binding, root:root 0755):
- *   state                 the records (0644, see statefile.h)
+ * Layout of a state dir (default /run/slurm-binding, root:root 0755, or
+ * 0711 with private files: util/safefile.h):
+ *   state                 the records (0644, see statefile.h; 0600 private)
  *   lock                  taken by writers (0600, see statelock.h)
  *   state.new             the next state while it is written, then swapped
  *                         with state; the old state it then names is
@@ -27,7 +28,7 @@
  * gets a whole state. */
 int bnd_statedir_read(int dirfd, char **text, size_t *len, char *err, size_t errlen);
 
-/* Writes text as the temporary file (0644), then, separately, puts it in
+/* Writes text as the temporary file (0644, 0600 in a private dir), then, separately, puts it in
  * place of the state atomically: readers never see a partial state nor a
  * missing one. No fsync: the state describes processes of this boot only. */
 int bnd_statedir_write_temp(int dirfd, const char *text, size_t len, char *err, size_t errlen);

@@ -194,4 +194,9 @@ int bnd_step_finish(struct bnd_step *s);
 
 void bnd_step_free(struct bnd_step *s);
 
+/* slurmd, at its start: the state dir made with the site's access
+ * (private_files=, util/safefile.h) and the topology cache written, so no
+ * step pays for hwloc's discovery. */
+int bnd_step_node_start(const struct bnd_config *cfg, char *err, size_t errlen);
+
 #endif

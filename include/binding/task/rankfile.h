@@ -11,13 +11,14 @@
 #define BND_RANKFILE_PREFIX "rankfile."
 
 /* Writes text as DIR/rankfile.<job>.<step name>.<nodeid>, a fresh file
- * made through the state dir's safe-file layer, and puts that path in
- * path; on failure path is "". Anything already under the name is removed,
- * never opened, and note (may be NULL) says what it was for the admin's
- * log ("" when there was nothing). */
+ * made through the state dir's safe-file layer (root's, 0644; in a private
+ * dir 0600 and owned by uid, the job's user: util/safefile.h), and puts
+ * that path in path; on failure path is "". Anything already under the
+ * name is removed, never opened, and note (may be NULL) says what it was
+ * for the admin's log ("" when there was nothing). */
 int bnd_rankfile_write(const char *dir, uint32_t job, const char *step_name, uint32_t nodeid,
-		       const char *text, char *path, size_t pathlen, char *note, size_t notelen,
-		       char *err, size_t errlen);
+		       uint32_t uid, const char *text, char *path, size_t pathlen, char *note,
+		       size_t notelen, char *err, size_t errlen);
 
 /* Removes the file bnd_rankfile_write wrote (path "" : nothing). */
 void bnd_rankfile_remove(const char *path);

@@ -28,6 +28,21 @@ int bnd_safe_untrusted(const struct stat *st, int want_dir, char *why, size_t wh
  * is created below a refused one. */
 int bnd_safedir_open(const char *dir, int create, int *dirfd, char *err, size_t errlen);
 
+/* Private files (the site's private_files=yes): the state dir is 0711,
+ * so a user reaches a file whose name they know (their job's rankfile) but
+ * cannot list the dir; the state is then written 0600 and a rankfile 0600,
+ * its job user's. The dir's mode is where every writer (each slurmstepd,
+ * an admin's sbind) reads the setting: they cannot disagree.
+ * bnd_safedir_private: 1 when others cannot list dirfd.
+ * bnd_safedir_set_private (root only; a user's call changes nothing): with
+ * private_files, group and others lose the read bit; without, a dir at
+ * BND_SAFEDIR_PRIVATE_MODE goes back to BND_SAFEDIR_MODE, any other mode is
+ * the admin's and stays. */
+#define BND_SAFEDIR_MODE 0755
+#define BND_SAFEDIR_PRIVATE_MODE 0711
+int bnd_safedir_private(int dirfd);
+int bnd_safedir_set_private(int dirfd, int private_files, char *err, size_t errlen);
+
 /* A listing of the open dir dirfd (readdir), through a descriptor of its
  * own: close-on-exec, and its own position, so two listings in one
  * transaction never share an offset. NULL with errno on failure. */
@@ -51,5 +66,9 @@ int bnd_safefile_read(int dirfd, const char *name, const char *label, size_t max
  * No fsync: the dir holds files of this boot only. */
 int bnd_safefile_replace(int dirfd, const char *name, const char *text, size_t len,
 			 char *err, size_t errlen);
+/* The same with the file's mode, and its owner (uid_t)-1 (the caller) or
+ * that uid, set through the temporary file's fd before it takes the name. */
+int bnd_safefile_replace_as(int dirfd, const char *name, const char *text, size_t len,
+			    mode_t mode, uid_t owner, char *err, size_t errlen);
 
 #endif

@@ -42,9 +42,10 @@ START_TEST(every_setting)
 	char err[ERRLEN];
 	char *argv[] = { "state_dir=/tmp/x/state", "enabled=no", "default=linear:1",
 			 "on_failure=fail", "lock_timeout=2.5", "verbose", "filter=first_core",
-			 "default_unit=CT", "mem_reserve=2G", "defer_max=8" };
-	ck_assert_int_eq(parse(&c, err, 10, argv), BND_OK);
+			 "default_unit=CT", "mem_reserve=2G", "defer_max=8", "private_files=yes" };
+	ck_assert_int_eq(parse(&c, err, 11, argv), BND_OK);
 	ck_assert_int_eq(c.defer_max, 8);
+	ck_assert_int_eq(c.private_files, 1);
 	ck_assert(c.mem_reserve.mib == 2048 && c.mem_reserve.percent == 0);
 	ck_assert_str_eq(c.state_dir, "/tmp/x/state");
 	ck_assert_int_eq(c.enabled, 0);
@@ -60,7 +61,7 @@ START_TEST(every_setting)
 	ck_assert_str_eq(line, "state_dir=/tmp/x/state enabled=no default=linear:1 "
 			 "on_failure=fail lock_timeout=2.500 verbose=yes filter=first_core "
 			 "implicit=no default_unit=CT mem_reserve=2048M defer_max=8 gpu_devices=none "
-			 "gres_conf=default");
+			 "gres_conf=default private_files=yes");
 }
 END_TEST
 
@@ -87,6 +88,26 @@ START_TEST(gpu_settings)
 		      strstr(err, "\"gpu_devices=\": a value is required"), "%s", err);
 	ck_assert_int_eq(c.gpu_devices.n, 0);
 	ck_assert_str_eq(c.gres_conf, "");
+}
+END_TEST
+
+START_TEST(private_files_setting)
+{
+	struct bnd_config c;
+	char err[ERRLEN];
+	bnd_config_defaults(&c);
+	ck_assert_int_eq(c.private_files, 0);
+	char *no[] = { "private_files=no" };
+	ck_assert_int_eq(parse(&c, err, 1, no), BND_OK);
+	ck_assert_int_eq(c.private_files, 0);
+	char *bad[] = { "private_files=maybe", "private_files" };
+	ck_assert_int_eq(parse(&c, err, 2, bad), BND_EINVAL);
+	ck_assert_msg(strstr(err, "\"private_files=maybe\": expected private_files=yes|no") &&
+		      strstr(err, "\"private_files\": a value is required"), "%s", err);
+	ck_assert_int_eq(c.private_files, 0);
+	char *unknown[] = { "privat_files=yes" };
+	ck_assert_int_eq(parse(&c, err, 1, unknown), BND_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "private_files="));
 }
 END_TEST
 
@@ -292,6 +313,7 @@ int main(void)
 	TCase *tc = tcase_create("config");
 	tcase_add_test(tc, defaults);
 	tcase_add_test(tc, every_setting);
+	tcase_add_test(tc, private_files_setting);
 	tcase_add_test(tc, later_words_win_and_spellings);
 	tcase_add_test(tc, implicit_binding_settings);
 	tcase_add_test(tc, mem_reserve_setting);

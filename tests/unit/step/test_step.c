@@ -2,6 +2,10 @@
  * dir and this machine's topology, its tasks bound in this very process
  * (Check forks every test), read back from the kernel. */
 #include <check.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <errno.h>
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1300,6 +1304,87 @@ START_TEST(counts_near_int_max_leave_the_step_unbound)
 }
 END_TEST
 
+/* errno of open(path) (0: it opened) or of opendir when listing, as uid. */
+static int errno_as(uid_t uid, const char *path, int listing)
+{
+	pid_t c = fork();
+	ck_assert_int_ge(c, 0);
+	if (!c) {
+		if (setgid(65534) || setuid(uid))
+			_exit(99);
+		if (listing) {
+			DIR *d = opendir(path);
+			_exit(d ? 0 : errno);
+		}
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		_exit(fd >= 0 ? 0 : errno);
+	}
+	int st;
+	ck_assert_int_eq(waitpid(c, &st, 0), c);
+	ck_assert(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+static mode_t mode_of(const char *path, uid_t *uid)
+{
+	struct stat st;
+	ck_assert_msg(!stat(path, &st), "%s", path);
+	if (uid)
+		*uid = st.st_uid;
+	return st.st_mode & 07777;
+}
+
+/* private_files=yes: another user reads neither the state nor a rankfile,
+ * nor lists the dir; the job's user reads its rankfile; and no turns it
+ * back. */
+START_TEST(private_files_keep_state_and_rankfiles_from_other_users)
+{
+	if (geteuid() != 0) {
+		printf("# SKIP private files: needs root (file owners, other users)\n");
+		return;
+	}
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	char statefile[160];
+	snprintf(statefile, sizeof(statefile), "%s/state", state);
+	struct bnd_step s;
+	uid_t owner;
+	cfg.private_files = 1;
+	struct bnd_step_in in = base(160, 0, 1, "0", "pe:linear:1");
+	in.uid = 65534;
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(s.placed && s.rankfile[0], "%s", s.reason);
+	ck_assert_int_eq(mode_of(state, NULL), 0711);
+	ck_assert_int_eq(mode_of(statefile, &owner), 0600);
+	ck_assert_int_eq(owner, 0);
+	ck_assert_int_eq(mode_of(s.rankfile, &owner), 0600);
+	ck_assert_int_eq(owner, 65534);
+	ck_assert_int_eq(errno_as(65533, s.rankfile, 0), EACCES);
+	ck_assert_int_eq(errno_as(65533, statefile, 0), EACCES);
+	ck_assert_int_eq(errno_as(65533, state, 1), EACCES);
+	ck_assert_int_eq(errno_as(65534, s.rankfile, 0), 0);
+	ck_assert_int_eq(errno_as(65534, statefile, 0), EACCES);
+	char rf[sizeof(s.rankfile)];
+	snprintf(rf, sizeof(rf), "%s", s.rankfile);
+	ck_assert_int_eq(bnd_step_finish(&s), BND_OK);
+	bnd_step_free(&s);
+	ck_assert_int_eq(access(rf, F_OK), -1);
+	ck_assert_int_eq(mode_of(statefile, NULL), 0600);
+
+	/* no: the dir as before, and the next transaction's state 0644 */
+	cfg.private_files = 0;
+	in = base(161, 0, 1, "0", "pe:linear:1");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_int_eq(mode_of(state, NULL), 0755);
+	ck_assert_int_eq(mode_of(statefile, NULL), 0644);
+	ck_assert_int_eq(mode_of(s.rankfile, &owner), 0644);
+	ck_assert_int_eq(owner, 0);
+	ck_assert_int_eq(errno_as(65533, statefile, 0), 0);
+	ck_assert_int_eq(bnd_step_finish(&s), BND_OK);
+	bnd_step_free(&s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("step");
@@ -1329,6 +1414,7 @@ int main(void)
 	tcase_add_test(tc, lsf_user_variables);
 	tcase_add_test(tc, long_request_used_whole);
 	tcase_add_test(tc, gpu_tasks_next_to_their_own_gpus);
+	tcase_add_test(tc, private_files_keep_state_and_rankfiles_from_other_users);
 	tcase_add_test(tc, counts_near_int_max_leave_the_step_unbound);
 	suite_add_tcase(s, tc);
 	return tu_run(s);

@@ -52,7 +52,7 @@ START_TEST(written_replaced_and_removed)
 	fclose(f);
 	ck_assert_int_eq(symlink(victim, link), 0);
 
-	ck_assert_msg(bnd_rankfile_write(dir, 7, "0", 2, "rank 0=n1 slot=0:0\n", path,
+	ck_assert_msg(bnd_rankfile_write(dir, 7, "0", 2, 0, "rank 0=n1 slot=0:0\n", path,
 					 sizeof(path), note, sizeof(note), err, sizeof(err)) == BND_OK,
 		      "%s", err);
 	ck_assert_msg(strstr(note, "was already there (a symlink"), "%s", note);
@@ -73,7 +73,7 @@ START_TEST(missing_dir_leaves_no_path)
 {
 	char err[BND_ERRLEN], path[256] = "x", gone[96];
 	snprintf(gone, sizeof(gone), "%s/gone", dir);
-	ck_assert_int_ne(bnd_rankfile_write(gone, 7, "0", 0, "x\n", path, sizeof(path), NULL, 0,
+	ck_assert_int_ne(bnd_rankfile_write(gone, 7, "0", 0, 0, "x\n", path, sizeof(path), NULL, 0,
 					    err, sizeof(err)), BND_OK);
 	ck_assert_str_eq(path, "");
 	ck_assert_msg(strstr(err, gone), "%s", err);
