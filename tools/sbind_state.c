@@ -10,6 +10,7 @@
 
 #include "binding/util/error.h"
 #include "binding/state/state.h"
+#include "binding/task/rankfile.h"
 #include "binding/topology/topostring.h"
 #include "sbind.h"
 #include "sbind_state.h"
@@ -392,5 +393,12 @@ int sbind_cmd_gc(int argc, char **argv)
 		return exit_of(rc);
 	}
 	printf("reclaimed %d record(s)\n", n);
+	/* after the reclaim: a dead owner's step has no record any more */
+	rc = bnd_rankfile_gc(&o, &n, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "sbind gc: rankfiles: %s\n", err);
+		return exit_of(rc);
+	}
+	printf("removed %d rankfile(s) of gone steps\n", n);
 	return SBIND_EXIT_OK;
 }

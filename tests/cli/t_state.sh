@@ -49,6 +49,15 @@ expect_out "release a job that has nothing" "released 0 record(s) of job 99" \
 expect_err "release without --job is exit 2" 2 "--job" $SBIND release --state "$SD"
 expect_err "release with a bad step is exit 2" 2 "--step" $SBIND release --state "$SD" --job 1 --step x
 
+# rankfiles: gc removes those whose step has no record and that are older
+# than the state it read (a killed slurmstepd never removes its own)
+touch -d '1 hour ago' "$SD/rankfile.12.0.0" "$SD/rankfile.14.batch.0"
+touch "$SD/rankfile.15.0.0"
+expect_out "gc keeps a running step's rankfile, removes a gone one's" "reclaimed 0 record(s)
+removed 1 rankfile(s) of gone steps" $SBIND gc --state "$SD"
+expect_out "which are the ones left" "rankfile.12.0.0 rankfile.15.0.0" \
+	sh -c "cd '$SD' && ls rankfile.* | tr '\n' ' ' | sed 's/ \$//'"
+rm -f "$SD/rankfile.15.0.0"
 kill $owner; wait $owner 2>/dev/null
 expect_out "status marks a dead owner's record stale" \
 "$HDR
@@ -57,7 +66,9 @@ topology: scttcttcttcttSCTTCTTCTTCTT
 $NUMA0" status_noage
 expect_err "gc reclaims it and says so on stderr" 0 "reclaimed job 12 step 0 (owner pid $owner, cpus 0-7): owner is gone" \
 	$SBIND gc --state "$SD"
-expect_out "gc again: nothing left" "reclaimed 0 record(s)" $SBIND gc --state "$SD"
+expect_rc "and its step's rankfile is gone with it" 1 test -e "$SD/rankfile.12.0.0"
+expect_out "gc again: nothing left" "reclaimed 0 record(s)
+removed 0 rankfile(s) of gone steps" $SBIND gc --state "$SD"
 expect_out "BINDING_STATE_DIR picks the dir" "$HDR
 topology: SCTTCTTCTTCTTSCTTCTTCTTCTT
 $NUMA0" env BINDING_STATE_DIR="$SD" $SBIND status --topology "$T"

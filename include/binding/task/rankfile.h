@@ -23,4 +23,17 @@ int bnd_rankfile_write(const char *dir, uint32_t job, const char *step_name, uin
 /* Removes the file bnd_rankfile_write wrote (path "" : nothing). */
 void bnd_rankfile_remove(const char *path);
 
+/* sbind gc: removes the rankfiles whose step is gone (a slurmstepd killed
+ * with SIGKILL never ran its exit callback) from o->dir, one log line each
+ * through o->log; *removed counts them. A rankfile goes when its (job,
+ * step) has no record in the state and it is older than that version of
+ * the state. A step writes its rankfile after the transaction that records
+ * it, so a rankfile newer than the state that was read may belong to a
+ * record that read missed: it stays until the next gc. A writer's
+ * temporary file (.new.<pid>) goes once that pid is gone. Run it after
+ * bnd_state_gc, so the records of dead owners are reclaimed first. No state
+ * file: nothing is removed. */
+struct bnd_state_opts;
+int bnd_rankfile_gc(const struct bnd_state_opts *o, int *removed, char *err, size_t errlen);
+
 #endif
