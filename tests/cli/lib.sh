@@ -5,7 +5,9 @@
 #   expect_rc DESC RC CMD...                 exit code must equal
 #   expect_err DESC RC SUBSTRING CMD...      exit code and a stderr substring
 #   skip DESC REASON
-# $SBIND is the built tool; $TOPOS the real machines' XMLs (tests/topologies).
+# $SBIND is the built tool (a link to it, at a path without spaces:
+# $SBIND_DIR is its real dir), $CLI_TOP the checkout, $TOPOS the real
+# machines' XMLs (tests/topologies).
 
 : "${SBIND:?}"
 _n=0

@@ -2,7 +2,17 @@
 # Runs every tests/cli/t_*.sh against build/sbind; counts TAP lines.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-export SBIND="${SBIND:-$here/../../build/sbind}"
+SBIND="${SBIND:-$here/../../build/sbind}"
+# The tests run "$SBIND" as a command word, also inside sh -c strings: a
+# checkout at a path with a space would split it. They get a link to it at
+# a path of ours.
+# SBIND_DIR is the real one's dir (its man pages), CLI_TOP the checkout.
+export SBIND_DIR CLI_TOP
+SBIND_DIR=$(cd "$(dirname "$SBIND")" && pwd) && CLI_TOP=$(cd "$here/../.." && pwd) || exit 1
+bin=$(mktemp -d /tmp/sbind-cli.XXXXXX) || exit 1
+trap 'rm -rf "$bin"' EXIT
+ln -s "$SBIND_DIR/$(basename "$SBIND")" "$bin/sbind" || exit 1
+export SBIND="$bin/sbind"
 export TOPOS="${BINDING_TOPOLOGIES:-$(cd "$here/../topologies" && pwd)}"
 export VALGRIND="${VALGRIND:-}"
 passed=0 failed=0 skipped=0

@@ -2,8 +2,8 @@
 # the man pages lint clean and carry the --binding=help / --mbind=help text
 # sbind prints (one source), and the bash completion offers only options
 # sbind has.
-root=$(cd "$(dirname "$SBIND")/.." && pwd)
-man_dir=$(dirname "$SBIND")/man
+root=$CLI_TOP
+man_dir=$SBIND_DIR/man
 
 want=$(head -n1 "$root/debian/changelog" | sed -n 's/^[^(]*(\([^)-]*\).*/\1/p')
 expect_out "sbind --version is debian/changelog's version" "sbind (spank-binding) $want" $SBIND --version

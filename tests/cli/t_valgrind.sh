@@ -8,7 +8,7 @@ _vgdir=$(mktemp -d /tmp/sbind-vg.XXXXXX)
 _vg() { # desc rc args...
 	_d=$1 _e=$2; shift 2
 	valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
-		--suppressions="$(dirname "$SBIND")/../tests/cli/valgrind.supp" "$SBIND" "$@" \
+		--suppressions="$CLI_TOP/tests/cli/valgrind.supp" "$SBIND" "$@" \
 		>/dev/null 2>"$_vgdir/err"
 	_rc=$?
 	if [ "$_rc" = "$_e" ]; then _report 1 "valgrind: $_d"
