@@ -20,7 +20,9 @@ top=$(cd "$here/../.." && pwd)
 build=${BINDING_BUILD:-$top/build}
 cache=${NUMA_CACHE:-$build/numa}
 CC=${CC:-cc}
-NUMA_CFLAGS=${NUMA_CFLAGS:-"-std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -I$top/include"}
+# No path in it: it is split into words (the compile line adds the include
+# dir, quoted, for a checkout at a path with a space).
+NUMA_CFLAGS=${NUMA_CFLAGS:-"-std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes"}
 NUMA_LIBS=${NUMA_LIBS:-"$(pkg-config --libs hwloc numa jansson 2>/dev/null || echo -lhwloc -lnuma -ljansson)"}
 
 mkdir -p "$cache"
