@@ -383,9 +383,16 @@ START_TEST(no_library_fd_is_inherited_across_exec)
 		      "before the library ran:\n%s", during, before);
 	bnd_cpuset_t cpus;
 	ck_assert_int_eq(bnd_affinity_get(task, &cpus, err, sizeof(err)), BND_OK);
-	int threads = 0;
-	ck_assert_int_eq(bnd_rebind_tree("/proc", task, &cpus, NULL, NULL, &threads, NULL, err,
-					 sizeof(err)), BND_OK);
+	/* the rebind walk holds each process by its /proc dir meanwhile */
+	struct bnd_rebind rb;
+	int fresh = 0, threads = 0, procs = 0, skipped = 0;
+	ck_assert_int_eq(bnd_rebind_begin(&rb, "/proc", task, &cpus, NULL, err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(bnd_rebind_pass(&rb, &fresh), BND_OK);
+	during = inherited();
+	ck_assert_msg(!strcmp(before, during), "inherited by an exec during a rebind walk:\n%s\n"
+		      "before the library ran:\n%s", during, before);
+	ck_assert_int_eq(bnd_rebind_end(&rb, NULL, NULL, &threads, &procs, &skipped), BND_OK);
+	ck_assert_int_eq(threads, 1);
 	char fpath[512];
 	bnd_freezer_find("/proc", "/sys/fs/cgroup", task, fpath, sizeof(fpath), NULL);
 	bnd_freezer_read(state);
