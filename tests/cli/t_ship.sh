@@ -35,7 +35,7 @@ fi
 
 # The plugin shows Slurm only its entry points (spank_binding.map): lib/'s
 # names stay inside the .so.
-plugin=$(dirname "$SBIND")/spank_binding.so
+plugin=$SBIND_DIR/spank_binding.so
 if ! [ -f "$plugin" ]; then
 	skip "plugin exports" "no $plugin (built with libslurm-dev)"
 elif ! command -v nm >/dev/null 2>&1; then
