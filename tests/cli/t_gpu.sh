@@ -3,7 +3,7 @@
 # next to its own GPU (DGX-2H, Trento), two jobs through the state, the
 # fallback note, --mbind=gpu's memory, Slurm's per-task rules, bad input.
 X=tests/unit/topology/xml
-root=$(cd "$(dirname "$SBIND")/.." && pwd)
+root=$CLI_TOP
 P9="$root/$X/power9-v100-gpumemory.xml"
 APU="$root/$X/mi300a-apu.xml"
 D=$(mktemp -d /tmp/sbind-gpu-XXXXXX); chmod 755 "$D"
@@ -52,8 +52,8 @@ expect_err "visible= without near=gpu is refused" 2 "visible= goes with near=gpu
 expect_err "more cores than the node has: no binding" 3 "gpu: 20 cores needed (10 per task x 2 tasks), only 16 free" \
 	$SBIND place --topology "$APU" --binding gpu:10 --tasks 2 --gpus rsmi0,rsmi1
 
-if [ -z "$TOPOS" ] || ! [ -d "$TOPOS" ]; then
-	skip "real machines with GPUs" "\$BINDING_TOPOLOGIES not set"
+if ! [ -d "$TOPOS" ]; then
+	_report 0 "real machines with GPUs" "no folder $TOPOS (tests/topologies, BINDING_TOPOLOGIES)"
 	return 0 2>/dev/null || exit 0
 fi
 DGX="$TOPOS/NVIDIA-DGX2H-2pa24co+16nvml+1nvswitch+10ib.xml"

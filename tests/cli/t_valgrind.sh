@@ -34,7 +34,7 @@ _vg "numa string" 0 topology --topology "pack:2 numa:2 core:2" --format numa
 _vg "strict memory, json" 0 place --topology "pack:2 numa:1 core:2" --binding linear:1 --tasks 2 --mbind cores:strict --mem 1G --format json
 _vg "strict memory short" 3 place --topology "pack:2 numa:1 core:2" --binding linear:1 --mbind cores:strict --mem 4G
 _vg "nlocal" 0 place --topology "pack:2 numa:2 core:2" --mbind nlocal --tasks 3 --mem 100
-_gx="$(dirname "$SBIND")/../tests/unit/topology/xml"
+_gx="$CLI_TOP/tests/unit/topology/xml"
 _vg "GPUs and their memory nodes, json" 0 topology --topology "$_gx/power9-v100-gpumemory.xml" --format json
 _vg "gpu:2 with --gpus, --mbind=gpu, json" 0 place --topology "$_gx/mi300a-apu.xml" --binding gpu:2 --tasks 4 --gpus rsmi0,rsmi1,rsmi2,rsmi3 --mbind gpu --mem 1G --format json
 _vg "packed near=gpu falling back, text" 0 place --topology "$_gx/mi300a-apu.xml" --binding packed:6:near=gpu --gpus rsmi1 --gpu-bind map_gpu:0
