@@ -83,8 +83,8 @@ void bnd_state_txn_drop(struct bnd_state_txn *tx, int i, const char *verb)
 
 static void describe(const struct bnd_state_record *r, char *buf, size_t len)
 {
-	char cpus[256];
-	if (bnd_cpuset_format_list(&r->cpus, cpus, sizeof(cpus)))
+	char cpus[256] = "";
+	if (r->status == BND_ST_ACTIVE && bnd_cpuset_format_list(&r->cpus, cpus, sizeof(cpus)))
 		snprintf(cpus, sizeof(cpus), "(%d cpus)", bnd_cpuset_count(&r->cpus));
 	snprintf(buf, len, "job %" PRIu32 " step %" PRIu32 " (owner pid %d, cpus %s)", r->job,
 		 r->step, r->owner_pid, cpus[0] ? cpus : "none");

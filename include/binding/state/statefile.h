@@ -29,9 +29,11 @@
  *
  * A transaction parses only what it needs: bnd_statefile_load keeps the
  * file's text and parses each record's head (job, step, owner, uid,
- * status, created, cpus) when the file is whole; the tail (tasks on) is
- * parsed on demand (bnd_statefile_whole) and an unchanged record is
- * written back as the bytes it was read from. At 1000 records a whole
+ * status, created, cpus; since, why, want) when the file is whole; the
+ * tail (tasks on) is parsed on demand (bnd_statefile_whole) and an
+ * unchanged record is written back as the bytes it was read from. Only
+ * active records hold cpus: until bnd_statefile_whole, a loaded record
+ * that is not active has its cpus unset (read status first). At 1000 records a whole
  * parse and format cost 20 times a bare read-and-replace of the file.
  * No I/O here: see statedir.h for reading and writing the file.
  */

@@ -423,7 +423,8 @@ START_TEST(lazy_load_reads_what_the_whole_parse_reads)
 		ck_assert_int_eq(h.rec[i].parsed, BND_REC_HEAD);
 		ck_assert_uint_eq(h.rec[i].job, g.rec[i].job);
 		ck_assert_int_eq(h.rec[i].status, g.rec[i].status);
-		ck_assert(bnd_cpuset_equal(&h.rec[i].cpus, &g.rec[i].cpus));
+		if (h.rec[i].status == BND_ST_ACTIVE)
+			ck_assert(bnd_cpuset_equal(&h.rec[i].cpus, &g.rec[i].cpus));
 	}
 	ck_assert_int_eq(h.rec[2].want_groups, 3);
 	ck_assert_int_eq(bnd_statefile_format(&h, &again, &len2, NULL, 0), BND_OK);
