@@ -16,9 +16,9 @@
  * read the file, write a temp file, rename it over, unlock), the two
  * interleaved so load hits both alike; the ratio
  * of the medians is the figure to report. The records' owner is this
- * process (so every record's liveness is checked for real, one /proc read
- * each, as with distinct owners); the first 200 hold one cpu each, the rest
- * are suspended.
+ * process (so the owner checks are real, as with distinct owners); the
+ * first 200 hold one cpu each, the rest are suspended (no cpus, as the
+ * transitions leave them).
  *
  * Waiting steps: a state of 1000 deferred records (one user's steps that
  * wait for two cores of its job while its first step holds one of them)
@@ -248,9 +248,15 @@ static int fill_state(const char *dir, const char *adir, int nrec)
 		r.uid = 1000;
 		r.status = i < 200 ? BND_ST_ACTIVE : BND_ST_SUSPENDED;
 		r.created = 1700000000;
-		bnd_cpuset_set(&r.cpus, i % 200);
-		r.ntasks = 1;
-		r.tasks = &r.cpus;
+		/* a suspended record holds no cpus (transition.h) */
+		if (i < 200) {
+			bnd_cpuset_set(&r.cpus, i);
+			r.ntasks = 1;
+			r.tasks = &r.cpus;
+		} else {
+			r.since_ms = 1700000000123LL;
+			snprintf(r.why, sizeof(r.why), "slurm-suspend");
+		}
 		snprintf(r.request, sizeof(r.request), "linear:1");
 		if (bnd_statefile_add(&f, &r))
 			return -1;
