@@ -79,6 +79,9 @@ void bnd_unitorder_free(struct bnd_unitorder *o)
 struct tree {
 	int *koff, *kids;
 	int *used, *count; /* per unit: used threads, units of the letter's level */
+	int *numa;         /* per unit: the NUMA index when its subtree (itself
+	                      included) holds exactly one NUMA node, else -1 */
+	int *near;         /* scratch of the latency order */
 };
 
 /* Utilisation a < b, compared exactly as used/total fractions. */
@@ -91,6 +94,61 @@ static int util_cmp(const struct bnd_topology *t, const struct tree *tr, int a, 
 	if (tb == 0) { ub = 1; tb = 1; }
 	long long l = ua * tb, r = ub * ta;
 	return (l > r) - (l < r);
+}
+
+/* a before b in the latency order from NUMA node `from`: nearer first,
+ * equal distances in document order (units are numbered in it). */
+static bool nearer(const struct bnd_topology *t, const struct tree *tr, int from, int a, int b)
+{
+	int da = bnd_topology_numa_distance(t, from, tr->numa[a]);
+	int db = bnd_topology_numa_distance(t, from, tr->numa[b]);
+	return da != db ? da < db : a < b;
+}
+
+/* OCS orders NUMA nodes by load only up to the first one; the others
+ * follow by memory latency from it ("latency quadrant" order: N0, then
+ * N1/N2, then N3 on a 2x2 mesh), equal distances in document order, as in
+ * sge_binding(5)'s example, where a loaded node comes before an idle one
+ * at the same distance. v holds carriers in load order, each one NUMA
+ * node with cpus. Without hwloc's matrix, or when it puts every other
+ * node at one distance from the first, latency says nothing and the load
+ * order stands. */
+static void latency_order(const struct bnd_topology *t, const struct tree *tr, int *v, int nv)
+{
+	if (nv < 3 || !t->has_dist)
+		return;
+	int from = tr->numa[v[0]], d1 = bnd_topology_numa_distance(t, from, tr->numa[v[1]]);
+	bool says = false;
+	for (int i = 2; i < nv && !says; i++)
+		says = bnd_topology_numa_distance(t, from, tr->numa[v[i]]) != d1;
+	if (!says)
+		return;
+	for (int i = 2; i < nv; i++) {
+		int x = v[i], j = i;
+		while (j > 1 && nearer(t, tr, from, x, v[j - 1])) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = x;
+	}
+}
+
+/* When the sorted carriers are NUMA nodes (or each wraps exactly one),
+ * this is an order of NUMA nodes: the ones with cpus take the latency
+ * order among their slots; a memory-only node keeps its slot. */
+static void numa_order(const struct bnd_topology *t, const struct tree *tr, int *c, int nc)
+{
+	int nv = 0;
+	for (int i = 0; i < nc; i++) {
+		if (tr->numa[c[i]] < 0)
+			return;
+		if (t->units[c[i]].pu_count > 0)
+			tr->near[nv++] = c[i];
+	}
+	latency_order(t, tr, tr->near, nv);
+	for (int i = 0, j = 0; i < nc; i++)
+		if (t->units[c[i]].pu_count > 0)
+			c[i] = tr->near[j++];
 }
 
 /* Stable insertion sort of the carriers among u's children: children whose
@@ -116,6 +174,7 @@ static void sort_children(const struct bnd_topology *t, const struct tree *tr, i
 		}
 		tmp[j] = v;
 	}
+	numa_order(t, tr, tmp, nc);
 	for (int i = 0, j = 0; i < nk; i++)
 		if (tr->count[k[i]] == 1)
 			k[i] = tmp[j++];
@@ -132,6 +191,36 @@ static void sort_level(const struct bnd_topology *t, struct tree *tr, int type, 
 	for (int u = 0; u < t->nunits; u++)
 		if (tr->count[u] >= 2)
 			sort_children(t, tr, u, desc, tmp);
+}
+
+/* tr->numa from the pre-order: a parent's subtree is its own unit and its
+ * children's subtrees. cnt is scratch of t->nunits ints. */
+static void numa_of_subtrees(const struct bnd_topology *t, struct tree *tr, int *cnt)
+{
+	for (int u = 0; u < t->nunits; u++) {
+		bool n = t->units[u].type == BND_U_NUMA;
+		cnt[u] = n ? 1 : 0;
+		tr->numa[u] = n ? t->units[u].index : -1;
+	}
+	for (int u = t->nunits - 1; u > 0; u--) {
+		int p = t->units[u].parent;
+		cnt[p] += cnt[u];
+		if (tr->numa[u] >= 0)
+			tr->numa[p] = tr->numa[u];
+	}
+	for (int u = 0; u < t->nunits; u++)
+		if (cnt[u] != 1)
+			tr->numa[u] = -1;
+}
+
+/* Is a unit of this type and kind in the topology (as printed: a T only
+ * under a core with several threads)? */
+static bool topology_has_unit(const struct bnd_topology *t, int type, int kind)
+{
+	for (int u = 0; u < t->nunits; u++)
+		if (bnd_unit_matches(t, u, type, kind))
+			return true;
+	return false;
 }
 
 static int emit(const struct tree *tr, int u, int k, struct bnd_unitorder *o)
@@ -158,9 +247,11 @@ int bnd_unitorder_build(struct bnd_unitorder *o, const struct bnd_topology *t,
 	tr.kids = calloc((size_t)n, sizeof(int));
 	tr.used = calloc((size_t)n, sizeof(int));
 	tr.count = calloc((size_t)n, sizeof(int));
+	tr.numa = calloc((size_t)n, sizeof(int));
+	tr.near = calloc((size_t)n, sizeof(int));
 	int *tmp = calloc((size_t)n, sizeof(int));
 	if (!o->order || !o->pos || !o->end || !tr.koff || !tr.kids || !tr.used ||
-	    !tr.count || !tmp) {
+	    !tr.count || !tr.numa || !tr.near || !tmp) {
 		rc = bnd_fail(err, errlen, BND_ENOMEM, "out of memory sorting %d units", n);
 		goto out;
 	}
@@ -173,6 +264,7 @@ int bnd_unitorder_build(struct bnd_unitorder *o, const struct bnd_topology *t,
 		tr.used[u] = bnd_unit_used(t, u, pu_used);
 	}
 	tr.koff[n] = k;
+	numa_of_subtrees(t, &tr, tmp);
 
 	/* Last letter first: with stable sorts the first letter ends up as
 	 * the primary key wherever two letters order the same siblings. */
@@ -182,6 +274,11 @@ int bnd_unitorder_build(struct bnd_unitorder *o, const struct bnd_topology *t,
 		rc = bnd_unit_letter(t, sort[i], &type, &kind, err, errlen);
 		if (rc != BND_OK)
 			goto out;
+		/* OCS: a letter for a unit the node lacks is ignored (unlike
+		 * unit=, start= and stop=, which map N and X to S, Y to C). */
+		bnd_unit_letter_type(sort[i], &type, &kind);
+		if (!topology_has_unit(t, type, kind))
+			continue;
 		bool desc = sort[i] >= 'a' && sort[i] <= 'z';
 		sort_level(t, &tr, type, desc, tmp);
 	}
@@ -192,6 +289,8 @@ out:
 	free(tr.kids);
 	free(tr.used);
 	free(tr.count);
+	free(tr.numa);
+	free(tr.near);
 	free(tmp);
 	if (rc != BND_OK)
 		bnd_unitorder_free(o);

@@ -8,6 +8,7 @@
 # $SBIND is the built tool (a link to it, at a path without spaces:
 # $SBIND_DIR is its real dir), $CLI_TOP the checkout, $TOPOS the real
 # machines' XMLs (tests/topologies).
+# $TESTXML the tree's own XMLs (tests/unit/topology/xml).
 
 : "${SBIND:?}"
 _n=0

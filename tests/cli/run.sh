@@ -14,6 +14,8 @@ trap 'rm -rf "$bin"' EXIT
 ln -s "$SBIND_DIR/$(basename "$SBIND")" "$bin/sbind" || exit 1
 export SBIND="$bin/sbind"
 export TOPOS="${BINDING_TOPOLOGIES:-$(cd "$here/../topologies" && pwd)}"
+# The tree's own test topologies (hwloc XMLs with what synthetic ones lack).
+export TESTXML="$CLI_TOP/tests/unit/topology/xml"
 export VALGRIND="${VALGRIND:-}"
 passed=0 failed=0 skipped=0
 for t in "$here"/t_*.sh; do

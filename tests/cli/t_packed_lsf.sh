@@ -42,6 +42,19 @@ expect_out "type=task: amount per task" "task 0: 0,0 0,1 (cpus 0-1)
 task 1: 0,2 0,3 (cpus 2-3)" \
 	$SBIND place --topology "pack:2 core:4" --binding packed:2 --tasks 2
 
+# OCS's NUMA latency order (sge_binding(5) example 11): 4 nodes in a 2x2
+# mesh, node 0 with 2 cores used and node 2 with one: idle node 1 first,
+# then nodes 0 and 3 (both 20 from node 1) in document order, node 2 last
+Q="$TESTXML/quadrant-4numa.xml" QM=NSxccXCCNSXCCXCCNSXcCXCCNSXCCXCC
+expect_out "sort=N: after the first node, latency order (loaded node 0 before idle node 3)" \
+	"task 0: 1,0 1,1 1,2 1,3 0,2 0,3 3,0 3,1 (cpus 2-7,12-13)" \
+	$SBIND place --topology "$Q" --mask "$QM" --binding packed:8:sort=N
+expect_out "sort=N without a distance matrix: load order (nodes 1 and 3)" \
+	"task 0: 1,0 1,1 1,2 1,3 3,0 3,1 3,2 3,3 (cpus 4-7,12-15)" \
+	$SBIND place --topology "pack:4 numa:1 l3:2 core:2 pu:1" --mask "$QM" --binding packed:8:sort=N
+expect_out "sort=X on a node without L3 is ignored (OCS), not a socket sort" \
+	"task 0: 0,1 (cpus 1)" $SBIND place --topology "pack:2 core:4" --mask ScCCCSCCCC --binding packed:1:sort=X
+
 # grammar errors: exit 2 with a message naming the request
 expect_err "unknown key" 2 'packed:2:colour=C' $SBIND place --topology "$T1" --binding packed:2:colour=C
 expect_err "bad unit letter" 2 'unit "Q"' $SBIND place --topology "$T1" --binding packed:2:unit=Q

@@ -52,6 +52,12 @@ struct bnd_unitorder {
  * used first, lower case most used first. Where single-child units wrap
  * the sorted ones (an N around each S), the wrappers move with them. The
  * first letter is the primary key when two letters sort the same siblings.
+ * A letter naming a unit the node lacks (E without efficiency cores, X
+ * without an L3) is ignored, as OCS does. Where the sorted siblings are
+ * NUMA nodes (or each holds exactly one), only the first is chosen by
+ * load: the others follow by hwloc's distance from it, nearest first,
+ * equal distances in document order (OCS's latency order); without a
+ * matrix, or one giving every other node the same distance, load decides.
  * Returns BND_OK, BND_EINVAL (bad letter), BND_ENOMEM. */
 int bnd_unitorder_build(struct bnd_unitorder *o, const struct bnd_topology *t,
 			const bool *pu_used, const char *sort, char *err, size_t errlen);
