@@ -52,28 +52,28 @@ static void letters_present(const struct bnd_topology *t, char *buf)
 }
 
 /* Position of the first unit matching `letter` (upper case: no used thread
- * below it; lower case: at least one) at or after `from`; -1 if none.
- * BND_EINVAL when the letter names no unit of this topology at all. */
+ * below it; lower case: at least one) at or after `from`; -1 if none,
+ * also when this node has no unit of that letter at all (E without
+ * efficiency cores, T without SMT): a request is checked against the
+ * grammar, not against one node, so a mixed cluster's nodes differ here.
+ * *absent tells that case apart for the message. */
 static int find_letter(const struct bnd_topology *t, const struct bnd_unitorder *o,
 		       const bool *used, const struct bnd_request *r, const char *key,
-		       char letter, int from, int *found, char *err, size_t errlen)
+		       char letter, int from, int *found, bool *absent, char *err, size_t errlen)
 {
 	int type, kind;
-	char e[BND_ERRLEN], have[16];
+	char e[BND_ERRLEN];
+	*found = -1;
 	if (bnd_unit_letter(t, letter, &type, &kind, e, sizeof(e)) != BND_OK)
 		return bnd_fail(err, errlen, BND_EINVAL, "--binding: \"%s\": %s=%c: %s",
 				r->text, key, letter, e);
 	bool exists = false;
 	for (int u = 0; u < t->nunits && !exists; u++)
 		exists = bnd_unit_matches(t, u, type, kind);
-	if (!exists) {
-		letters_present(t, have);
-		return bnd_fail(err, errlen, BND_EINVAL,
-				"--binding: \"%s\": %s=%c: this topology has no such unit (expected one of %s, either case)",
-				r->text, key, letter, have);
-	}
+	*absent = !exists;
+	if (!exists)
+		return BND_OK;
 	bool want_used = letter >= 'a' && letter <= 'z';
-	*found = -1;
 	for (int k = from; k < o->n; k++) {
 		int u = o->order[k];
 		if (!bnd_unit_matches(t, u, type, kind))
@@ -86,6 +86,9 @@ static int find_letter(const struct bnd_topology *t, const struct bnd_unitorder 
 	return BND_OK;
 }
 
+/* OCS: a filter must match the host's layout, else the host is not
+ * eligible: here, no binding on this node (a mixed cluster's nodes
+ * differ; the request itself is well-formed). */
 static int load_filter(const struct bnd_topology *t, const struct bnd_request *r,
 		       bnd_cpuset_t *filt, char *err, size_t errlen)
 {
@@ -101,9 +104,9 @@ static int load_filter(const struct bnd_topology *t, const struct bnd_request *r
 		bnd_topostring_format(t, BND_TOPO_OCS, NULL, expect, sizeof(expect));
 	else
 		snprintf(expect, sizeof(expect), "%zu letters in OCS or Grid Engine form", len);
-	return bnd_fail(err, errlen, BND_EINVAL,
-			"--binding: \"%s\": filter does not match this topology: %s (expected filter=%s with lower case for units never to use)",
-			r->text, e, expect);
+	return bnd_fail(err, errlen, BND_ENOFIT,
+			"packed: filter does not match this node's topology: %s (expected filter=%s with lower case for units never to use)",
+			e, expect);
 }
 
 struct walk {
@@ -179,6 +182,27 @@ static bool try_unit(struct walk *w, const struct target *g, int u, int k)
 	return true;
 }
 
+/* OCS: "If a specified start position for binding cannot be found, then
+ * no valid binding can be found" on that host; a letter the node has no
+ * unit of at all is the same case, not a bad request. */
+static int no_start(const struct bnd_topology *t, const struct bnd_request *r, bool absent,
+		    char *err, size_t errlen)
+{
+	char have[16];
+	if (absent) {
+		letters_present(t, have);
+		return bnd_fail(err, errlen, BND_ENOFIT,
+				"packed: start=%c: this node has no such unit (its units: %s)",
+				r->start_letter, have);
+	}
+	bool lower = r->start_letter >= 'a' && r->start_letter <= 'z';
+	char how[BND_MAX_SORT + 16] = "";
+	if (r->sort[0])
+		snprintf(how, sizeof(how), " (sort=%s)", r->sort);
+	return bnd_fail(err, errlen, BND_ENOFIT, "packed: start=%c: no %s unit of that level%s",
+			r->start_letter, lower ? "partly or fully used" : "completely unused", how);
+}
+
 static const char *kind_word(int kind)
 {
 	return kind == BND_KIND_EFFICIENCY ? "efficiency" : "power";
@@ -229,26 +253,23 @@ int bnd_strategy_packed(const struct bnd_topology *t, const struct bnd_domain *d
 	}
 
 	int from = 0, to = o.n;
+	bool absent = false;
 	if (r->start_letter) {
-		rc = find_letter(t, &o, used, r, "start", r->start_letter, 0, &from, err, errlen);
+		rc = find_letter(t, &o, used, r, "start", r->start_letter, 0, &from, &absent, err,
+				 errlen);
 		if (rc != BND_OK)
 			goto out;
 		if (from < 0) {
-			bool lower = r->start_letter >= 'a' && r->start_letter <= 'z';
-			char how[BND_MAX_SORT + 16] = "";
-			if (r->sort[0])
-				snprintf(how, sizeof(how), " (sort=%s)", r->sort);
-			rc = bnd_fail(err, errlen, BND_ENOFIT,
-				      "packed: start=%c: no %s unit of that level%s",
-				      r->start_letter,
-				      lower ? "partly or fully used" : "completely unused", how);
+			rc = no_start(t, r, absent, err, errlen);
 			goto out;
 		}
 	}
+	/* OCS: no stop after the start (none on this node at all included)
+	 * walks to the end of the string. */
 	if (r->stop_letter) {
 		int stop;
-		rc = find_letter(t, &o, used, r, "stop", r->stop_letter, from + 1, &stop, err,
-				 errlen);
+		rc = find_letter(t, &o, used, r, "stop", r->stop_letter, from + 1, &stop, &absent,
+				 err, errlen);
 		if (rc != BND_OK)
 			goto out;
 		if (stop >= 0)

@@ -59,14 +59,21 @@ expect_out "sort=X on a node without L3 is ignored (OCS), not a socket sort" \
 expect_err "unknown key" 2 'packed:2:colour=C' $SBIND place --topology "$T1" --binding packed:2:colour=C
 expect_err "bad unit letter" 2 'unit "Q"' $SBIND place --topology "$T1" --binding packed:2:unit=Q
 expect_err "start letter not a unit" 2 'start' $SBIND place --topology "$T1" --binding packed:2:start=Q
-expect_err "filter length does not fit the topology" 2 \
-	'--binding: "packed:3:filter=ScCCC": filter does not match this topology' \
+# what depends on the node: no binding there (exit 3), never a bad request
+expect_err "a filter that does not fit the node's layout: no binding here" 3 \
+	'no binding: packed: filter does not match this node'"'"'s topology' \
 	$SBIND place --topology "pack:2 core:4" --binding packed:3:filter=ScCCC
-expect_err "filter error shows the expected string" 2 '(expected filter=NSCCCCSCCCC' \
+expect_err "filter mismatch shows the node's string" 3 '(expected filter=NSCCCCSCCCC' \
 	$SBIND place --topology "pack:2 core:4" --binding packed:3:filter=ScCCC
-expect_err "start letter absent from this topology" 2 \
-	'start=E: this topology has no such unit (expected one of NSXC, either case)' \
+expect_err "start letter absent from this node (OCS: no start found, no binding)" 3 \
+	'no binding: packed: start=E: this node has no such unit (its units: NSXC)' \
 	$SBIND place --topology "$T1" --binding packed:2:start=E
+expect_err "start=t on a node without SMT: no binding" 3 'start=t: this node has no such unit' \
+	$SBIND place --topology "$T1" --binding packed:2:start=t
+expect_out "stop letter absent from this node: the walk ends at the end of the string" \
+	"task 0: 0,0 0,1 (cpus 0-1)" $SBIND place --topology "$T1" --binding packed:2:stop=E
+expect_err "start letter absent, JSON says why" 3 'start=E' \
+	$SBIND place --topology "$T1" --binding packed:2:start=E --format json
 
 # real machines
 RL="$TOPOS/Intel-Core-RaptorLake-1pa6co2t+2ca4co1t-hybrid.xml"

@@ -96,22 +96,30 @@ START_TEST(messages_for_no_binding)
 }
 END_TEST
 
+/* What depends on the node is not a bad request: OCS leaves such a host
+ * without a binding (a filter that does not match its layout, a start
+ * that cannot be found), and a missing stop is the end of the string. */
 START_TEST(topology_dependent_errors)
 {
-	ck_assert_str_eq(place1("pack:2 core:4", NULL, "packed:3:filter=ScCCC"), "EINVAL");
-	ck_assert_msg(strstr(last_err, "--binding: \"packed:3:filter=ScCCC\": filter does not match this topology") &&
+	ck_assert_str_eq(place1("pack:2 core:4", NULL, "packed:3:filter=ScCCC"), "ENOFIT");
+	ck_assert_msg(strstr(last_err, "packed: filter does not match this node's topology") &&
 		      strstr(last_err, "(expected filter=NSCCCCSCCCC"), "%s", last_err);
 	/* the letters fit but not the layout */
-	ck_assert_str_eq(place1("pack:2 core:4", NULL, "packed:3:filter=SSCCCCCCCC"), "EINVAL");
+	ck_assert_str_eq(place1("pack:2 core:4", NULL, "packed:3:filter=SSCCCCCCCC"), "ENOFIT");
 	ck_assert_msg(strstr(last_err, "filter does not match"), "%s", last_err);
 	/* the OCS form is accepted as well */
 	ck_assert_str_eq(place1("pack:2 core:4", NULL, "packed:3:filter=NSCcCCSCCCC"), "0,0 0,2 0,3");
 
-	ck_assert_str_eq(place1("pack:2 core:4", NULL, "packed:1:start=E"), "EINVAL");
-	ck_assert_str_eq(last_err, "--binding: \"packed:1:start=E\": start=E: this topology has no such unit "
-			 "(expected one of NSC, either case)");
-	ck_assert_str_eq(place1("pack:2 core:4", NULL, "packed:1:stop=t"), "EINVAL");
-	ck_assert_msg(strstr(last_err, "stop=t: this topology has no such unit"), "%s", last_err);
+	/* start=E on a node without efficiency cores: no binding here */
+	ck_assert_str_eq(place1("pack:2 core:4", NULL, "packed:1:start=E"), "ENOFIT");
+	ck_assert_str_eq(last_err, "packed: start=E: this node has no such unit (its units: NSC)");
+	ck_assert_str_eq(place1("pack:2 core:4", NULL, "packed:1:start=t"), "ENOFIT");
+	/* no stop on the node: the walk goes to the end of the string */
+	ck_assert_str_eq(place1("pack:2 core:4", NULL, "packed:1:stop=t"), "0,0");
+	ck_assert_str_eq(place1("pack:2 core:4", NULL, "packed:8:stop=E"),
+			 "0,0 0,1 0,2 0,3 1,0 1,1 1,2 1,3");
+	ck_assert_str_eq(place1("pack:2 core:4", "NSCCCCScCCC", "packed:3:start=S:stop=e"),
+			 "0,0 0,1 0,2");
 	ck_assert_str_eq(place1("pack:2 core:2 pu:2", NULL, "packed:1:stop=t"), "0,0");
 }
 END_TEST
