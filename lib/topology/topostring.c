@@ -8,18 +8,48 @@
 #include "binding/util/error.h"
 
 /* Upper-case letter of a unit in the given form, or 0 when it is not
- * printed there: a T only under a core with several threads, the OCS-only
- * letters (N X Y E) only in OCS form, where Grid Engine writes an E core
- * as C. */
+ * printed there: a T only under a core with several threads, the memory
+ * units (N X Y) only in the full OCS form, an E core as E in both OCS
+ * forms, where Grid Engine writes it as C. */
 static char letter(const struct bnd_topology *t, const struct bnd_unit *u,
 		   enum bnd_topo_format fmt)
 {
 	if (u->type == BND_U_PU && t->cores[t->pu_core[u->index]].npus < 2)
 		return 0;
 	char ch = bnd_unit_type_letter(u->type, u->kind);
-	if (fmt == BND_TOPO_SGE && bnd_unit_letter_ocs_only(ch))
-		return u->type == BND_U_CORE ? bnd_unit_type_letter(BND_U_CORE, BND_KIND_POWER) : 0;
-	return ch;
+	if (fmt == BND_TOPO_OCS || !bnd_unit_letter_ocs_only(ch))
+		return ch;
+	if (u->type != BND_U_CORE)
+		return 0;
+	return fmt == BND_TOPO_OCS_CPU ? ch : bnd_unit_type_letter(BND_U_CORE, BND_KIND_POWER);
+}
+
+/* The form a string is written in: N, X or Y only appear in the full OCS
+ * form; E without them in OCS's form without memory units (what OCS
+ * prints for a host without NUMA or cache information); else Grid
+ * Engine's (which an OCS string of a non-hybrid host without memory units
+ * equals letter for letter). */
+static enum bnd_topo_format form_of(const char *str)
+{
+	enum bnd_topo_format fmt = BND_TOPO_SGE;
+	for (const char *s = str; *s; s++) {
+		int type, kind;
+		if (!bnd_unit_letter_ocs_only(*s) || !bnd_unit_letter_type(*s, &type, &kind))
+			continue;
+		if (type != BND_U_CORE)
+			return BND_TOPO_OCS;
+		fmt = BND_TOPO_OCS_CPU;
+	}
+	return fmt;
+}
+
+static const char *form_name(enum bnd_topo_format fmt)
+{
+	switch (fmt) {
+	case BND_TOPO_OCS: return "OCS form";
+	case BND_TOPO_OCS_CPU: return "OCS form without memory units";
+	default: return "Grid Engine form";
+	}
 }
 
 static bool pu_taken(const struct bnd_topology *t, const bnd_cpuset_t *taken, int pu)
@@ -93,11 +123,8 @@ int bnd_topostring_parse_mask(const struct bnd_topology *t, const char *str,
 			      bnd_cpuset_t *taken, char *err, size_t errlen)
 {
 	bnd_cpuset_zero(taken);
-	enum bnd_topo_format fmt = BND_TOPO_SGE;
-	for (const char *s = str; *s; s++)
-		if (bnd_unit_letter_ocs_only(*s))
-			fmt = BND_TOPO_OCS;
-	const char *form = fmt == BND_TOPO_OCS ? "OCS" : "Grid Engine";
+	enum bnd_topo_format fmt = form_of(str);
+	const char *form = form_name(fmt);
 	size_t len = strlen(str), pos = 0;
 	for (int i = 0; i < t->nunits; i++) {
 		const struct bnd_unit *u = &t->units[i];
@@ -106,13 +133,13 @@ int bnd_topostring_parse_mask(const struct bnd_topology *t, const char *str,
 			continue;
 		if (pos >= len)
 			return bnd_fail(err, errlen, BND_EINVAL,
-					"topology string \"%s\" (%s form) ends at position %zu, "
+					"topology string \"%s\" (%s) ends at position %zu, "
 					"expected '%c' there (the topology is %zu letters long)",
 					str, form, pos + 1, want, bnd_topostring_length(t, fmt));
 		char got = str[pos];
 		if (toupper((unsigned char)got) != want)
 			return bnd_fail(err, errlen, BND_EINVAL,
-					"topology string \"%s\" (%s form): position %zu is '%c', "
+					"topology string \"%s\" (%s): position %zu is '%c', "
 					"expected '%c'", str, form, pos + 1, got, want);
 		if (islower((unsigned char)got)) {
 			if (u->type == BND_U_PU)
@@ -124,7 +151,7 @@ int bnd_topostring_parse_mask(const struct bnd_topology *t, const char *str,
 	}
 	if (pos < len)
 		return bnd_fail(err, errlen, BND_EINVAL,
-				"topology string \"%s\" (%s form): position %zu is '%c', "
+				"topology string \"%s\" (%s): position %zu is '%c', "
 				"expected the end (the topology is %zu letters long)",
 				str, form, pos + 1, str[pos], pos);
 	return BND_OK;

@@ -59,6 +59,17 @@ expect_out "sort=X on a node without L3 is ignored (OCS), not a socket sort" \
 expect_err "unknown key" 2 'packed:2:colour=C' $SBIND place --topology "$T1" --binding packed:2:colour=C
 expect_err "bad unit letter" 2 'unit "Q"' $SBIND place --topology "$T1" --binding packed:2:unit=Q
 expect_err "start letter not a unit" 2 'start' $SBIND place --topology "$T1" --binding packed:2:start=Q
+# OCS's string without memory units (what OCS prints for a host without
+# NUMA or cache information) as filter= and --mask: a hybrid test host
+H="$TESTXML/hybrid-4p4e.xml"
+expect_out "OCS string of the hybrid test host" "NSXYCCYCCYEEYEE" $SBIND topology --topology "$H" --format ocs
+expect_out "filter= in OCS form without memory units (SCCCCeEEE)" "task 0: 0,5 0,6 (cpus 5-6)" \
+	$SBIND place --topology "$H" --binding packed:2:unit=E:filter=SCCCCeEEE
+expect_out "--mask in OCS form without memory units" "NSXYcCYCCYEEYEe" \
+	$SBIND topology --topology "$H" --mask ScCCCEEEe --format ocs
+expect_err "that form checked against the layout too" 3 '"SCCCCEEEEC" (OCS form without memory units): position 10' \
+	$SBIND place --topology "$H" --binding packed:2:unit=E:filter=SCCCCEEEEC
+
 # what depends on the node: no binding there (exit 3), never a bad request
 expect_err "a filter that does not fit the node's layout: no binding here" 3 \
 	'no binding: packed: filter does not match this node'"'"'s topology' \
@@ -96,6 +107,9 @@ if [ -f "$RL" ]; then
 	s=$($SBIND place --topology "$RL" --binding packed:1:unit=ES --format ocs)
 	[ "$(count e "$s")" = 8 ] && [ "$(count c "$s")" = 0 ]
 	_report $(( $? == 0 )) "RaptorLake unit=ES: the socket's efficiency cores only" "got $s"
+	expect_out "RaptorLake --mask in OCS form without memory units (the 6th P core, the 5th E core)" \
+		"NSXYCTTYCTTYCTTYCTTYCTTycttYEEEEYeEEE" \
+		$SBIND topology --topology "$RL" --mask SCTTCTTCTTCTTCTTcttEEEEeEEE --format ocs
 else
 	_report 0 "RaptorLake unit=E / unit=C checks" "no $RL (tests/topologies, BINDING_TOPOLOGIES)"
 fi

@@ -23,7 +23,10 @@
 #include "binding/util/cpuset.h"
 #include "binding/topology/topology.h"
 
-enum bnd_topo_format { BND_TOPO_SGE, BND_TOPO_OCS };
+/* OCS_CPU: OCS's string without memory units (S C E T), as OCS prints it
+ * for a host that reports no NUMA or cache information; the same string
+ * as Grid Engine's except that an efficiency core is E. */
+enum bnd_topo_format { BND_TOPO_SGE, BND_TOPO_OCS, BND_TOPO_OCS_CPU };
 
 /* taken may be NULL. Returns BND_OK or BND_EINVAL if buf is too small. */
 int bnd_topostring_format(const struct bnd_topology *t, enum bnd_topo_format fmt,
@@ -32,12 +35,6 @@ int bnd_topostring_format(const struct bnd_topology *t, enum bnd_topo_format fmt
 /* Length the string will have (without NUL), for sizing buffers. */
 size_t bnd_topostring_length(const struct bnd_topology *t, enum bnd_topo_format fmt);
 
-/* Parse a string of either form (auto-detected: OCS when it contains N, X,
- * Y or E) against this topology: the letters must match the topology's
- * layout case-insensitively. Lower-case C/E marks all of the core's PUs
- * taken; lower-case T marks that PU taken; lower-case N/S/X/Y marks every PU
- * below them taken. The error names the first position that does not
- * match and what was expected there. */
 /* Univa Grid Engine's m_topology_numa form: one bracket per NUMA node
  * (NUMA index order) holding the cores whose local node it is, 'S' where a
  * socket's first core sits, a core lower case when any of its cpus is in
@@ -46,6 +43,13 @@ size_t bnd_topostring_length(const struct bnd_topology *t, enum bnd_topo_format 
 int bnd_topostring_numa(const struct bnd_topology *t, const bnd_cpuset_t *taken,
 			char *buf, size_t buflen);
 
+/* Parse a string of any form (auto-detected: OCS when it contains N, X or
+ * Y, OCS without memory units when it contains E but none of those, else
+ * Grid Engine) against this topology: the letters must match the topology's
+ * layout case-insensitively. Lower-case C/E marks all of the core's PUs
+ * taken; lower-case T marks that PU taken; lower-case N/S/X/Y marks every PU
+ * below them taken. The error names the first position that does not
+ * match and what was expected there. */
 int bnd_topostring_parse_mask(const struct bnd_topology *t, const char *str,
 			      bnd_cpuset_t *taken, char *err, size_t errlen);
 

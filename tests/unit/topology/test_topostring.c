@@ -282,6 +282,51 @@ START_TEST(real_xml_strings)
 }
 END_TEST
 
+/* OCS prints a host without NUMA or cache information without memory
+ * units (sge_binding(5): "SCTTCTTCTTCTTCTTCTTCTTCTTEEEEEEEE" for a host
+ * whose full string is "NSXYCTTYCTT...YEEYEEYEEYEE"); filter= and --mask
+ * take that form too. xml/hybrid-4p4e.xml: a synthetic "pack:1 l3:1 l2:4
+ * core:2 pu:1" export with hwloc-annotate cpukinds, cpus 0-3 power and
+ * 4-7 efficiency. */
+START_TEST(ocs_form_without_memory_units)
+{
+	struct bnd_topology *t = tu_topo("tests/unit/topology/xml/hybrid-4p4e.xml");
+	char *s = fmt(t, BND_TOPO_OCS, NULL);
+	ck_assert_str_eq(s, "NSXYCCYCCYEEYEE");
+	free(s);
+	s = fmt(t, BND_TOPO_OCS_CPU, NULL);
+	ck_assert_str_eq(s, "SCCCCEEEE");
+	free(s);
+	s = fmt(t, BND_TOPO_SGE, NULL);
+	ck_assert_str_eq(s, "SCCCCCCCC");
+	free(s);
+	bnd_topology_free(t);
+	parse_ok("tests/unit/topology/xml/hybrid-4p4e.xml", "SCCCCEEeE", "6");
+	parse_ok("tests/unit/topology/xml/hybrid-4p4e.xml", "ScCCCEEEE", "0");
+	parse_ok("tests/unit/topology/xml/hybrid-4p4e.xml", "sCCCCEEEE", "0-7");
+	/* Grid Engine's form of the same host, E cores written C */
+	parse_ok("tests/unit/topology/xml/hybrid-4p4e.xml", "SCCCCCCcC", "6");
+	/* an E where the host has a power core, in the form with E */
+	parse_bad("tests/unit/topology/xml/hybrid-4p4e.xml", "SEEEEEEEE",
+		  "(OCS form without memory units): position 2 is 'E'", "expected 'C'");
+	parse_bad("tests/unit/topology/xml/hybrid-4p4e.xml", "SCCCCEEEC", "position 9", "expected 'E'");
+	/* on a host without efficiency cores the form is Grid Engine's */
+	parse_ok("pack:1 core:2 pu:2", "SCTTcTT", "2-3");
+
+	const char *d = tu_topologies_dir();
+	if (!d)
+		return;
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", d, "Intel-Core-RaptorLake-1pa6co2t+2ca4co1t-hybrid.xml");
+	t = tu_topo(path);
+	s = fmt(t, BND_TOPO_OCS_CPU, NULL);
+	ck_assert_str_eq(s, "SCTTCTTCTTCTTCTTCTTEEEEEEEE");
+	free(s);
+	bnd_topology_free(t);
+	parse_ok(path, "SCTTCTTCTTCTTCTTcttEEEEeEEE", "10-11,16");
+}
+END_TEST
+
 START_TEST(numa_form)
 {
 	struct bnd_topology *t = tu_topo("pack:2 numa:2 core:2 pu:2");
@@ -311,6 +356,7 @@ int main(void)
 	TCase *tc = tcase_create("topostring");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, numa_form);
+	tcase_add_test(tc, ocs_form_without_memory_units);
 	tcase_add_test(tc, format_vectors);
 	tcase_add_test(tc, length_and_small_buffer);
 	tcase_add_test(tc, parse_vectors);
