@@ -209,23 +209,46 @@ static int parse_striding(const struct ctx *c, struct bnd_request *r, const stru
 	return rc;
 }
 
+/* One pair of an explicit list; `field` (the text between two ':') holds
+ * it, for the message about an empty pair. */
+static int explicit_pair(const struct ctx *c, struct bnd_request *r, struct span s,
+			 struct span field)
+{
+	struct tok t;
+	struct bnd_pair p;
+	if (!s.n)
+		return fail(c, "empty pair in \"%s\"", T(&t, field));
+	if (r->nexplicit >= BND_MAX_EXPLICIT)
+		return fail(c, "more than %d <socket>,<core> pairs", BND_MAX_EXPLICIT);
+	int rc = parse_pair(c, s, "pair", &p);
+	if (rc != BND_OK)
+		return rc;
+	for (int j = 0; j < r->nexplicit; j++)
+		if (r->explicit_pairs[j].socket == p.socket && r->explicit_pairs[j].core == p.core)
+			return fail(c, "pair \"%s\" is listed twice", T(&t, s));
+	r->explicit_pairs[r->nexplicit++] = p;
+	return BND_OK;
+}
+
+/* Grid Engine 6.2u5's man page separates the pairs with ';' as well as
+ * ':' (explicit:0,0;1,0): a field between two ':' may hold several. */
 static int parse_explicit(const struct ctx *c, struct bnd_request *r, const struct span *a,
 			  size_t n)
 {
-	struct tok t;
 	if (n == 0)
 		return fail(c, "at least one <socket>,<core> pair is needed");
-	if (n > BND_MAX_EXPLICIT)
-		return fail(c, "more than %d <socket>,<core> pairs", BND_MAX_EXPLICIT);
 	for (size_t i = 0; i < n; i++) {
-		struct bnd_pair p;
-		int rc = parse_pair(c, a[i], "pair", &p);
-		if (rc != BND_OK)
-			return rc;
-		for (int j = 0; j < r->nexplicit; j++)
-			if (r->explicit_pairs[j].socket == p.socket && r->explicit_pairs[j].core == p.core)
-				return fail(c, "pair \"%s\" is listed twice", T(&t, a[i]));
-		r->explicit_pairs[r->nexplicit++] = p;
+		size_t from = 0;
+		for (;;) {
+			const char *semi = find(sub(a[i], from, a[i].n), ';');
+			size_t to = semi ? (size_t)(semi - a[i].p) : a[i].n;
+			int rc = explicit_pair(c, r, sub(a[i], from, to), a[i]);
+			if (rc != BND_OK)
+				return rc;
+			if (!semi)
+				break;
+			from = to + 1;
+		}
 	}
 	return BND_OK;
 }
@@ -523,7 +546,7 @@ static const struct {
 	{ "linear", BND_S_LINEAR, parse_linear, "linear:<amount>[:<socket>,<core>]" },
 	{ "striding", BND_S_STRIDING, parse_striding, "striding:<amount>:<step>[:<socket>,<core>]" },
 	{ "explicit", BND_S_EXPLICIT, parse_explicit,
-	  "explicit:<socket>,<core>[:<socket>,<core>...]" },
+	  "explicit:<socket>,<core>[:<socket>,<core>...] (or ; between pairs)" },
 	{ "packed", BND_S_PACKED, parse_packed,
 	  "packed:<amount>[:unit=<unit>][:type=task|node][:sort=<letters>][:start=<letter>]"
 	  "[:stop=<letter>][:filter=<topology>][:near=gpu[:visible=task|all]]" },
@@ -727,7 +750,7 @@ const char *bnd_request_help(void)
 "      every <step>-th core, from the one given or the first start that fits\n"
 "  explicit:<socket>,<core>[:<socket>,<core>...]   exactly these cores\n"
 "  none                                            no binding\n"
-"  e.g. --binding=linear:2  striding:2:2:0,0  explicit:0,0:1,0\n"
+"  e.g. --binding=linear:2  striding:2:2:0,0  explicit:0,0:1,0 (or 0,0;1,0)\n"
 "\n"
 "OCS/GCS 9.1 packed: the first <amount> free units of the topology string:\n"
 "  packed:<amount>[:<key>=<value>...]   each key at most once; packed:0 binds\n"

@@ -340,7 +340,10 @@ static int build(struct bnd_taskenv *e, const struct bnd_taskenv_in *in)
 		free(buf);
 		return BND_EINVAL;
 	}
+	/* Grid Engine 6.2u5's specification names SGE_MP_PROCBIND next to
+	 * SGE_BINDING for the env instance, with the same value. */
 	if ((rc = put_str(e, "SGE_BINDING", buf)) != BND_OK ||
+	    (rc = put_str(e, "SGE_MP_PROCBIND", buf)) != BND_OK ||
 	    (rc = put_compat(e, in, bound, buf)) != BND_OK) {
 		free(buf);
 		return rc;

@@ -17,6 +17,12 @@ expect_out "SCCCCSCCCC masked ScCCCSCCCC: linear:2 -> socket 1" "task 0: 1,0 1,1
 	$SBIND place --topology "pack:2 core:4" --mask ScCCCSCCCC --binding linear:2
 expect_err "explicit on a taken core -> exit 3" 3 "explicit: core 0,0 is not free" \
 	$SBIND place --topology "pack:2 core:4" --mask ScCCCSCCCC --binding explicit:0,0
+expect_out "explicit pairs separated by ; (6.2u5 man page) -> SCcSCc" "SCcSCc" \
+	$SBIND place --topology "$T22" --binding "explicit:0,1;1,1" --format sge
+expect_out "explicit with ; and : mixed" "task 0: 0,1 1,0 1,1 (cpus 1-3)" \
+	$SBIND place --topology "$T22" --binding "explicit:0,1;1,0:1,1"
+expect_err "explicit: an empty pair between two ;" 2 'empty pair in "0,1;;1,1"' \
+	$SBIND place --topology "$T22" --binding "explicit:0,1;;1,1"
 expect_out "linear:1 with SMT takes both threads of core 0" "task 0: 0,0 (cpus 0-1)" \
 	$SBIND place --topology "pack:1 core:2 pu:2" --binding linear:1
 expect_out "--tasks 4 linear:2 on pack:2 core:4: four compact pairs" \

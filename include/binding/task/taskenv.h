@@ -4,6 +4,7 @@
  * Variables (always exported, empty when they do not apply, so values
  * inherited from an enclosing batch script never leak into a step):
  *   SLURM_BINDING, SGE_BINDING   the task's OS cpu ids, space separated
+ *   SGE_MP_PROCBIND              as SGE_BINDING (Grid Engine 6.2u5's env instance)
  *   SLURM_BINDING_INSTANCE       set | env | pe
  *   SLURM_BINDING_REQUEST        the --binding text ("none" without one)
  *   SLURM_BINDING_STATUS         "bound" or "unbound: <reason>"

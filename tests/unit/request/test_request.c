@@ -13,7 +13,7 @@
 	"cpus or gpu; see --binding=help)"
 #define LINEAR_FORM "(expected linear:<amount>[:<socket>,<core>])"
 #define STRIDING_FORM "(expected striding:<amount>:<step>[:<socket>,<core>])"
-#define EXPLICIT_FORM "(expected explicit:<socket>,<core>[:<socket>,<core>...])"
+#define EXPLICIT_FORM "(expected explicit:<socket>,<core>[:<socket>,<core>...] (or ; between pairs))"
 #define PACKED_FORM "(expected packed:<amount>[:unit=<unit>][:type=task|node]" \
 	"[:sort=<letters>][:start=<letter>][:stop=<letter>][:filter=<topology>]" \
 	"[:near=gpu[:visible=task|all]])"
@@ -196,6 +196,21 @@ START_TEST(test_explicit)
 	want.explicit_pairs[1] = (struct bnd_pair){ 0, 0 };
 	want.explicit_pairs[2] = (struct bnd_pair){ 1, 0 };
 	check_same();
+
+	/* Grid Engine 6.2u5's man page writes the pairs with ';' as well */
+	parse_ok("pe:explicit:1,3;0,0:1,0");
+	want_init("pe:explicit:1,3;0,0:1,0", BND_S_EXPLICIT);
+	want.instance = BND_I_PE;
+	want.nexplicit = 3;
+	want.explicit_pairs[0] = (struct bnd_pair){ 1, 3 };
+	want.explicit_pairs[1] = (struct bnd_pair){ 0, 0 };
+	want.explicit_pairs[2] = (struct bnd_pair){ 1, 0 };
+	check_same();
+	parse_ok("explicit:0,0;1,0");
+	want_init("explicit:0,0;1,0", BND_S_EXPLICIT);
+	want.nexplicit = 2;
+	want.explicit_pairs[1] = (struct bnd_pair){ 1, 0 };
+	check_same();
 }
 END_TEST
 
@@ -224,6 +239,12 @@ START_TEST(test_explicit_max)
 	parse_bad(text, "more than 1024 <socket>,<core> pairs", EXPLICIT_FORM);
 	memcpy(text, "linear:1", 8);
 	parse_bad(text, "too many fields", LINEAR_FORM);
+	/* the limit counts pairs, whichever separator: 1025 in one field */
+	o = (size_t)snprintf(text, sizeof(text), "explicit:");
+	for (int i = 0; i <= BND_MAX_EXPLICIT; i++)
+		o += (size_t)snprintf(text + o, sizeof(text) - o, "%s%d,%d", i ? ";" : "", i / 64,
+				      i % 64);
+	parse_bad(text, "more than 1024 <socket>,<core> pairs", EXPLICIT_FORM);
 }
 END_TEST
 
@@ -517,7 +538,12 @@ static const struct bad {
 	{ "explicit:0,0:", "trailing \":\" after \"0,0\"", EXPLICIT_FORM },
 	{ "explicit:0,0::1,0", "empty field after \"0,0\"", EXPLICIT_FORM },
 	{ "explicit:0,0:x,1", "socket \"x\" is not a decimal number", EXPLICIT_FORM },
-	{ "explicit:0;1", "pair \"0;1\" is not <socket>,<core>", EXPLICIT_FORM },
+	{ "explicit:0;1", "pair \"0\" is not <socket>,<core>", EXPLICIT_FORM },
+	{ "explicit:0,0;", "empty pair in \"0,0;\"", EXPLICIT_FORM },
+	{ "explicit:0,0;;1,0", "empty pair in \"0,0;;1,0\"", EXPLICIT_FORM },
+	{ "explicit:;0,0", "empty pair in \";0,0\"", EXPLICIT_FORM },
+	{ "explicit:0,0;1,0:0,0", "pair \"0,0\" is listed twice", EXPLICIT_FORM },
+	{ "explicit:0,0;1;0", "pair \"1\" is not <socket>,<core>", EXPLICIT_FORM },
 	{ "pe:explicit:0,0,", "pair \"0,0,\" is not <socket>,<core>", EXPLICIT_FORM },
 };
 

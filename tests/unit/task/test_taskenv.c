@@ -46,6 +46,7 @@ START_TEST(bound_set_task)
 	ck_assert_int_eq(bnd_taskenv_build(&e, &in, err, sizeof(err)), BND_OK);
 	ck_assert_str_eq(must(&e, "SLURM_BINDING"), "2 3 4 5");
 	ck_assert_str_eq(must(&e, "SGE_BINDING"), "2 3 4 5");
+	ck_assert_str_eq(must(&e, "SGE_MP_PROCBIND"), "2 3 4 5");
 	ck_assert_str_eq(must(&e, "SLURM_BINDING_INSTANCE"), "set");
 	ck_assert_str_eq(must(&e, "SLURM_BINDING_REQUEST"), "linear:2");
 	ck_assert_str_eq(must(&e, "SLURM_BINDING_STATUS"), "bound");
@@ -127,6 +128,7 @@ START_TEST(unbound_task_says_why_and_clears_inherited)
 	ck_assert_int_eq(bnd_taskenv_build(&e, &in, err, sizeof(err)), BND_OK);
 	ck_assert_str_eq(must(&e, "SLURM_BINDING"), "");
 	ck_assert_str_eq(must(&e, "SGE_BINDING"), "");
+	ck_assert_str_eq(must(&e, "SGE_MP_PROCBIND"), "");
 	ck_assert_str_eq(must(&e, "SLURM_BINDING_STATUS"),
 			 "unbound: the allocation on this node has 1 core, linear:2 needs 2");
 	ck_assert_str_eq(must(&e, "SLURM_BINDING_TOPOLOGY"), "SCC");
@@ -178,6 +180,9 @@ START_TEST(env_and_pe_instances)
 	char err[BND_ERRLEN];
 	ck_assert_int_eq(bnd_taskenv_build(&e, &in, err, sizeof(err)), BND_OK);
 	ck_assert_str_eq(must(&e, "SLURM_BINDING"), "1 2");
+	/* Grid Engine 6.2u5's env instance: SGE_BINDING and SGE_MP_PROCBIND */
+	ck_assert_str_eq(must(&e, "SGE_BINDING"), "1 2");
+	ck_assert_str_eq(must(&e, "SGE_MP_PROCBIND"), "1 2");
 	ck_assert_str_eq(must(&e, "SLURM_BINDING_INSTANCE"), "env");
 	ck_assert_str_eq(must(&e, "SLURM_BINDING_STATUS"), "bound");
 	ck_assert_str_eq(must(&e, "SLURM_MBIND"), "round_robin");
