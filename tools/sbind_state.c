@@ -30,7 +30,8 @@ static void format_age(long long secs, char *buf, size_t len)
 }
 
 /* Grid Engine <socket>,<core> pairs of the cores holding cpus, joined by
- * ':' as in explicit requests; cpus outside the topology are left out. */
+ * ':' as in explicit requests; cpus outside the topology are left out
+ * (all of them without a topology). */
 static char *cores_text(const struct bnd_topology *t, const bnd_cpuset_t *cpus)
 {
 	size_t cap = 64, len = 0;
@@ -38,6 +39,8 @@ static char *cores_text(const struct bnd_topology *t, const bnd_cpuset_t *cpus)
 	if (!s)
 		return NULL;
 	s[0] = '\0';
+	if (!t)
+		return s;
 	int last = -1;
 	for (int c = bnd_cpuset_next(cpus, -1); c >= 0; c = bnd_cpuset_next(cpus, c)) {
 		int core = bnd_topology_core_of_cpu(t, c);
@@ -133,6 +136,8 @@ static int print_text(const struct bnd_state_file *f, const struct bnd_topology 
 		free(cpus);
 	}
 	printf("topology: %s\n", sge);
+	if (!t)
+		return SBIND_EXIT_OK;
 	/* Per NUMA node: what the records reserve of the node's memory. */
 	uint64_t *used = calloc((size_t)t->nnuma + 1, sizeof(*used));
 	if (!used || bnd_state_mem_used(t, f, 0, used)) {
@@ -200,11 +205,12 @@ static int print_json(const struct bnd_state_file *f, const struct bnd_topology 
 		if (!r || json_array_append_new(recs, r))
 			rc = SBIND_EXIT_ERROR;
 	}
-	uint64_t *used = calloc((size_t)t->nnuma + 1, sizeof(*used));
+	int nnuma = t ? t->nnuma : 0;
+	uint64_t *used = calloc((size_t)nnuma + 1, sizeof(*used));
 	json_t *numa = json_array();
-	if (!used || !numa || bnd_state_mem_used(t, f, 0, used))
+	if (!used || !numa || (t && bnd_state_mem_used(t, f, 0, used)))
 		rc = SBIND_EXIT_ERROR;
-	for (int n = 0; !rc && n < t->nnuma; n++)
+	for (int n = 0; !rc && n < nnuma; n++)
 		json_array_append_new(numa, json_pack("{s:i, s:I, s:I}", "node", t->numa_os[n],
 						      "total_mib", (json_int_t)(t->numa_mem[n] >> 20),
 						      "reserved_mib", (json_int_t)used[n]));
@@ -271,11 +277,9 @@ int sbind_cmd_status(int argc, char **argv)
 		fprintf(stderr, "sbind status: %s\n", err);
 		return SBIND_EXIT_ERROR;
 	}
+	/* The records are worth showing without a topology: it is NONE then,
+	 * as Grid Engine reports it, and the reason is on stderr. */
 	struct bnd_topology *t = sbind_load_topology(source, dir);
-	if (!t) {
-		bnd_statefile_free(&f);
-		return SBIND_EXIT_ERROR;
-	}
 	bnd_cpuset_t held;
 	bnd_state_held(&f, 0, &held);
 	/* A task's own view, readable without its environment (which cannot
@@ -283,11 +287,15 @@ int sbind_cmd_status(int argc, char **argv)
 	for (int i = 0; jtext && i < f.nrec; i++)
 		if (f.rec[i].job != job)
 			bnd_statefile_remove(&f, i--);
-	size_t len = bnd_topostring_length(t, BND_TOPO_OCS) + 1;
+	size_t len = t ? bnd_topostring_length(t, BND_TOPO_OCS) + 1 : sizeof("NONE");
 	char *sge = malloc(len), *ocs = malloc(len);
 	int rc;
-	if (!sge || !ocs || bnd_topostring_format(t, BND_TOPO_SGE, &held, sge, len) ||
-	    bnd_topostring_format(t, BND_TOPO_OCS, &held, ocs, len)) {
+	if (sge && ocs && !t) {
+		snprintf(sge, len, "NONE");
+		snprintf(ocs, len, "NONE");
+	}
+	if (!sge || !ocs || (t && (bnd_topostring_format(t, BND_TOPO_SGE, &held, sge, len) ||
+				   bnd_topostring_format(t, BND_TOPO_OCS, &held, ocs, len)))) {
 		fprintf(stderr, "sbind status: cannot format the topology string\n");
 		rc = SBIND_EXIT_ERROR;
 	} else {

@@ -77,6 +77,24 @@ static int print_json(const struct bnd_topology *t, const char *sge, const char 
 	return SBIND_EXIT_OK;
 }
 
+/* Grid Engine reports a host whose topology cannot be read as
+ * m_topology=NONE: the same word in every form, the reason on stderr
+ * (sbind_load_topology printed it) and exit 1. */
+static int print_none(const char *format)
+{
+	if (!strcmp(format, "json")) {
+		json_t *o = json_pack("{s:s, s:s, s:s}", "sge", "NONE", "ocs", "NONE", "numa", "NONE");
+		if (o) {
+			json_dumpf(o, stdout, JSON_COMPACT);
+			putchar('\n');
+			json_decref(o);
+		}
+	} else {
+		puts("NONE");
+	}
+	return SBIND_EXIT_ERROR;
+}
+
 int sbind_cmd_topology(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -125,7 +143,7 @@ int sbind_cmd_topology(int argc, char **argv)
 	}
 	struct bnd_topology *t = sbind_load_topology(source, sbind_state_dir(state));
 	if (!t)
-		return SBIND_EXIT_ERROR;
+		return print_none(format);
 	bnd_cpuset_t taken;
 	int rc = sbind_parse_mask(t, mask, &taken);
 	if (!rc && state)

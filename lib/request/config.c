@@ -19,6 +19,7 @@ void bnd_config_defaults(struct bnd_config *c)
 	c->on_failure = BND_ONFAIL_DEFER;
 	c->lock_timeout_ms = BND_DEFAULT_LOCK_TIMEOUT_MS;
 	c->defer_max = BND_DEFAULT_DEFER_MAX;
+	c->on_any_host = 1;
 	snprintf(c->default_unit, sizeof(c->default_unit), "%s", BND_DEFAULT_UNIT);
 }
 
@@ -98,11 +99,11 @@ static int one_arg(struct bnd_config *c, const char *arg, char *err, size_t errl
 	    !KEY("on_failure") && !KEY("lock_timeout") && !KEY("filter") &&
 	    !KEY("implicit") && !KEY("default_unit") && !KEY("mem_reserve") &&
 	    !KEY("defer_max") && !KEY("gpu_devices") && !KEY("gres_conf") &&
-	    !KEY("private_files")) {
+	    !KEY("private_files") && !KEY("on_any_host") && !KEY("topology")) {
 		complain(err, errlen, "unknown argument \"%s\" (known: state_dir= enabled= "
 			 "default= on_failure= lock_timeout= verbose filter= implicit= "
 			 "default_unit= mem_reserve= defer_max= gpu_devices= gres_conf= "
-			 "private_files=)", arg);
+			 "private_files= on_any_host= topology=)", arg);
 		return -1;
 	}
 	if (!v || !*v) {
@@ -159,6 +160,19 @@ static int one_arg(struct bnd_config *c, const char *arg, char *err, size_t errl
 			complain(err, errlen, "\"%s\": expected filter=first_core|none", arg);
 			return -1;
 		}
+	} else if (KEY("on_any_host")) {
+		if (parse_yesno(v, &c->on_any_host)) {
+			complain(err, errlen, "\"%s\": expected on_any_host=yes|no", arg);
+			return -1;
+		}
+	} else if (KEY("topology")) {
+		if (v[0] != '/' || strlen(v) >= sizeof(c->topology)) {
+			complain(err, errlen, "\"%s\": topology must be the absolute path of an "
+				 "hwloc XML file, shorter than %zu characters", arg,
+				 sizeof(c->topology));
+			return -1;
+		}
+		snprintf(c->topology, sizeof(c->topology), "%s", v);
 	} else if (KEY("implicit")) {
 		if (parse_yesno(v, &c->implicit)) {
 			complain(err, errlen, "\"%s\": expected implicit=yes|no", arg);
@@ -252,7 +266,7 @@ int bnd_config_describe(const struct bnd_config *c, char *buf, size_t buflen)
 			 "state_dir=%s enabled=%s default=%s on_failure=%s "
 			 "lock_timeout=%d.%03d verbose=%s filter=%s implicit=%s "
 			 "default_unit=%s mem_reserve=%s defer_max=%d gpu_devices=%s gres_conf=%s "
-			 "private_files=%s",
+			 "private_files=%s on_any_host=%s topology=%s",
 			 c->state_dir, c->enabled ? "yes" : "no",
 			 *c->default_spec ? c->default_spec : "none",
 			 bnd_on_failure_name(c->on_failure),
@@ -260,6 +274,7 @@ int bnd_config_describe(const struct bnd_config *c, char *buf, size_t buflen)
 			 c->verbose ? "yes" : "no", c->filter_first_core ? "first_core" : "none",
 			 c->implicit ? "yes" : "no", c->default_unit, reserve, c->defer_max,
 			 c->gpu_devices.n ? devs : "none", c->gres_conf[0] ? c->gres_conf : "default",
-			 c->private_files ? "yes" : "no");
+			 c->private_files ? "yes" : "no", c->on_any_host ? "yes" : "no",
+			 c->topology[0] ? c->topology : "discovery");
 	return (n < 0 || (size_t)n >= buflen) ? BND_EINVAL : BND_OK;
 }

@@ -125,6 +125,18 @@ static int lsf_env_request(struct bnd_step *s, const struct bnd_step_in *in, int
 	return BND_OK;
 }
 
+/* Grid Engine reports such a node's topology as NONE; OCS's on_any_host
+ * says whether jobs with a binding request run there (unbound) at all. */
+static void no_topology(struct bnd_step *s, const char *err)
+{
+	s->topo = NULL;
+	s->no_topology = 1;
+	bnd_fail(s->reason, sizeof(s->reason), BND_OK, "this node's topology is NONE: %s (%s)", err,
+		 s->cfg.on_any_host ? "on_any_host=yes: runs unbound"
+				    : "on_any_host=no: a binding request fails here");
+	step_log(s, "job %u: %s", s->job, s->reason);
+}
+
 /* Entry nodeid of a host list, when it is a valid host name. */
 static int name_from_list(const char *list, uint32_t nodeid, char *out, size_t outlen)
 {
@@ -279,10 +291,9 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 	}
 	err[0] = '\0';
 	char note[2 * BND_ERRLEN] = "";
-	if (bnd_topocache_load_note(&s->topo, dir_ok ? s->cfg.state_dir : NULL, note,
-				    sizeof(note), err, sizeof(err)) != BND_OK) {
-		bnd_fail(s->reason, sizeof(s->reason), BND_OK, "topology: %s", err);
-		s->topo = NULL;
+	if (bnd_topocache_load_source(&s->topo, dir_ok ? s->cfg.state_dir : NULL, s->cfg.topology,
+				      note, sizeof(note), err, sizeof(err)) != BND_OK) {
+		no_topology(s, err);
 		return BND_OK;
 	}
 	/* A miss rewrites the cache, so this is logged about once a boot; a
@@ -554,9 +565,13 @@ int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
 	}
 
 	if (why || mfail) {
-		int fail = s->cfg.on_failure == BND_ONFAIL_FAIL;
+		/* Without a topology on_any_host= decides, not on_failure=. */
+		int fail = s->no_topology ? s->have_request && !s->cfg.on_any_host
+					  : s->cfg.on_failure == BND_ONFAIL_FAIL;
+		const char *head = !fail ? "" : s->no_topology ? "binding failed (on_any_host=no): "
+							  : "binding failed (on_failure=fail): ";
 		bnd_fail(out->message, sizeof(out->message), BND_OK, "spank-binding: %s task %d: %s%s%s%s%s",
-			 s->host, global_id, fail ? "binding failed (on_failure=fail): " : "",
+			 s->host, global_id, head,
 			 why ? (fail ? "" : "not bound: ") : "", why ? why : "",
 			 why && mfail ? "; " : "", mfail ? merr : "");
 		out->failed = fail;
@@ -667,7 +682,7 @@ int bnd_step_node_start(const struct bnd_config *cfg, char *err, size_t errlen)
 		rc = bnd_safedir_set_private(dfd, cfg->private_files, err, errlen);
 		close(dfd);
 	}
-	return rc != BND_OK ? rc : bnd_topocache_warmup(cfg->state_dir, err, errlen);
+	return rc != BND_OK ? rc : bnd_topocache_warmup(cfg->state_dir, cfg->topology, err, errlen);
 }
 
 void bnd_step_free(struct bnd_step *s)

@@ -227,14 +227,18 @@ int bnd_rankfile_format(const struct bnd_topology *t, const char *host, int ntas
 	return BND_OK;
 }
 
-/* The node's topology string with the task's cores lower case; "" when
+/* Grid Engine's topology string of a node whose topology cannot be read
+ * (m_topology=NONE). */
+#define NO_TOPOLOGY "NONE"
+
+/* The node's topology string with the task's cores lower case; NONE when
  * the topology could not be loaded. */
 static int put_topology(struct bnd_taskenv *e, const char *name, const struct bnd_topology *t,
 			enum bnd_topo_format fmt, const bnd_cpuset_t *cpus)
 {
 	char *buf;
 	if (!t)
-		return put_str(e, name, "");
+		return put_str(e, name, NO_TOPOLOGY);
 	size_t n = bnd_topostring_length(t, fmt) + 1;
 	if (!(buf = malloc(n)))
 		return BND_ENOMEM;
@@ -288,7 +292,7 @@ static int put_numa(struct bnd_taskenv *e, const struct bnd_topology *t,
 		    const bnd_cpuset_t *cpus)
 {
 	if (!t)
-		return put_str(e, "SLURM_BINDING_TOPOLOGY_NUMA", "");
+		return put_str(e, "SLURM_BINDING_TOPOLOGY_NUMA", NO_TOPOLOGY);
 	size_t n = 2 * (size_t)t->ncores + 2 * (size_t)t->nnuma + 1;
 	char *buf = malloc(n);
 	if (!buf)

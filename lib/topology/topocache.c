@@ -404,16 +404,29 @@ int bnd_topocache_read(struct bnd_topology **out, const char *path,
 	return rc;
 }
 
-int bnd_topocache_load_note(struct bnd_topology **out, const char *dir,
-			    char *note, size_t notelen, char *err, size_t errlen)
+/* A cache read for `source` (topocache.h): NULL takes any; else it must
+ * have been loaded from the same source, so a site's topology= and
+ * discovery never stand in for each other. */
+static int cache_of_source(struct bnd_topology *t, const char *source, char *why, size_t len)
+{
+	const char *want = source && *source ? source : "this machine";
+	if (!source || !strcmp(t->source, want))
+		return BND_OK;
+	return bnd_fail(why, len, BND_ESTATE, "it holds the topology of %s, not of %s", t->source,
+			want);
+}
+
+int bnd_topocache_load_source(struct bnd_topology **out, const char *dir, const char *source,
+			      char *note, size_t notelen, char *err, size_t errlen)
 {
 	*out = NULL;
 	if (note && notelen)
 		note[0] = '\0';
+	const char *load = source && *source ? source : NULL;
 	if (!dir || !*dir) {
 		if (note)
 			snprintf(note, notelen, "no cache directory");
-		return bnd_topology_load(out, NULL, err, errlen);
+		return bnd_topology_load(out, load, err, errlen);
 	}
 	char why[BND_ERRLEN] = "", boot[BND_BOOT_ID_LEN];
 	int have_boot = bnd_proc_boot_id(boot, sizeof(boot), why, sizeof(why)) == BND_OK;
@@ -426,12 +439,16 @@ int bnd_topocache_load_note(struct bnd_topology **out, const char *dir,
 		snprintf(why, sizeof(why), "%s", dirwhy);
 	if (dfd >= 0 && have_boot &&
 	    bnd_topocache_read_at(out, dfd, BND_TOPOCACHE_FILE, boot, why, sizeof(why)) == BND_OK) {
-		close(dfd);
-		if (note)
-			snprintf(note, notelen, "cache hit: %s/%s", dir, BND_TOPOCACHE_FILE);
-		return BND_OK;
+		if (cache_of_source(*out, source, why, sizeof(why)) == BND_OK) {
+			close(dfd);
+			if (note)
+				snprintf(note, notelen, "cache hit: %s/%s", dir, BND_TOPOCACHE_FILE);
+			return BND_OK;
+		}
+		bnd_topology_free(*out);
+		*out = NULL;
 	}
-	int rc = bnd_topology_load(out, NULL, err, errlen);
+	int rc = bnd_topology_load(out, load, err, errlen);
 	if (rc != BND_OK) {
 		if (dfd >= 0)
 			close(dfd);
@@ -452,13 +469,19 @@ int bnd_topocache_load_note(struct bnd_topology **out, const char *dir,
 	return BND_OK;
 }
 
+int bnd_topocache_load_note(struct bnd_topology **out, const char *dir,
+			    char *note, size_t notelen, char *err, size_t errlen)
+{
+	return bnd_topocache_load_source(out, dir, NULL, note, notelen, err, errlen);
+}
+
 int bnd_topocache_load(struct bnd_topology **out, const char *dir,
 		       char *err, size_t errlen)
 {
 	return bnd_topocache_load_note(out, dir, NULL, 0, err, errlen);
 }
 
-int bnd_topocache_warmup(const char *dir, char *err, size_t errlen)
+int bnd_topocache_warmup(const char *dir, const char *source, char *err, size_t errlen)
 {
 	struct bnd_topology *t = NULL;
 	int dfd = -1;
@@ -467,7 +490,7 @@ int bnd_topocache_warmup(const char *dir, char *err, size_t errlen)
 		return rc;
 	if (dfd >= 0)
 		close(dfd);
-	rc = bnd_topocache_load(&t, dir, err, errlen);
+	rc = bnd_topocache_load_source(&t, dir, source ? source : "", NULL, 0, err, errlen);
 	bnd_topology_free(t);
 	return rc;
 }

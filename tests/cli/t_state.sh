@@ -123,3 +123,19 @@ expect_out "--topology <state dir>/topology.cache reads the plugin's cache (this
 printf 'garbage' >"$CD/bad.cache"
 expect_err "--topology of a damaged cache file: refused, saying why" 1 "bad.cache: truncated" \
 	$SBIND topology --topology "$CD/bad.cache"
+
+# A topology that cannot be read is Grid Engine's NONE (m_topology=NONE)
+printf '<topology>not an hwloc export</topology>\n' >"$D/broken.xml"
+expect_out "topology that cannot be read: NONE on stdout" "NONE" \
+	sh -c "$SBIND topology --topology '$D/broken.xml' 2>/dev/null; exit 0"
+expect_err "... with the reason and exit 1" 1 "hwloc cannot" $SBIND topology --topology "$D/broken.xml"
+expect_out "... NONE in every form" "NONE NONE {\"sge\":\"NONE\",\"ocs\":\"NONE\",\"numa\":\"NONE\"}" \
+	sh -c "echo \$($SBIND topology --topology '$D/broken.xml' --format ocs 2>/dev/null) \
+\$($SBIND topology --topology '$D/broken.xml' --format numa 2>/dev/null) \
+\$($SBIND topology --topology '$D/broken.xml' --format json 2>/dev/null)"
+sleep 300 & owner=$!
+$SBIND place --topology "$T" --binding linear:1 --state "$D/none" --commit --job 21 --step 0 --owner-pid $owner >/dev/null
+expect_out "status without a readable topology still lists the records, topology NONE" \
+"$HDR
+21         0           0      -                    0-1              active            <age> -
+topology: NONE" sh -c "$SBIND status --state '$D/none' --topology '$D/broken.xml' 2>/dev/null | sed -E 's/ [0-9]+[smhd]([0-9]+[smh])? +([^ ]+)\$/ <age> \\2/'"

@@ -63,6 +63,15 @@ struct bnd_config {
 	 * other users (state dir 0711, state 0600, a rankfile 0600 and its
 	 * job user's: util/safefile.h); default no. */
 	int private_files;
+	/* on_any_host=yes|no (OCS's binding_params on_any_host): on a node
+	 * whose topology cannot be read (reported as NONE), a step with a
+	 * binding request runs unbound and says so (yes, the default) or
+	 * fails with the reason (no). */
+	int on_any_host;
+	/* topology=/path.xml: this node's topology from an hwloc XML export
+	 * instead of discovery (a node whose discovery is wrong); "" for
+	 * discovery. A file that cannot be read is a node without topology. */
+	char topology[256];
 };
 
 void bnd_config_defaults(struct bnd_config *c);
@@ -76,7 +85,7 @@ void bnd_config_defaults(struct bnd_config *c);
  *   defer_max=STEPS (per user and node; 0: no limit; default 64)
  *   gpu_devices=/dev/PATH=BUSID[,...] (may be given several times)
  *   gres_conf=/abs/path/gres.conf
- *   private_files=yes|no
+ *   private_files=yes|no   on_any_host=yes|no   topology=/abs/path.xml
  * Returns BND_OK, or BND_EINVAL when at least one argument was unknown or
  * malformed: err then lists every bad one ("; "-separated) and each of them
  * kept its default; the good ones are applied.

@@ -109,6 +109,9 @@ struct bnd_step {
 	enum bnd_mbind mbind;
 	int have_request;     /* a request other than none */
 	struct bnd_topology *topo;
+	/* This node's topology could not be read (Grid Engine reports NONE):
+	 * cfg.on_any_host decides whether a binding request runs unbound. */
+	int no_topology;
 	int ntasks;           /* tasks here (batch: the job's tasks here) */
 	int share;            /* tasks per placement group (stepfit.h), >= 1 */
 	bnd_cpuset_t domain;  /* what Slurm gave the step here */
@@ -154,7 +157,8 @@ struct bnd_task_vars {
 };
 
 struct bnd_task_result {
-	int failed;            /* on_failure=fail and the task could not be bound */
+	int failed;            /* on_failure=fail (or on_any_host=no on a node
+	                          without topology) and the task was not bound */
 	char message[BND_TASK_MESSAGE_MAX]; /* for stderr: why unbound / failed, "" if fine */
 	char verbose[BND_TASK_VERBOSE_MAX]; /* the -v line, "" unless asked */
 	struct bnd_taskenv env; /* to export (free with bnd_taskenv_free) */

@@ -59,7 +59,8 @@ struct bnd_taskenv {
 };
 
 struct bnd_taskenv_in {
-	const struct bnd_topology *topo; /* NULL when it could not be loaded */
+	const struct bnd_topology *topo; /* NULL when it could not be loaded:
+					    the topology variables say NONE */
 	const char *request;             /* --binding text; NULL/"" = none */
 	enum bnd_instance instance;
 	enum bnd_strategy strategy;      /* for LSB_BIND_JOB */

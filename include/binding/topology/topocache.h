@@ -42,10 +42,20 @@ int bnd_topocache_load(struct bnd_topology **out, const char *dir,
 int bnd_topocache_load_note(struct bnd_topology **out, const char *dir,
 			    char *note, size_t notelen, char *err, size_t errlen);
 
+/* The same for one source: "" this machine (discovery), a path an hwloc
+ * XML file (the plugstack topology=); the cache is used only when it was
+ * loaded from that source (the cache records it), else it is rebuilt
+ * from the source. NULL takes whatever the cache holds (sbind, which
+ * cannot know the site's topology=), discovering this machine without
+ * one. A source that cannot be read is an error like a failed
+ * discovery, and leaves the cache as it was. */
+int bnd_topocache_load_source(struct bnd_topology **out, const char *dir, const char *source,
+			      char *note, size_t notelen, char *err, size_t errlen);
+
 /* slurmd start: creates the state dir (util/safefile.h) and builds the
- * cache in it, so no step ever pays for discovery. Failures are only
- * worth a log line. */
-int bnd_topocache_warmup(const char *dir, char *err, size_t errlen);
+ * cache in it from source (NULL or "": discovery; else an XML path), so
+ * no step ever pays for discovery. Failures are only worth a log line. */
+int bnd_topocache_warmup(const char *dir, const char *source, char *err, size_t errlen);
 
 /* An explicit cache file (sbind --topology FILE). boot_id NULL = this
  * boot's. BND_ESTATE with the reason for a stale, foreign or corrupt file,

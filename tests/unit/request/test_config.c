@@ -33,6 +33,8 @@ START_TEST(defaults)
 	ck_assert_int_eq(c.implicit, 0);
 	ck_assert_str_eq(c.default_unit, "C");
 	ck_assert_int_eq(c.defer_max, BND_DEFAULT_DEFER_MAX);
+	ck_assert_int_eq(c.on_any_host, 1);
+	ck_assert_str_eq(c.topology, "");
 }
 END_TEST
 
@@ -42,8 +44,11 @@ START_TEST(every_setting)
 	char err[ERRLEN];
 	char *argv[] = { "state_dir=/tmp/x/state", "enabled=no", "default=linear:1",
 			 "on_failure=fail", "lock_timeout=2.5", "verbose", "filter=first_core",
-			 "default_unit=CT", "mem_reserve=2G", "defer_max=8", "private_files=yes" };
-	ck_assert_int_eq(parse(&c, err, 11, argv), BND_OK);
+			 "default_unit=CT", "mem_reserve=2G", "defer_max=8", "private_files=yes",
+			 "on_any_host=no", "topology=/etc/slurm/node.xml" };
+	ck_assert_int_eq(parse(&c, err, 13, argv), BND_OK);
+	ck_assert_int_eq(c.on_any_host, 0);
+	ck_assert_str_eq(c.topology, "/etc/slurm/node.xml");
 	ck_assert_int_eq(c.defer_max, 8);
 	ck_assert_int_eq(c.private_files, 1);
 	ck_assert(c.mem_reserve.mib == 2048 && c.mem_reserve.percent == 0);
@@ -61,7 +66,8 @@ START_TEST(every_setting)
 	ck_assert_str_eq(line, "state_dir=/tmp/x/state enabled=no default=linear:1 "
 			 "on_failure=fail lock_timeout=2.500 verbose=yes filter=first_core "
 			 "implicit=no default_unit=CT mem_reserve=2048M defer_max=8 gpu_devices=none "
-			 "gres_conf=default private_files=yes");
+			 "gres_conf=default private_files=yes on_any_host=no "
+			 "topology=/etc/slurm/node.xml");
 }
 END_TEST
 
@@ -215,12 +221,14 @@ START_TEST(bad_words_keep_defaults_and_are_all_named)
 	char err[ERRLEN];
 	char *argv[] = { "colour=blue", "enabled=maybe", "state_dir=relative/dir",
 			 "default=linear:0", "on_failure=explode", "lock_timeout=-1",
-			 "lock_timeout=abc", "verbose=loud", "state_dir=", "on_failure=fail" };
-	ck_assert_int_eq(parse(&c, err, 10, argv), BND_EINVAL);
+			 "lock_timeout=abc", "verbose=loud", "state_dir=", "on_failure=fail",
+			 "on_any_host=sometimes", "topology=node.xml" };
+	ck_assert_int_eq(parse(&c, err, 12, argv), BND_EINVAL);
 	/* every bad word is in the message, the good one applied */
 	const char *bad[] = { "\"colour=blue\"", "\"enabled=maybe\"", "\"state_dir=relative/dir\"",
 			      "\"default=linear:0\"", "\"on_failure=explode\"", "\"lock_timeout=-1\"",
-			      "\"lock_timeout=abc\"", "\"verbose=loud\"", "\"state_dir=\"" };
+			      "\"lock_timeout=abc\"", "\"verbose=loud\"", "\"state_dir=\"",
+			      "\"on_any_host=sometimes\"", "\"topology=node.xml\"" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		ck_assert_msg(strstr(err, bad[i]), "%s missing from: %s", bad[i], err);
 	ck_assert_msg(strstr(err, "unknown argument"), "%s", err);
@@ -231,6 +239,8 @@ START_TEST(bad_words_keep_defaults_and_are_all_named)
 	ck_assert_int_eq(c.on_failure, BND_ONFAIL_FAIL);
 	ck_assert_int_eq(c.lock_timeout_ms, 10000);
 	ck_assert_int_eq(c.verbose, 0);
+	ck_assert_int_eq(c.on_any_host, 1);
+	ck_assert_str_eq(c.topology, "");
 }
 END_TEST
 
@@ -301,7 +311,8 @@ START_TEST(example_file_parses_and_documents_everything)
 	const char *keys[] = { "state_dir=", "enabled=yes|no", "default=SPEC",
 			       "on_failure=defer|unbound|fail", "lock_timeout=SECONDS", "verbose",
 			       "filter=first_core", "implicit=yes|no", "default_unit=",
-			       "gpu_devices=/dev/PATH=BUSID", "gres_conf=" };
+			       "gpu_devices=/dev/PATH=BUSID", "gres_conf=", "on_any_host=yes|no",
+			       "topology=" };
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		ck_assert_msg(strstr(all, keys[i]), "%s is not documented", keys[i]);
 }

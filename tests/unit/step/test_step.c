@@ -578,8 +578,11 @@ static struct bnd_topology *fake_node(const char *source)
 {
 	char err[BND_ERRLEN], path[160];
 	struct bnd_topology *t = NULL;
-	ck_assert_msg(bnd_topocache_warmup(cfg.state_dir, err, sizeof(err)) == BND_OK, "%s", err);
+	ck_assert_msg(bnd_topocache_warmup(cfg.state_dir, cfg.topology, err, sizeof(err)) == BND_OK, "%s", err);
 	ck_assert_msg(bnd_topology_load(&t, source, err, sizeof(err)) == BND_OK, "%s", err);
+	/* what discovery of "this machine" would have cached (a cache of
+	 * another source is not used without topology=) */
+	snprintf(t->source, sizeof(t->source), "this machine");
 	snprintf(path, sizeof(path), "%s/" BND_TOPOCACHE_FILE, state);
 	ck_assert_msg(tu_cache_write(t, path, NULL, err, sizeof(err)) == BND_OK, "%s", err);
 	return t;
@@ -1261,10 +1264,111 @@ START_TEST(refused_state_dir_gets_no_cache)
 }
 END_TEST
 
+/* A node whose topology cannot be read: Grid Engine reports NONE, and
+ * OCS's on_any_host (default yes) lets jobs with a binding request run
+ * there unbound; no: they fail with the reason. plugstack topology= at a
+ * file hwloc cannot read is how a test gets such a node, deterministically. */
+START_TEST(no_topology_is_none_and_on_any_host_decides)
+{
+	char bad[160];
+	snprintf(bad, sizeof(bad), "%s/broken.xml", dir);
+	FILE *f = fopen(bad, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("<topology>not what hwloc exports</topology>\n", f);
+	fclose(f);
+	snprintf(cfg.topology, sizeof(cfg.topology), "%s", bad);
+	const char *before = status_cpus();
+	char want_before[256];
+	snprintf(want_before, sizeof(want_before), "%s", before);
+
+	for (int any = 1; any >= 0; any--) {
+		cfg.on_any_host = any;
+		/* on_failure=fail does not decide here, on_any_host does */
+		cfg.on_failure = any ? BND_ONFAIL_FAIL : BND_ONFAIL_UNBOUND;
+		struct bnd_step s;
+		struct bnd_step_in in = base(31, 0, 1, "0", "linear:1");
+		ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+		ck_assert(s.active && s.no_topology && !s.placed && !s.recorded && !s.topo);
+		ck_assert_msg(strstr(s.reason, "this node's topology is NONE: ") &&
+			      strstr(s.reason, any ? "(on_any_host=yes: runs unbound)"
+						   : "(on_any_host=no: a binding request fails here)"),
+			      "%s", s.reason);
+		struct bnd_task_result r;
+		ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, &r), BND_OK);
+		ck_assert_int_eq(r.failed, !any);
+		ck_assert_msg(strstr(r.message, any ? "task 0: not bound: this node's topology is NONE"
+						    : "task 0: binding failed (on_any_host=no): this "
+						      "node's topology is NONE"), "%s", r.message);
+		ck_assert_str_eq(env(&r, "SLURM_BINDING_TOPOLOGY"), "NONE");
+		ck_assert_str_eq(env(&r, "SLURM_BINDING_TOPOLOGY_OCS"), "NONE");
+		ck_assert_str_eq(env(&r, "SLURM_BINDING_TOPOLOGY_NUMA"), "NONE");
+		const char *st = env(&r, "SLURM_BINDING_STATUS"), *pre = "unbound: this node's "
+									      "topology is NONE: ";
+		ck_assert_msg(!strncmp(st, pre, strlen(pre)), "%s", st);
+		ck_assert_str_eq(status_cpus(), want_before);
+		bnd_taskenv_free(&r.env);
+		bnd_step_finish(&s);
+		bnd_step_free(&s);
+	}
+	/* --binding=none asks for no binding: nothing to fail with no */
+	struct bnd_step s;
+	struct bnd_step_in in = base(32, 0, 1, "0", "none");
+	struct bnd_task_result r;
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(!s.have_request);
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_int_eq(r.failed, 0);
+	bnd_taskenv_free(&r.env);
+	bnd_step_free(&s);
+	ck_assert_int_eq(records(), 0);
+}
+END_TEST
+
+/* topology= at a readable XML: the step places on it (the quadrant test
+ * host, 16 cpus; cpu 0 exists everywhere), and the cache follows the
+ * source: discovery's cache is not used for it, nor its cache for
+ * discovery. */
+START_TEST(topology_setting_reads_that_xml)
+{
+	char cwd[4096], xml[4200], err[BND_ERRLEN];
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+	snprintf(xml, sizeof(xml), "%s/tests/unit/topology/xml/quadrant-4numa.xml", cwd);
+	ck_assert_int_lt(strlen(xml), sizeof(cfg.topology));
+	ck_assert_msg(bnd_topocache_warmup(cfg.state_dir, NULL, err, sizeof(err)) == BND_OK, "%s",
+		      err);
+	snprintf(cfg.topology, sizeof(cfg.topology), "%s", xml);
+	struct bnd_step s;
+	struct bnd_step_in in = base(33, 0, 1, "0-1", "linear:1");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(s.placed && !s.no_topology, "%s", s.reason);
+	ck_assert_int_eq(s.topo->nnuma, 4);
+	struct bnd_task_result r;
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_str_eq(env(&r, "SLURM_BINDING_TOPOLOGY_OCS"), "NSXcCXCCNSXCCXCCNSXCCXCCNSXCCXCC");
+	ck_assert_str_eq(status_cpus(), "0");
+	bnd_taskenv_free(&r.env);
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+	/* the next step finds the XML's topology in the cache */
+	char note[2 * BND_ERRLEN];
+	struct bnd_topology *t = NULL;
+	ck_assert_int_eq(bnd_topocache_load_source(&t, state, xml, note, sizeof(note), err,
+						   sizeof(err)), BND_OK);
+	ck_assert_msg(!strncmp(note, "cache hit", 9) && t->nnuma == 4, "%s", note);
+	bnd_topology_free(t);
+	/* discovery does not take it for this machine's */
+	ck_assert_int_eq(bnd_topocache_load_source(&t, state, "", note, sizeof(note), err,
+						   sizeof(err)), BND_OK);
+	ck_assert_msg(strstr(note, "it holds the topology of") && t->ncores == here->ncores, "%s",
+		      note);
+	bnd_topology_free(t);
+}
+END_TEST
+
 START_TEST(node_warmup_builds_the_cache)
 {
 	char err[BND_ERRLEN], path[160];
-	ck_assert_msg(bnd_topocache_warmup(cfg.state_dir, err, sizeof(err)) == BND_OK, "%s", err);
+	ck_assert_msg(bnd_topocache_warmup(cfg.state_dir, cfg.topology, err, sizeof(err)) == BND_OK, "%s", err);
 	snprintf(path, sizeof(path), "%s/" BND_TOPOCACHE_FILE, state);
 	ck_assert_int_eq(access(path, R_OK), 0);
 	struct bnd_topology *t = NULL;
@@ -1404,6 +1508,8 @@ int main(void)
 	tcase_add_test(tc, mbind_nlocal_binds_and_reserves);
 	tcase_add_test(tc, mbind_strict_memory_short);
 	tcase_add_test(tc, node_warmup_builds_the_cache);
+	tcase_add_test(tc, no_topology_is_none_and_on_any_host_decides);
+	tcase_add_test(tc, topology_setting_reads_that_xml);
 	tcase_add_test(tc, refused_state_dir_gets_no_cache);
 	tcase_add_test(tc, first_core_is_never_used);
 	tcase_add_test(tc, first_core_on_every_strategy);

@@ -212,8 +212,10 @@ START_TEST(no_request_no_topology)
 	ck_assert_int_eq(bnd_taskenv_build(&e, &in, err, sizeof(err)), BND_OK);
 	ck_assert_str_eq(must(&e, "SLURM_BINDING_REQUEST"), "none");
 	ck_assert_str_eq(must(&e, "SLURM_BINDING_STATUS"), "unbound: no binding requested");
-	ck_assert_str_eq(must(&e, "SLURM_BINDING_TOPOLOGY"), "");
-	ck_assert_str_eq(must(&e, "SLURM_BINDING_TOPOLOGY_OCS"), "");
+	/* no topology: Grid Engine's NONE (m_topology=NONE) */
+	ck_assert_str_eq(must(&e, "SLURM_BINDING_TOPOLOGY"), "NONE");
+	ck_assert_str_eq(must(&e, "SLURM_BINDING_TOPOLOGY_OCS"), "NONE");
+	ck_assert_str_eq(must(&e, "SLURM_BINDING_TOPOLOGY_NUMA"), "NONE");
 	ck_assert_str_eq(must(&e, "SLURM_BINDING"), "");
 	bnd_taskenv_free(&e);
 }

@@ -320,7 +320,7 @@ static void a_step(struct bnd_config *cfg)
 		.step_cores = "0", .job_cores = "0", .binding = "pe:linear:1",
 		.step_nodelist = "n1", .owner = getpid(),
 	};
-	ck_assert_int_eq(bnd_topocache_warmup(cfg->state_dir, err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(bnd_topocache_warmup(cfg->state_dir, NULL, err, sizeof(err)), BND_OK);
 	char leftover[1100];
 	snprintf(leftover, sizeof(leftover), "%s/lock.init.999999999", cfg->state_dir);
 	put(leftover, "");
