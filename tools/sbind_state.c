@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "binding/util/error.h"
+#include "binding/memory/memreport.h"
 #include "binding/state/state.h"
 #include "binding/task/rankfile.h"
 #include "binding/topology/topostring.h"
@@ -106,6 +107,29 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* The node's memory as the records reserve it (memreport.h; sbind status
+ * knows no mem_reserve=: the whole of each node). */
+static int mem_report(const struct bnd_topology *t, const struct bnd_state_file *f,
+		      struct bnd_memreport *m)
+{
+	uint64_t *used = calloc((size_t)t->nnuma + 1, sizeof(*used));
+	int rc = !used || bnd_state_mem_used(t, f, 0, used) ||
+		 bnd_memreport_build(t, NULL, used, m) != BND_OK;
+	free(used);
+	return rc ? SBIND_EXIT_ERROR : SBIND_EXIT_OK;
+}
+
+static void text_value(void *ctx, const char *name, const char *value)
+{
+	(void)ctx;
+	printf(" %s=%s", name, value);
+}
+
+static void json_value(void *ctx, const char *name, const char *value)
+{
+	json_object_set_new(ctx, name, json_string(value));
+}
+
 static int print_text(const struct bnd_state_file *f, const struct bnd_topology *t,
 		      const char *sge)
 {
@@ -138,17 +162,25 @@ static int print_text(const struct bnd_state_file *f, const struct bnd_topology 
 	printf("topology: %s\n", sge);
 	if (!t)
 		return SBIND_EXIT_OK;
-	/* Per NUMA node: what the records reserve of the node's memory. */
-	uint64_t *used = calloc((size_t)t->nnuma + 1, sizeof(*used));
-	if (!used || bnd_state_mem_used(t, f, 0, used)) {
-		free(used);
+	struct bnd_memreport m;
+	if (mem_report(t, f, &m))
 		return SBIND_EXIT_ERROR;
-	}
-	for (int n = 0; n < t->nnuma; n++)
-		printf("numa %d: %" PRIu64 " MiB reserved of %" PRIu64 " MiB%s\n", t->numa_os[n],
-		       used[n], t->numa_mem[n] >> 20,
+	/* Per NUMA node: what the records reserve of the node's memory; the
+	 * host's line is their sum, with UGE's load values. */
+	for (int n = 0; n < m.n; n++)
+		printf("numa %d: %" PRIu64 " MiB reserved of %" PRIu64 " MiB%s\n", m.node[n].os,
+		       m.node[n].reserved_jobs_mib, m.node[n].total_mib,
 		       bnd_cpuset_empty(&t->numa_cpus[n]) ? " (no cpus)" : "");
-	free(used);
+	char tot[48], used[48], free_[48];
+	bnd_uge_mib(m.total_mib, tot, sizeof(tot));
+	bnd_uge_mib(m.used_mib, used, sizeof(used));
+	bnd_uge_mib(m.free_mib, free_, sizeof(free_));
+	printf("host: %" PRIu64 " MiB reserved of %" PRIu64 " MiB (m_mem_total=%s m_mem_used=%s "
+	       "m_mem_free=%s)\n", m.reserved_jobs_mib, m.total_mib, tot, used, free_);
+	printf("caches:");
+	bnd_memreport_caches(t, text_value, NULL);
+	putchar('\n');
+	bnd_memreport_free(&m);
 	return SBIND_EXIT_OK;
 }
 
@@ -205,21 +237,30 @@ static int print_json(const struct bnd_state_file *f, const struct bnd_topology 
 		if (!r || json_array_append_new(recs, r))
 			rc = SBIND_EXIT_ERROR;
 	}
-	int nnuma = t ? t->nnuma : 0;
-	uint64_t *used = calloc((size_t)nnuma + 1, sizeof(*used));
-	json_t *numa = json_array();
-	if (!used || !numa || (t && bnd_state_mem_used(t, f, 0, used)))
+	struct bnd_memreport m = { 0 };
+	json_t *numa = json_array(), *uge = json_object();
+	if (!numa || !uge || (t && mem_report(t, f, &m)))
 		rc = SBIND_EXIT_ERROR;
-	for (int n = 0; !rc && n < nnuma; n++)
-		json_array_append_new(numa, json_pack("{s:i, s:I, s:I}", "node", t->numa_os[n],
-						      "total_mib", (json_int_t)(t->numa_mem[n] >> 20),
-						      "reserved_mib", (json_int_t)used[n]));
-	free(used);
-	json_t *o = rc ? NULL : json_pack("{s:s, s:O, s:s, s:s, s:O}", "state_dir", dir,
-					  "records", recs, "topology_sge", sge,
-					  "topology_ocs", ocs, "numa", numa);
+	for (int n = 0; !rc && n < m.n; n++)
+		json_array_append_new(numa, json_pack("{s:i, s:I, s:I, s:I}", "node", m.node[n].os,
+						      "total_mib", (json_int_t)m.node[n].total_mib,
+						      "reserved_mib",
+						      (json_int_t)m.node[n].reserved_jobs_mib,
+						      "free_mib", (json_int_t)m.node[n].free_mib));
+	if (!rc && t) {
+		bnd_memreport_caches(t, json_value, uge);
+		bnd_memreport_values(&m, json_value, uge);
+	}
+	json_t *o = rc ? NULL : json_pack("{s:s, s:O, s:s, s:s, s:O, s:{s:I, s:I, s:I}, s:O}",
+					  "state_dir", dir, "records", recs, "topology_sge", sge,
+					  "topology_ocs", ocs, "numa", numa,
+					  "host", "total_mib", (json_int_t)m.total_mib,
+					  "reserved_mib", (json_int_t)m.reserved_jobs_mib,
+					  "free_mib", (json_int_t)m.free_mib, "uge", uge);
+	bnd_memreport_free(&m);
 	json_decref(recs);
 	json_decref(numa);
+	json_decref(uge);
 	if (!o) {
 		fprintf(stderr, "sbind status: cannot build the JSON output\n");
 		return SBIND_EXIT_ERROR;

@@ -7,6 +7,7 @@
 
 #include "binding/util/error.h"
 #include "binding/memory/memacct.h"
+#include "binding/memory/memreport.h"
 #include "binding/state/state.h"
 #include "binding/topology/topostring.h"
 #include "sbind.h"
@@ -29,44 +30,88 @@ static long long kernel_free_mib(int os)
 	return kb < 0 ? -1 : kb / 1024;
 }
 
-/* Per node: size, the accounting (capacity after the reserve, reserved by
- * records, free) and the kernel's free memory when this is the machine. */
-static json_t *numa_json(const struct bnd_topology *t, const uint64_t *used,
-			 const struct bnd_mem_reserve *reserve, int this_machine)
+/* Per node: size, the accounting (memreport.h: reserved for the OS and by
+ * records, free, used) and the kernel's free memory when this is the
+ * machine. */
+static json_t *numa_json(const struct bnd_topology *t, const struct bnd_memreport *r,
+			 int this_machine)
 {
 	json_t *a = json_array();
-	uint64_t *cap = calloc((size_t)t->nnuma + 1, sizeof(*cap));
-	if (cap)
-		bnd_mem_capacity(t, reserve, cap);
-	for (int n = 0; a && cap && n < t->nnuma; n++) {
+	for (int n = 0; a && n < r->n; n++) {
+		const struct bnd_memreport_node *m = &r->node[n];
 		char cpus[BND_MAX_CPUS * 6];
 		bnd_cpuset_format_list(&t->numa_cpus[n], cpus, sizeof(cpus));
 		json_t *dist = json_array();
-		for (int m = 0; dist && m < t->nnuma; m++)
-			json_array_append_new(dist, json_integer(bnd_topology_numa_distance(t, n, m)));
-		uint64_t total = t->numa_mem[n] >> 20;
+		for (int k = 0; dist && k < t->nnuma; k++)
+			json_array_append_new(dist, json_integer(bnd_topology_numa_distance(t, n, k)));
 		json_array_append_new(a, json_pack(
-			"{s:i, s:s, s:I, s:I, s:I, s:I, s:I, s:o}", "node", t->numa_os[n], "cpus", cpus,
-			"total_mib", (json_int_t)total, "reserved_os_mib", (json_int_t)(total - cap[n]),
-			"reserved_jobs_mib", (json_int_t)used[n],
-			"free_mib", (json_int_t)(cap[n] > used[n] ? cap[n] - used[n] : 0),
-			"kernel_free_mib", (json_int_t)(this_machine ? kernel_free_mib(t->numa_os[n]) : -1),
+			"{s:i, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "node", m->os, "cpus", cpus,
+			"total_mib", (json_int_t)m->total_mib,
+			"reserved_os_mib", (json_int_t)m->reserved_os_mib,
+			"reserved_jobs_mib", (json_int_t)m->reserved_jobs_mib,
+			"free_mib", (json_int_t)m->free_mib, "used_mib", (json_int_t)m->used_mib,
+			"kernel_free_mib", (json_int_t)(this_machine ? kernel_free_mib(m->os) : -1),
 			"distances", dist));
 	}
-	free(cap);
 	return a;
 }
 
-static int print_json(const struct bnd_topology *t, const char *sge, const char *ocs,
-		      const char *numa_str, json_t *numa)
+/* UGE's load values of the host (its execd's m_* names), alphabetical
+ * as qconf -se lists them: the memory and caches of memreport.h, the
+ * counts and the three topology strings (m_topology_inuse with the taken
+ * units lower case). */
+struct uge_out {
+	const char *format; /* "uge": name=value lines; else into obj */
+	json_t *obj;
+};
+
+static void uge_value(void *ctx, const char *name, const char *value)
 {
-	json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:{s:I, s:I, s:I}, s:o}",
+	struct uge_out *u = ctx;
+	if (u->obj)
+		json_object_set_new(u->obj, name, json_string(value));
+	else
+		printf("%s=%s\n", name, value);
+}
+
+static void uge_int(struct uge_out *u, const char *name, int v)
+{
+	char buf[16];
+	snprintf(buf, sizeof(buf), "%d", v);
+	uge_value(u, name, buf);
+}
+
+static void uge_values(const struct bnd_topology *t, const struct bnd_memreport *r,
+		       const char *plain, const char *inuse, const char *numa, struct uge_out *u)
+{
+	bnd_memreport_caches(t, uge_value, u);
+	uge_int(u, "m_core", t->ncores);
+	bnd_memreport_values(r, uge_value, u);
+	uge_int(u, "m_numa_nodes", t->nnuma);
+	uge_int(u, "m_socket", t->nsockets);
+	uge_int(u, "m_thread", t->npus);
+	uge_value(u, "m_topology", plain);
+	uge_value(u, "m_topology_inuse", inuse);
+	uge_value(u, "m_topology_numa", numa);
+}
+
+static int print_json(const struct bnd_topology *t, const char *sge, const char *ocs,
+		      const char *numa_str, json_t *numa, const struct bnd_memreport *r,
+		      json_t *uge)
+{
+	json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:{s:I, s:I, s:I}, s:o, "
+			      "s:{s:I, s:I, s:I, s:I, s:I}, s:o}",
 			      "sge", sge, "ocs", ocs, "numa", numa_str,
 			      "sockets", t->nsockets, "cores", t->ncores, "pus", t->npus,
 			      "numa_nodes", t->nnuma, "l3", t->nl3, "l2", t->nl2,
 			      "cache_bytes", "l1", (json_int_t)t->cache_size[1],
 			      "l2", (json_int_t)t->cache_size[2], "l3", (json_int_t)t->cache_size[3],
-			      "numa_memory", numa);
+			      "numa_memory", numa,
+			      "host_memory", "total_mib", (json_int_t)r->total_mib,
+			      "reserved_os_mib", (json_int_t)r->reserved_os_mib,
+			      "reserved_jobs_mib", (json_int_t)r->reserved_jobs_mib,
+			      "free_mib", (json_int_t)r->free_mib, "used_mib", (json_int_t)r->used_mib,
+			      "uge", uge);
 	if (!o)
 		return SBIND_EXIT_ERROR;
 	/* Each GPU with its locality (topogpu.h); [] without any. */
@@ -90,9 +135,80 @@ static int print_none(const char *format)
 			json_decref(o);
 		}
 	} else {
-		puts("NONE");
+		puts(!strcmp(format, "uge") ? "m_topology=NONE" : "NONE");
 	}
 	return SBIND_EXIT_ERROR;
+}
+
+/* What the records in state reserve per NUMA index (nothing without). */
+static int jobs_reserved(const struct bnd_topology *t, const char *state, uint64_t *used)
+{
+	struct bnd_state_opts so = { .dir = state, .log = sbind_log_stderr };
+	struct bnd_state_file f;
+	char err[BND_ERRLEN];
+	int rc = SBIND_EXIT_OK;
+	if (!state || bnd_state_list(&so, &f, err, sizeof(err)) != BND_OK)
+		return rc;
+	if (bnd_state_mem_used(t, &f, 0, used)) {
+		fprintf(stderr, "sbind topology: out of memory\n");
+		rc = SBIND_EXIT_ERROR;
+	}
+	bnd_statefile_free(&f);
+	return rc;
+}
+
+/* UGE's load values or the JSON document: the strings and the memory. */
+static int report(const struct bnd_topology *t, const char *format, const char *sge,
+		  const char *ocs, const char *numa, const char *plain, const char *state,
+		  const struct bnd_mem_reserve *reserve, int this_machine)
+{
+	uint64_t *used = calloc((size_t)t->nnuma + 1, sizeof(*used));
+	struct bnd_memreport r;
+	int rc = used ? jobs_reserved(t, state, used) : SBIND_EXIT_ERROR;
+	if (!rc && bnd_memreport_build(t, reserve, used, &r) != BND_OK)
+		rc = SBIND_EXIT_ERROR;
+	free(used);
+	if (rc) {
+		fprintf(stderr, "sbind topology: out of memory\n");
+		return rc;
+	}
+	struct uge_out u = { format, NULL };
+	if (!strcmp(format, "uge")) {
+		uge_values(t, &r, plain, sge, numa, &u);
+	} else {
+		u.obj = json_object();
+		uge_values(t, &r, plain, sge, numa, &u);
+		rc = print_json(t, sge, ocs, numa, numa_json(t, &r, this_machine), &r, u.obj);
+	}
+	bnd_memreport_free(&r);
+	return rc;
+}
+
+/* The topology in one format, taken units lower case. */
+static int render(const struct bnd_topology *t, const char *format, const bnd_cpuset_t *taken,
+		  const char *state, const struct bnd_mem_reserve *reserve, int this_machine)
+{
+	size_t len = bnd_topostring_length(t, BND_TOPO_OCS) + 1;
+	size_t nlen = 2 * (size_t)t->ncores + 2 * (size_t)t->nnuma + 1;
+	char *sge = malloc(len), *ocs = malloc(len), *numa = malloc(nlen), *plain = malloc(len);
+	int rc = SBIND_EXIT_OK;
+	if (!sge || !ocs || !numa || !plain ||
+	    bnd_topostring_format(t, BND_TOPO_SGE, taken, sge, len) ||
+	    bnd_topostring_format(t, BND_TOPO_SGE, NULL, plain, len) ||
+	    bnd_topostring_format(t, BND_TOPO_OCS, taken, ocs, len) ||
+	    bnd_topostring_numa(t, taken, numa, nlen)) {
+		fprintf(stderr, "sbind topology: cannot format the topology string\n");
+		rc = SBIND_EXIT_ERROR;
+	} else if (!strcmp(format, "json") || !strcmp(format, "uge")) {
+		rc = report(t, format, sge, ocs, numa, plain, state, reserve, this_machine);
+	} else {
+		puts(!strcmp(format, "sge") ? sge : !strcmp(format, "ocs") ? ocs : numa);
+	}
+	free(sge);
+	free(ocs);
+	free(numa);
+	free(plain);
+	return rc;
 }
 
 int sbind_cmd_topology(int argc, char **argv)
@@ -126,7 +242,7 @@ int sbind_cmd_topology(int argc, char **argv)
 		}
 		case 'h':
 			puts("usage: sbind topology [--topology SRC] [--mask STR] [--state DIR] "
-			     "[--mem-reserve SIZE|N%] [--format sge|ocs|numa|json]");
+			     "[--mem-reserve SIZE|N%] [--format sge|ocs|numa|uge|json]");
 			return SBIND_EXIT_OK;
 		default: return SBIND_EXIT_USAGE;
 		}
@@ -136,9 +252,9 @@ int sbind_cmd_topology(int argc, char **argv)
 		return SBIND_EXIT_USAGE;
 	}
 	if (strcmp(format, "sge") && strcmp(format, "ocs") && strcmp(format, "json") &&
-	    strcmp(format, "numa")) {
-		fprintf(stderr, "sbind topology: --format \"%s\": expected sge, ocs, numa or json\n",
-			format);
+	    strcmp(format, "numa") && strcmp(format, "uge")) {
+		fprintf(stderr, "sbind topology: --format \"%s\": expected sge, ocs, numa, uge or "
+			"json\n", format);
 		return SBIND_EXIT_USAGE;
 	}
 	struct bnd_topology *t = sbind_load_topology(source, sbind_state_dir(state));
@@ -148,42 +264,8 @@ int sbind_cmd_topology(int argc, char **argv)
 	int rc = sbind_parse_mask(t, mask, &taken);
 	if (!rc && state)
 		rc = sbind_state_held(state, &taken);
-	if (rc) {
-		bnd_topology_free(t);
-		return rc;
-	}
-	size_t len = bnd_topostring_length(t, BND_TOPO_OCS) + 1;
-	size_t nlen = 2 * (size_t)t->ncores + 2 * (size_t)t->nnuma + 1;
-	char *sge = malloc(len), *ocs = malloc(len), *numa = malloc(nlen);
-	uint64_t *used = calloc((size_t)t->nnuma + 1, sizeof(*used));
-	if (!sge || !ocs || !numa || !used ||
-	    bnd_topostring_format(t, BND_TOPO_SGE, &taken, sge, len) ||
-	    bnd_topostring_format(t, BND_TOPO_OCS, &taken, ocs, len) ||
-	    bnd_topostring_numa(t, &taken, numa, nlen)) {
-		fprintf(stderr, "sbind topology: cannot format the topology string\n");
-		rc = SBIND_EXIT_ERROR;
-	} else if (!strcmp(format, "json")) {
-		if (state) {
-			struct bnd_state_opts so = { .dir = state, .log = sbind_log_stderr };
-			struct bnd_state_file f;
-			char err[BND_ERRLEN];
-			if (bnd_state_list(&so, &f, err, sizeof(err)) == BND_OK) {
-				if (bnd_state_mem_used(t, &f, 0, used)) {
-					fprintf(stderr, "sbind topology: out of memory\n");
-					rc = SBIND_EXIT_ERROR;
-				}
-				bnd_statefile_free(&f);
-			}
-		}
-		if (!rc)
-			rc = print_json(t, sge, ocs, numa, numa_json(t, used, &reserve, !source));
-	} else {
-		puts(!strcmp(format, "sge") ? sge : !strcmp(format, "ocs") ? ocs : numa);
-	}
-	free(sge);
-	free(ocs);
-	free(numa);
-	free(used);
+	if (!rc)
+		rc = render(t, format, &taken, state, &reserve, !source);
 	bnd_topology_free(t);
 	return rc;
 }

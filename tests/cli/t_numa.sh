@@ -66,6 +66,35 @@ expect_out "topology json: per node total, reserves, free" \
 '"node":0,"cpus":"0-1","total_mib":8192,"reserved_os_mib":0,"reserved_jobs_mib":6144,"free_mib":2048
 "node":1,"cpus":"2-3","total_mib":8192,"reserved_os_mib":0,"reserved_jobs_mib":4096,"free_mib":4096' \
 	sh -c "$SBIND topology --topology '$T' --state '$SD' --format json | grep -o '\"node\":[0-9]*,[^}]*\"free_mib\":[0-9]*'"
+# UGE's host-level values next to the per node ones they sum (issue 24)
+expect_out "status: the host line sums the nodes, with UGE's m_mem_* values" \
+"host: 10240 MiB reserved of 16384 MiB (m_mem_total=16384.000000M m_mem_used=10240.000000M m_mem_free=6144.000000M)" \
+	sh -c "$SBIND status --state '$SD' --topology '$T' | grep '^host:'"
+expect_out "topology --format uge: UGE's load values, host and per node (1 GiB kept per node)" \
+"m_cache_l1=0.000000K
+m_cache_l2=0.000000K
+m_cache_l3=0.000000K
+m_core=4
+m_mem_free=4096.000000M
+m_mem_free_n0=1024.000000M
+m_mem_free_n1=3072.000000M
+m_mem_total=16384.000000M
+m_mem_total_n0=8192.000000M
+m_mem_total_n1=8192.000000M
+m_mem_used=12288.000000M
+m_mem_used_n0=7168.000000M
+m_mem_used_n1=5120.000000M
+m_numa_nodes=2
+m_socket=2
+m_thread=4
+m_topology=SCCSCC
+m_topology_inuse=ScCScC
+m_topology_numa=[ScC][ScC]" $SBIND topology --topology "$T" --state "$SD" --mem-reserve 1G --format uge
+expect_out "topology json: host_memory sums numa_memory" \
+'"host_memory":{"total_mib":16384,"reserved_os_mib":2048,"reserved_jobs_mib":10240,"free_mib":4096,"used_mib":12288}' \
+	sh -c "$SBIND topology --topology '$T' --state '$SD' --mem-reserve 1G --format json | grep -o '\"host_memory\":{[^}]*}'"
+expect_out "topology json: the same UGE values" '"m_mem_free":"4096.000000M"' \
+	sh -c "$SBIND topology --topology '$T' --state '$SD' --mem-reserve 1G --format json | grep -o '\"m_mem_free\":\"[^\"]*\"'"
 expect_out "release job 21: its memory is free again" \
 "task 0: 0,0 (cpus 0)
 memory: 0:6144M" \

@@ -39,6 +39,12 @@ _vg "GPUs and their memory nodes, json" 0 topology --topology "$_gx/power9-v100-
 _vg "gpu:2 with --gpus, --mbind=gpu, json" 0 place --topology "$_gx/mi300a-apu.xml" --binding gpu:2 --tasks 4 --gpus rsmi0,rsmi1,rsmi2,rsmi3 --mbind gpu --mem 1G --format json
 _vg "packed near=gpu falling back, text" 0 place --topology "$_gx/mi300a-apu.xml" --binding packed:6:near=gpu --gpus rsmi1 --gpu-bind map_gpu:0
 _vg "an unknown GPU" 2 place --topology "$_gx/mi300a-apu.xml" --binding gpu:1 --gpus nvml7
+_vg "UGE load values" 0 topology --topology "pack:2 numa:2 core:2" --format uge --mem-reserve 5%
+_vg "a topology that cannot be read: NONE, json" 1 topology --topology "$_vgdir/rf" --format json
+_vg "sort=N with a latency matrix" 0 place --topology "$TESTXML/quadrant-4numa.xml" --binding packed:8:sort=NXC
+_vg "filter in OCS form without memory units" 0 place --topology "$TESTXML/hybrid-4p4e.xml" --binding packed:1:unit=E:filter=SCCCCeEEE
+_vg "start letter the node lacks" 3 place --topology "pack:2 core:2" --binding packed:1:start=E
+_vg "explicit with ;" 0 place --topology "pack:2 core:2" --binding "explicit:0,0;1,1"
 if [ -d "$TOPOS" ]; then
 	_vg "384-PU XML, packed unit=X" 0 place --topology "$TOPOS/AMD-Epyc-Zen5-c4d-highmem-384.xml" --binding packed:1:unit=X
 	_vg "hybrid XML, unit=E" 0 place --topology "$TOPOS/Intel-Core-RaptorLake-1pa6co2t+2ca4co1t-hybrid.xml" --binding packed:2:unit=E --format ocs
