@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "binding/placement/place.h"
 #include "binding/step/stepfit.h"
 #include "binding/step/stepinfo.h"
 #include "binding/util/error.h"
@@ -13,6 +14,33 @@
 static const char *plural(int n)
 {
 	return n == 1 ? "" : "s";
+}
+
+/* An OCS packed request whose start letter the node lacks, whose filter
+ * does not match its layout, or whose amount exceeds the node: it fails
+ * on the whole node too (the site's reserved core aside), and more cpus
+ * from Slurm cannot help, so the reason names the node, not the
+ * allocation. True when the reason is set. */
+static int node_cannot_hold(struct bnd_step *s)
+{
+	char werr[BND_ERRLEN] = "";
+	struct bnd_placement p;
+	if (s->req.strategy != BND_S_PACKED)
+		return 0;
+	bnd_cpuset_t whole = s->topo->all_cpus;
+	bnd_cpuset_andnot(&whole, &s->reserved);
+	struct bnd_domain dom = { &whole, NULL };
+	int ngroups = bnd_share_groups(s->ntasks, s->share);
+	int rc = bnd_place(s->topo, &dom, &s->req, ngroups, &p, werr, sizeof(werr));
+	if (rc == BND_OK)
+		bnd_placement_free(&p);
+	if (rc != BND_ENOFIT)
+		return 0;
+	bnd_fail(s->reason, sizeof(s->reason), BND_OK,
+		 "--binding=%s%s cannot be placed on this node for %d task%s: %s", s->req.text,
+		 s->implicit ? " (the site's implicit binding)" : "", s->ntasks, plural(s->ntasks),
+		 werr);
+	return 1;
 }
 
 void bnd_nofit_explain(struct bnd_step *s, const struct bnd_nofit *n, const char *alloc_err)
@@ -56,6 +84,8 @@ void bnd_nofit_explain(struct bnd_step *s, const struct bnd_nofit *n, const char
 			return;
 		}
 	}
+	if (rc == BND_ENOFIT && node_cannot_hold(s))
+		return;
 	/* An explicit or LSF cpus: list names its cores or cpus: more cpus
 	 * would not help. */
 	int named = s->req.strategy == BND_S_EXPLICIT || s->req.strategy == BND_S_LSF_CPUS;

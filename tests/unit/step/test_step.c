@@ -1264,6 +1264,34 @@ START_TEST(refused_state_dir_gets_no_cache)
 }
 END_TEST
 
+/* OCS: a start letter the node lacks, or a filter that does not match
+ * its layout, is no binding on that node; more cpus from Slurm would not
+ * help, so the reason names the node, not the allocation, and the step is
+ * never deferred. */
+START_TEST(packed_that_the_node_cannot_hold)
+{
+	struct bnd_topology *t = fake_node("pack:1 core:4");
+	struct bnd_step s;
+	struct bnd_step_in in = base(41, 0, 1, "0", "packed:1:start=E");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(!s.placed && !s.deferred && !s.recorded);
+	ck_assert_str_eq(s.reason, "--binding=packed:1:start=E cannot be placed on this node for 1 "
+			 "task: packed: start=E: this node has no such unit (its units: NSC)");
+	bnd_step_free(&s);
+	in = base(42, 0, 1, "0", "packed:1:filter=SCCCCC");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(!s.placed && !s.deferred && strstr(s.reason, "cannot be placed on this node") &&
+		      strstr(s.reason, "filter does not match this node's topology"), "%s", s.reason);
+	bnd_step_free(&s);
+	/* what the node holds but Slurm's cpus do not: the allocation, still */
+	in = base(43, 0, 1, "0", "packed:2");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(strstr(s.reason, "the allocation on this node is too small"), "%s", s.reason);
+	bnd_step_free(&s);
+	bnd_topology_free(t);
+}
+END_TEST
+
 /* A node whose topology cannot be read: Grid Engine reports NONE, and
  * OCS's on_any_host (default yes) lets jobs with a binding request run
  * there unbound; no: they fail with the reason. plugstack topology= at a
@@ -1509,6 +1537,7 @@ int main(void)
 	tcase_add_test(tc, mbind_strict_memory_short);
 	tcase_add_test(tc, node_warmup_builds_the_cache);
 	tcase_add_test(tc, no_topology_is_none_and_on_any_host_decides);
+	tcase_add_test(tc, packed_that_the_node_cannot_hold);
 	tcase_add_test(tc, topology_setting_reads_that_xml);
 	tcase_add_test(tc, refused_state_dir_gets_no_cache);
 	tcase_add_test(tc, first_core_is_never_used);
