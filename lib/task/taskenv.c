@@ -249,6 +249,47 @@ static int put_topology(struct bnd_taskenv *e, const char *name, const struct bn
 	return put(e, name, buf);
 }
 
+/* hwloc's bitmap string, as OCS prints SGE_BINDING_CPUSET: 32-bit words
+ * from the highest non-zero one, each "0x%08x", a zero word empty except
+ * the lowest ("0x0"), joined by ','; the empty set "0x0". */
+static int put_hwloc_mask(struct bnd_taskenv *e, const char *name, const bnd_cpuset_t *cpus)
+{
+	int last = -1;
+	for (int c = cpus ? bnd_cpuset_next(cpus, -1) : -1; c >= 0; c = bnd_cpuset_next(cpus, c))
+		last = c;
+	if (last < 0)
+		return put_str(e, name, "0x0");
+	int words = last / 32 + 1;
+	size_t len = (size_t)words * 11 + 1, k = 0;
+	char *buf = malloc(len);
+	if (!buf)
+		return BND_ENOMEM;
+	for (int w = words - 1; w >= 0; w--) {
+		unsigned v = 0;
+		for (int b = 0; b < 32; b++)
+			if (bnd_cpuset_isset(cpus, w * 32 + b))
+				v |= 1u << b;
+		int n = v ? snprintf(buf + k, len - k, "%s0x%08x", w < words - 1 ? "," : "", v)
+			  : snprintf(buf + k, len - k, "%s%s", w < words - 1 ? "," : "", w ? "" : "0x0");
+		k += n > 0 ? (size_t)n : 0;
+	}
+	return put(e, name, buf);
+}
+
+/* OCS's own names (sge_binding(5)): SGE_BINDING_INSTANCE the instance or
+ * NONE when not bound, SGE_BINDING_TOPOLOGY the node's OCS string with the
+ * task's units lower case or NONE when not bound, SGE_BINDING_CPUSET the
+ * task's cpus as hwloc prints a cpuset, 0x0 when not bound. */
+static int put_ocs(struct bnd_taskenv *e, const struct bnd_taskenv_in *in, int bound)
+{
+	int rc = put_str(e, "SGE_BINDING_INSTANCE", bound ? bnd_instance_name(in->instance) : "NONE");
+	if (rc == BND_OK)
+		rc = bound && in->topo ? put_topology(e, "SGE_BINDING_TOPOLOGY", in->topo, BND_TOPO_OCS,
+						      in->cpus)
+				       : put_str(e, "SGE_BINDING_TOPOLOGY", "NONE");
+	return rc == BND_OK ? put_hwloc_mask(e, "SGE_BINDING_CPUSET", bound ? in->cpus : NULL) : rc;
+}
+
 /* LSF's name of the binding method (its LSB_BIND_JOB values). A Grid
  * Engine or OCS binding is a list of CPUs chosen for the task, which LSF
  * calls USER_CPU_LIST. */
@@ -352,7 +393,7 @@ static int build(struct bnd_taskenv *e, const struct bnd_taskenv_in *in)
 		free(buf);
 		return rc;
 	}
-	if ((rc = put(e, "SLURM_BINDING", buf)))
+	if ((rc = put(e, "SLURM_BINDING", buf)) || (rc = put_ocs(e, in, bound)))
 		return rc;
 
 	if ((rc = put_str(e, "SLURM_BINDING_INSTANCE", bnd_instance_name(in->instance))))

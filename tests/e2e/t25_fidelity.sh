@@ -1,7 +1,8 @@
 #!/bin/bash
 # t25_fidelity.sh: what the Grid Engine and OCS documents say, on real
 # Slurm (issue 24): explicit pairs separated by ';' and SGE_MP_PROCBIND
-# (Grid Engine 6.2u5), a start letter the node lacks is no binding on
+# (Grid Engine 6.2u5), OCS's SGE_BINDING_INSTANCE/_TOPOLOGY/_CPUSET, a
+# start letter the node lacks is no binding on
 # that node, not a bad request (OCS), and a node whose topology cannot be
 # read reports NONE while OCS's on_any_host decides whether binding
 # requests run there unbound (yes) or fail (no). The node without a
@@ -26,6 +27,15 @@ assert_eq "$c0|$c0|$c0|bound" "$(line "$out" 1)" "explicit:0,1;0,0 task 1: core 
 # the env instance binds nothing and names the cpus in both variables
 out=$(run_as_user srun -n1 -c2 -l --cpu-bind=none --binding=env:explicit:0,1 sh -c "$probe" 2>&1)
 assert_eq "$E2E_CPUS|$c1|$c1|bound" "$(line "$out" 0)" "env:explicit:0,1: not bound, SGE_BINDING and SGE_MP_PROCBIND name core 0,1's cpu"
+# OCS's own variables (sge_binding(5)): the instance, the OCS string with
+# the task's units lower case, the cpus as hwloc prints a cpuset
+# shellcheck disable=SC2016
+ocs='printf "%s|%s|%s\n" "$SGE_BINDING_INSTANCE" "$SGE_BINDING_TOPOLOGY" "$SGE_BINDING_CPUSET"'
+out=$(run_as_user srun -n1 -l --binding=linear:1 sh -c "$ocs" 2>&1)
+assert_eq "set|$("$E2E_BUILD/sbind" place --state "$E2E_STATE" --binding explicit:0,0 --format ocs)|$(printf '0x%08x' $((1 << c0)))" \
+	"$(line "$out" 0)" "OCS: SGE_BINDING_INSTANCE, SGE_BINDING_TOPOLOGY and SGE_BINDING_CPUSET of a task on core 0,0"
+out=$(run_as_user srun -n1 -l --binding=linear:3 sh -c "$ocs" 2>&1)
+assert_eq "NONE|NONE|0x0" "$(line "$out" 0)" "OCS: not bound, NONE, NONE and 0x0"
 # an empty pair is refused where it is typed, naming it
 out=$(run_as_user timeout 300 srun -n1 '--binding=explicit:0,1;;0,0' true 2>&1); rc=$?
 assert_ne 0 "$rc" "explicit:0,1;;0,0 is refused before anything runs"

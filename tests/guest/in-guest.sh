@@ -2,7 +2,8 @@
 # Inside the guest node (stage2.sh): the guest test files on private
 # clusters started by tests/e2e/cluster.sh with cgroup v2 (cgroup/v2,
 # proctrack/cgroup, task/cgroup with ConstrainCores, task/affinity): the
-# g*.sh files with CR_Core, then the c*.sh files with CR_CPU. Each
+# g*.sh files with CR_Core, the c*.sh files with CR_CPU, then the n*.sh
+# files with CR_Core_Memory (Slurm hands each job and step its memory). Each
 # tests/e2e/run.sh prints its "e2e: N passed, M failed, K skipped" line;
 # tests/guest/run.sh on the host adds them up.
 #
@@ -33,6 +34,7 @@ export E2E_GPUS=4
 # counts the summary lines in the channel's log.
 g=$(ls "$here"/g[0-9][0-9]_*.sh 2>/dev/null | grep -E "/(${GUEST_FILTER:-g})[^/]*$")
 c=$(ls "$here"/c[0-9][0-9]_*.sh 2>/dev/null | grep -E "/(${GUEST_FILTER:-c})[^/]*$")
+n=$(ls "$here"/n[0-9][0-9]_*.sh 2>/dev/null | grep -E "/(${GUEST_FILTER:-n})[^/]*$")
 rc=0
 echo "== CR_Core: $(echo $g)"
 # shellcheck disable=SC2086
@@ -40,4 +42,7 @@ echo "== CR_Core: $(echo $g)"
 echo "== CR_CPU: $(echo $c)"
 # shellcheck disable=SC2086
 [ -z "$c" ] || E2E_CR=CR_CPU sh "$tree/tests/e2e/run.sh" $c || rc=1
+echo "== CR_Core_Memory: $(echo $n)"
+# shellcheck disable=SC2086
+[ -z "$n" ] || E2E_CR=CR_Core_Memory sh "$tree/tests/e2e/run.sh" $n || rc=1
 exit $rc

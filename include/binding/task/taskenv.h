@@ -19,6 +19,11 @@
  *   SLURM_BINDING_GPUS           the task's GPUs as PCI bus ids ("0000:3b:00.0,...")
  *   SLURM_BINDING_GPU_LOCALITY   local | nearest: <why> | none (a GPU-aware request)
  * and, for job scripts written for OCS/GCS and LSF, in their formats:
+ *   SGE_BINDING_INSTANCE         set | env | pe, NONE when not bound (OCS)
+ *   SGE_BINDING_TOPOLOGY         the OCS string, the task's units lower case;
+ *                                NONE when not bound (OCS)
+ *   SGE_BINDING_CPUSET           the task's cpus as hwloc prints a cpuset
+ *                                (0x00000003), 0x0 when not bound (OCS)
  *   GCS_BINDING                  as SGE_BINDING
  *   GCS_BINDING_INSTANCE         set | env | pe, NONE when not bound
  *   LSB_BIND_CPU_LIST            the task's cpus as LSF lists them: 0,5,7,9-11

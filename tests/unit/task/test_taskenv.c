@@ -1,6 +1,7 @@
 /* The task environment: exact variable values for bound, unbound, env and
  * pe tasks, OMP variables the user owns, and the OpenMPI rankfile. */
 #include <check.h>
+#include <hwloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -204,6 +205,61 @@ START_TEST(env_and_pe_instances)
 }
 END_TEST
 
+/* OCS's own variables (sge_binding(5)): SGE_BINDING_INSTANCE,
+ * SGE_BINDING_TOPOLOGY (NONE without binding) and SGE_BINDING_CPUSET, the
+ * cpus as hwloc prints a cpuset: checked against hwloc_bitmap_snprintf. */
+static void expect_cpuset(const char *list)
+{
+	struct bnd_topology *t = tu_topo("pack:2 core:64 pu:2");
+	bnd_cpuset_t c = cpus_of(list);
+	struct bnd_taskenv_in in = { .topo = t, .request = "linear:1", .instance = BND_I_ENV,
+				     .cpus = &c };
+	struct bnd_taskenv e;
+	char err[BND_ERRLEN], want[512];
+	hwloc_bitmap_t b = hwloc_bitmap_alloc();
+	ck_assert_int_eq(hwloc_bitmap_list_sscanf(b, list), 0);
+	hwloc_bitmap_snprintf(want, sizeof(want), b);
+	hwloc_bitmap_free(b);
+	ck_assert_int_eq(bnd_taskenv_build(&e, &in, err, sizeof(err)), BND_OK);
+	ck_assert_msg(!strcmp(must(&e, "SGE_BINDING_CPUSET"), want), "cpus %s: %s, hwloc %s", list,
+		      must(&e, "SGE_BINDING_CPUSET"), want);
+	bnd_taskenv_free(&e);
+	bnd_topology_free(t);
+}
+
+START_TEST(ocs_variables)
+{
+	expect_cpuset("0-1");
+	expect_cpuset("32");
+	expect_cpuset("70");
+	expect_cpuset("0-39");
+	expect_cpuset("5,64-65,127");
+	expect_cpuset("96-255");
+
+	struct bnd_topology *t = tu_topo("pack:2 core:2");
+	bnd_cpuset_t c = cpus_of("1-2");
+	struct bnd_taskenv_in in = { .topo = t, .request = "pe:linear:1", .instance = BND_I_PE,
+				     .cpus = &c };
+	struct bnd_taskenv e;
+	char err[BND_ERRLEN];
+	ck_assert_int_eq(bnd_taskenv_build(&e, &in, err, sizeof(err)), BND_OK);
+	ck_assert_str_eq(must(&e, "SGE_BINDING_INSTANCE"), "pe");
+	ck_assert_str_eq(must(&e, "SGE_BINDING_TOPOLOGY"), "NSCcScC");
+	ck_assert_str_eq(must(&e, "SGE_BINDING_CPUSET"), "0x00000006");
+	bnd_taskenv_free(&e);
+	/* not bound: NONE, NONE, 0x0 */
+	in.reason = "cores held by other jobs";
+	ck_assert_int_eq(bnd_taskenv_build(&e, &in, err, sizeof(err)), BND_OK);
+	ck_assert_str_eq(must(&e, "SGE_BINDING_INSTANCE"), "NONE");
+	ck_assert_str_eq(must(&e, "SGE_BINDING_TOPOLOGY"), "NONE");
+	ck_assert_str_eq(must(&e, "SGE_BINDING_CPUSET"), "0x0");
+	/* the node's string stays in SLURM_BINDING_TOPOLOGY_OCS */
+	ck_assert_str_eq(must(&e, "SLURM_BINDING_TOPOLOGY_OCS"), "NSCCSCC");
+	bnd_taskenv_free(&e);
+	bnd_topology_free(t);
+}
+END_TEST
+
 START_TEST(no_request_no_topology)
 {
 	struct bnd_taskenv_in in = { .request = NULL, .reason = NULL };
@@ -348,6 +404,7 @@ int main(void)
 	tcase_add_test(tc, user_omp_values_are_left_alone);
 	tcase_add_test(tc, env_and_pe_instances);
 	tcase_add_test(tc, no_request_no_topology);
+	tcase_add_test(tc, ocs_variables);
 	tcase_add_test(tc, ocs_topology_marks_the_task);
 	tcase_add_test(tc, rankfile_text);
 	tcase_add_test(tc, rankfile_slots_open_mpi_reads);
