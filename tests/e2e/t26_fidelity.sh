@@ -1,5 +1,5 @@
 #!/bin/bash
-# t25_fidelity.sh: what the Grid Engine and OCS documents say, on real
+# t26_fidelity.sh: what the Grid Engine and OCS documents say, on real
 # Slurm (issue 24): explicit pairs separated by ';' and SGE_MP_PROCBIND
 # (Grid Engine 6.2u5), OCS's SGE_BINDING_INSTANCE/_TOPOLOGY/_CPUSET, a
 # start letter the node lacks is no binding on
@@ -12,7 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 need_plugin
 sge=$("$E2E_BUILD/sbind" topology --state "$E2E_STATE" --format sge)
-[ "$sge" = SCC ] || { e2e_skip "t25 is written for 2 single-thread cores in one socket (SCC), this node is $sge"; e2e_done; }
+[ "$sge" = SCC ] || { e2e_skip "t26 is written for 2 single-thread cores in one socket (SCC), this node is $sge"; e2e_done; }
 core_cpus() { "$E2E_BUILD/sbind" place --state "$E2E_STATE" --binding "explicit:$1" | sed -nE 's/.*\(cpus ([^)]*)\).*/\1/p'; }
 c0=$(core_cpus 0,0) c1=$(core_cpus 0,1)
 line() { printf '%s\n' "$1" | sed -n "s/^$2: //p" | grep -F '|'; }
@@ -58,17 +58,17 @@ assert_match "$(line "$out" 0)" "unbound: the allocation on this node is too sma
 	"packed:2 on one core: the allocation is too small (the node holds 2)"
 
 # 3. A node whose topology cannot be read: NONE, and on_any_host decides.
-printf '<topology>not an hwloc export</topology>\n' >"$E2E_DIR/t25-broken.xml"
-chmod 644 "$E2E_DIR/t25-broken.xml"
+printf '<topology>not an hwloc export</topology>\n' >"$E2E_DIR/t26-broken.xml"
+chmod 644 "$E2E_DIR/t26-broken.xml"
 # shellcheck disable=SC2016
 topo='printf "%s|%s|%s|%s\n" "$(awk "/^Cpus_allowed_list/ { print \$2 }" /proc/self/status)" "$SLURM_BINDING_TOPOLOGY" "$SLURM_BINDING_TOPOLOGY_OCS" "$SLURM_BINDING_STATUS"'
-cluster_plugstack ${E2E_PLUGSTACK_DEFAULT:-} "topology=$E2E_DIR/t25-broken.xml"
+cluster_plugstack ${E2E_PLUGSTACK_DEFAULT:-} "topology=$E2E_DIR/t26-broken.xml"
 out=$(run_as_user timeout 300 srun -n1 -c2 -l --cpu-bind=none --binding=linear:1 sh -c "$topo" 2>&1); rc=$?
 assert_eq 0 "$rc" "on_any_host=yes (the default): a binding request runs on a node without topology"
-assert_match "$(line "$out" 0)" "^$E2E_CPUS\|NONE\|NONE\|unbound: this node's topology is NONE: .*t25-broken.xml.* \(on_any_host=yes: runs unbound\)$" \
+assert_match "$(line "$out" 0)" "^$E2E_CPUS\|NONE\|NONE\|unbound: this node's topology is NONE: .*t26-broken.xml.* \(on_any_host=yes: runs unbound\)$" \
 	"... unbound, SLURM_BINDING_TOPOLOGY=NONE (Grid Engine's m_topology=NONE), the reason says so"
 assert_contains "$out" "task 0: not bound: this node's topology is NONE" "... and its stderr says so"
-cluster_plugstack ${E2E_PLUGSTACK_DEFAULT:-} "topology=$E2E_DIR/t25-broken.xml" on_any_host=no
+cluster_plugstack ${E2E_PLUGSTACK_DEFAULT:-} "topology=$E2E_DIR/t26-broken.xml" on_any_host=no
 out=$(run_as_user timeout 300 srun -n1 --binding=linear:1 true 2>&1); rc=$?
 assert_ne 0 "$rc" "on_any_host=no: the step with a binding request fails"
 assert_contains "$out" "binding failed (on_any_host=no): this node's topology is NONE" "... with the reason"
@@ -77,11 +77,11 @@ assert_eq 0 "$rc" "on_any_host=no: --binding=none still runs"
 out=$(run_as_user timeout 300 srun -n1 true 2>&1); rc=$?
 assert_eq 0 "$rc" "on_any_host=no: a job without a request is not touched"
 # topology= naming a readable XML of this node: bound as with discovery
-lstopo-no-graphics --of xml "$E2E_DIR/t25-node.xml" 2>/dev/null && chmod 644 "$E2E_DIR/t25-node.xml"
-if [ -s "$E2E_DIR/t25-node.xml" ]; then
-	cluster_plugstack ${E2E_PLUGSTACK_DEFAULT:-} "topology=$E2E_DIR/t25-node.xml" on_any_host=no
+lstopo-no-graphics --of xml "$E2E_DIR/t26-node.xml" 2>/dev/null && chmod 644 "$E2E_DIR/t26-node.xml"
+if [ -s "$E2E_DIR/t26-node.xml" ]; then
+	cluster_plugstack ${E2E_PLUGSTACK_DEFAULT:-} "topology=$E2E_DIR/t26-node.xml" on_any_host=no
 	out=$(run_as_user timeout 300 srun -n2 -l --cpu-bind=none --binding=linear:1 sh -c "$topo" 2>&1)
-	assert_eq "$c0|ScC|$("$E2E_BUILD/sbind" topology --topology "$E2E_DIR/t25-node.xml" --mask ScC --format ocs)|bound" \
+	assert_eq "$c0|ScC|$("$E2E_BUILD/sbind" topology --topology "$E2E_DIR/t26-node.xml" --mask ScC --format ocs)|bound" \
 		"$(line "$out" 0)" "topology=<this node's XML>: task 0 bound to core 0,0, the string from the file"
 	assert_eq "$c1" "$(line "$out" 1 | cut -d'|' -f1)" "... task 1 to core 0,1"
 else
