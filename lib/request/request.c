@@ -750,7 +750,7 @@ const char *bnd_request_help(void)
 "      every <step>-th core, from the one given or the first start that fits\n"
 "  explicit:<socket>,<core>[:<socket>,<core>...]   exactly these cores\n"
 "  none                                            no binding\n"
-"  e.g. --binding=linear:2  striding:2:2:0,0  explicit:0,0:1,0 (or 0,0;1,0)\n"
+"  e.g. --binding=linear:2  striding:2:2:0,0  explicit:0,0:1,0  explicit:0,0;1,0\n"
 "\n"
 "OCS/GCS 9.1 packed: the first <amount> free units of the topology string:\n"
 "  packed:<amount>[:<key>=<value>...]   each key at most once; packed:0 binds\n"

@@ -29,7 +29,7 @@ static int node_cannot_hold(struct bnd_step *s)
 		return 0;
 	bnd_cpuset_t whole = s->topo->all_cpus;
 	bnd_cpuset_andnot(&whole, &s->reserved);
-	struct bnd_domain dom = { &whole, NULL };
+	struct bnd_domain dom = { &whole, NULL, s->group_gpus ? &s->near : NULL };
 	int ngroups = bnd_share_groups(s->ntasks, s->share);
 	int rc = bnd_place(s->topo, &dom, &s->req, ngroups, &p, werr, sizeof(werr));
 	if (rc == BND_OK)
