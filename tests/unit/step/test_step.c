@@ -1364,7 +1364,7 @@ START_TEST(topology_setting_reads_that_xml)
 	ck_assert_int_lt(strlen(xml), sizeof(cfg.topology));
 	ck_assert_msg(bnd_topocache_warmup(cfg.state_dir, NULL, err, sizeof(err)) == BND_OK, "%s",
 		      err);
-	snprintf(cfg.topology, sizeof(cfg.topology), "%s", xml);
+	snprintf(cfg.topology, sizeof(cfg.topology), "%.*s", (int)sizeof(cfg.topology) - 1, xml);
 	struct bnd_step s;
 	struct bnd_step_in in = base(33, 0, 1, "0-1", "linear:1");
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
