@@ -36,10 +36,15 @@ static int node_cannot_hold(struct bnd_step *s)
 		bnd_placement_free(&p);
 	if (rc != BND_ENOFIT)
 		return 0;
+	char kept[BND_CPULIST_TEXT + 64] = "", rl[BND_CPULIST_TEXT];
+	if (!bnd_cpuset_empty(&s->reserved) &&
+	    bnd_cpuset_format_list(&s->reserved, rl, sizeof(rl)) == BND_OK)
+		snprintf(kept, sizeof(kept), " (the site's filter=first_core keeps cpus %s from every "
+			 "job)", rl);
 	bnd_fail(s->reason, sizeof(s->reason), BND_OK,
-		 "--binding=%s%s cannot be placed on this node for %d task%s: %s", s->req.text,
+		 "--binding=%s%s cannot be placed on this node for %d task%s%s: %s", s->req.text,
 		 s->implicit ? " (the site's implicit binding)" : "", s->ntasks, plural(s->ntasks),
-		 werr);
+		 kept, werr);
 	return 1;
 }
 

@@ -11,7 +11,7 @@ need_plugin
 [ -x "$E2E_BUILD/sbind" ] || { e2e_skip "t14 needs $E2E_BUILD/sbind"; e2e_done; }
 
 # Rows of `sbind status` (between the header and the topology line).
-status_rows() { sbind_status | awk 'NR > 1 && !/^topology:/ && !/^numa [0-9]+:/'; }
+status_rows() { sbind_status | awk 'NR > 1 && !/^topology:/ && !/^numa [0-9]+:/ && !/^host:/ && !/^caches:/'; }
 
 # 1. srun job, cancelled.
 bg_srun t14_a -n1 --binding=linear:1 sleep 600

@@ -1288,6 +1288,14 @@ START_TEST(packed_that_the_node_cannot_hold)
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert_msg(strstr(s.reason, "the allocation on this node is too small"), "%s", s.reason);
 	bnd_step_free(&s);
+	/* the site's reserved core is part of why: named */
+	cfg.filter_first_core = 1;
+	in = base(44, 0, 1, "0-3", "packed:1:filter=NSCccc");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_str_eq(s.reason, "--binding=packed:1:filter=NSCccc cannot be placed on this node for "
+			 "1 task (the site's filter=first_core keeps cpus 0 from every job): packed: 1 "
+			 "free C unit of power cores needed, 0 found");
+	bnd_step_free(&s);
 	bnd_topology_free(t);
 }
 END_TEST
