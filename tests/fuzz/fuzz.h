@@ -103,8 +103,10 @@ static inline const char *fuzz_seed_dir(void)
 static inline void fuzz_use_topology(const struct bnd_topology *t)
 {
 	char err[BND_ERRLEN] = "";
-	for (int f = 0; f < 2; f++) {
-		enum bnd_topo_format fmt = f ? BND_TOPO_OCS : BND_TOPO_SGE;
+	/* every form, OCS's without memory units too */
+	static const enum bnd_topo_format fmts[] = { BND_TOPO_SGE, BND_TOPO_OCS, BND_TOPO_OCS_CPU };
+	for (int f = 0; f < 3; f++) {
+		enum bnd_topo_format fmt = fmts[f];
 		size_t len = bnd_topostring_length(t, fmt) + 1;
 		char *s = malloc(len);
 		bnd_cpuset_t m;

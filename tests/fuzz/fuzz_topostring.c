@@ -38,7 +38,8 @@ static void write_seeds(const char *dir)
 				if (n && (x >> 33) % 3 == 0)
 					bnd_cpuset_set(&taken, t->pu_os[p]);
 			}
-			enum bnd_topo_format fmt = n % 2 ? BND_TOPO_OCS : BND_TOPO_SGE;
+			enum bnd_topo_format fmt = n % 3 == 1 ? BND_TOPO_OCS
+						   : n % 3 == 2 ? BND_TOPO_OCS_CPU : BND_TOPO_SGE;
 			size_t len = bnd_topostring_length(t, fmt) + 1;
 			char *buf = malloc(len + 1), name[32];
 			FUZZ_CHECK(buf, "out of memory");
@@ -123,8 +124,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(bnd_cpuset_subset(&taken, &t->all_cpus), "mask beyond the topology");
 	bnd_cpuset_t whole;
 	whole_cores(t, &taken, &whole);
-	for (int f = 0; f < 2; f++) {
-		enum bnd_topo_format fmt = f ? BND_TOPO_OCS : BND_TOPO_SGE;
+	/* every form, OCS's without memory units too */
+	static const enum bnd_topo_format fmts[] = { BND_TOPO_SGE, BND_TOPO_OCS, BND_TOPO_OCS_CPU };
+	for (int f = 0; f < 3; f++) {
+		enum bnd_topo_format fmt = fmts[f];
 		char *s1 = format(t, fmt, &taken);
 		bnd_cpuset_t m2, m3;
 		reparse(t, s1, &m2);
