@@ -140,8 +140,9 @@ START_TEST(ten_thousand_records_allocate_release_gc)
 	ck_assert_int_eq(bnd_state_gc(&env.opts, &n, err, sizeof(err)), BND_OK);
 	ck_assert_int_eq(n, 1);
 	char want[256];
-	snprintf(want, sizeof(want), "state %s: reclaimed job %d step 0 (owner pid %d, cpus %d): "
-		 "owner is gone\n", env.dir, NREC / 2 + 1, (int)dead, (NREC / 2) % 4096);
+	/* suspended: its record holds no cpus, whatever its line says */
+	snprintf(want, sizeof(want), "state %s: reclaimed job %d step 0 (owner pid %d, cpus none): "
+		 "owner is gone\n", env.dir, NREC / 2 + 1, (int)dead);
 	ck_assert_str_eq(env.log, want);
 	ck_assert_msg(bnd_state_list(&env.opts, &f, err, sizeof(err)) == BND_OK, "%s", err);
 	ck_assert_int_eq(f.nrec, NREC);
