@@ -34,7 +34,7 @@ enum {
 	H_BOOT,
 	H_SOURCE = H_BOOT + 12,
 	H_COUNTS = H_SOURCE + 256 / 4,
-	H_PAYLOAD = H_COUNTS + 8,
+	H_PAYLOAD = H_COUNTS + 9,
 	H_SUM_LO, H_SUM_HI,
 	H_WORDS
 };
@@ -42,6 +42,9 @@ enum {
 #define MAGIC1 0x31504f54u
 #define ENDIAN 0x01020304u
 #define MAX_ITEMS (1 << 20)
+#define N_COUNTS 9
+/* A GPU: bus id, OS device names, then 7 words. */
+#define GPU_WORDS (BND_GPU_BUSID_LEN / 4 + BND_GPU_NAMES_LEN / 4 + 7)
 /* Largest payload the repair pads a short input to. */
 #define MAX_REPAIR_WORDS (1 << 16)
 
@@ -51,9 +54,9 @@ static int fd = -1;
 static size_t payload_words(const int32_t *c)
 {
 	/* ... + NUMA os ids, sizes (2 words) and distances, then has_dist and
-	 * four 2-word cache sizes. */
+	 * four 2-word cache sizes, then the GPUs. */
 	return (size_t)c[0] * 13 + (size_t)c[2] * 9 + 2 * (size_t)c[3] + 2 * (size_t)c[1] +
-	       3 * (size_t)c[4] + (size_t)c[4] * (size_t)c[4] + 9;
+	       3 * (size_t)c[4] + (size_t)c[4] * (size_t)c[4] + 9 + (size_t)c[8] * GPU_WORDS;
 }
 
 /* A repaired, malloc'd copy of the file: *n words. Counts within the
@@ -64,10 +67,10 @@ static uint32_t *repair(const uint8_t *data, size_t size, size_t *n)
 	uint32_t *w = calloc(words, 4);
 	FUZZ_CHECK(w, "out of memory");
 	memcpy(w, data, size / 4 * 4);
-	int32_t c[8];
+	int32_t c[N_COUNTS];
 	memcpy(c, w + H_COUNTS, sizeof(c));
 	int ok = 1;
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < N_COUNTS; i++)
 		ok &= c[i] >= 0 && c[i] <= MAX_ITEMS;
 	if (ok && payload_words(c) <= MAX_REPAIR_WORDS) {
 		size_t want = H_WORDS + payload_words(c);
