@@ -129,7 +129,9 @@ int bnd_state_record_want(struct bnd_state_record *r, const bnd_cpuset_t *want, 
 	return BND_OK;
 }
 
-int bnd_state_record_copy(struct bnd_state_record *dst, const struct bnd_state_record *src)
+/* Deep copy (tasks and want included) of a whole record; BND_OK,
+ * BND_ENOMEM, or BND_EINVAL for a record parsed only to its head. */
+static int record_copy(struct bnd_state_record *dst, const struct bnd_state_record *src)
 {
 	if (src->parsed != BND_REC_WHOLE)
 		return BND_EINVAL;
@@ -199,7 +201,7 @@ int bnd_statefile_add(struct bnd_state_file *f, const struct bnd_state_record *r
 	struct bnd_state_record *slot = grow(f);
 	if (!slot)
 		return BND_ENOMEM;
-	int rc = bnd_state_record_copy(slot, r);
+	int rc = record_copy(slot, r);
 	if (rc)
 		return rc;
 	f->nrec++;
@@ -923,69 +925,93 @@ static int header_line(struct bnd_state_file *f, const char *line, size_t ll, in
 	return 0;
 }
 
-int bnd_statefile_parse(const char *text, size_t len, struct bnd_state_file *f,
-			char *why, size_t whylen)
-{
-	bnd_statefile_init(f);
-	f->boot_id[0] = '\0';
-	if (why && whylen)
-		why[0] = '\0';
-	int bad = 0;
-	if (!len) {
-		note(why, whylen, &bad, "empty file");
-		return BND_SF_CORRUPT;
-	}
+/* What the strict parse learns around the records. */
+struct frame {
+	long version;    /* from the header; <= 0 when it is not one */
+	const char *body; /* first byte after the header */
+	size_t body_end; /* offset of the end line, or len without one */
+	long declared;   /* record count in the end line, -1 without one */
+};
 
-	/* Header: a newer version is refused before anything else is judged. */
-	const char *p;
-	long v = header_version(text, len, &p);
-	if (v > BND_STATE_VERSION) {
-		note(why, whylen, &bad, "format version %ld is newer than this code's %d", v,
-		     BND_STATE_VERSION);
+/* Header and trailer: a newer version is refused before anything else is
+ * judged; the trailer must be the last line and cover every byte before it. */
+static int parse_frame(const char *text, size_t len, struct frame *fr, char *why, size_t whylen,
+		       int *bad)
+{
+	fr->version = header_version(text, len, &fr->body);
+	if (fr->version > BND_STATE_VERSION) {
+		note(why, whylen, bad, "format version %ld is newer than this code's %d",
+		     fr->version, BND_STATE_VERSION);
 		return BND_SF_NEWER;
 	}
-	if (v <= 0)
-		note(why, whylen, &bad, v ? "garbage: bad version in header"
-					  : "garbage: not a spank-binding state header");
-
-	/* Trailer: must be the last line and cover every byte before it. */
-	long declared = -1;
+	if (fr->version <= 0)
+		note(why, whylen, bad, fr->version ? "garbage: bad version in header"
+						   : "garbage: not a spank-binding state header");
 	uint32_t crc;
-	size_t body_end = trailer(text, len, &declared, &crc);
-	if (!body_end) {
-		note(why, whylen, &bad, "truncated: no end line");
-		declared = -1;
-		body_end = len;
-	} else if (bnd_crc32(text, body_end) != crc) {
-		note(why, whylen, &bad, "bad checksum");
+	fr->declared = -1;
+	fr->body_end = trailer(text, len, &fr->declared, &crc);
+	if (!fr->body_end) {
+		note(why, whylen, bad, "truncated: no end line");
+		fr->declared = -1;
+		fr->body_end = len;
+	} else if (bnd_crc32(text, fr->body_end) != crc) {
+		note(why, whylen, bad, "bad checksum");
 	}
+	return BND_SF_CLEAN;
+}
 
-	/* Body: every line that parses is kept, so a damaged file can be salvaged. */
-	const char *end = text + body_end;
-	int lineno = 1, seen = 0;
-	/* One allocation for every line there may be a record on, up to 1024
-	 * (2 MB: a garbage file of empty lines must not cost more); beyond,
-	 * the array doubles. */
+/* One allocation for every line there may be a record on, up to 1024 (2 MB:
+ * a garbage file of empty lines must not cost more); beyond, the array
+ * doubles. */
+static int reserve_lines(struct bnd_state_file *f, const char *p, const char *end)
+{
 	int lines = 0;
 	for (const char *q = p; lines < 1024 && q < end &&
 	     (q = memchr(q, '\n', (size_t)(end - q))); q++)
 		lines++;
-	if (lines && reserve(f, lines)) {
-		bnd_statefile_free(f);
-		return -1;
+	return lines ? reserve(f, lines) : 0;
+}
+
+/* One ended body line: a header line, a record parsed in place (a record is
+ * 2 KB, a copy per record showed), or garbage noted. -1: out of memory. */
+static int parse_body_line(struct bnd_state_file *f, char *line, size_t ll, int lineno,
+			   int version, int *seen, char *why, size_t whylen, int *bad)
+{
+	if (strlen(line) != ll) {
+		note(why, whylen, bad, "garbage: NUL byte on line %d", lineno);
+		return 0;
 	}
+	if (header_line(f, line, ll, seen, why, whylen, bad))
+		return 0;
+	struct bnd_state_record *slot = grow(f);
+	if (!slot)
+		return -1;
+	if (strncmp(line, "rec ", 4) || parse_record(slot, line + 4, version > 0 ? version : 1)) {
+		note(why, whylen, bad, "garbage: line %d does not parse", lineno);
+		return 0;
+	}
+	f->nrec++;
+	return 0;
+}
+
+/* Every line that parses is kept, so a damaged file can be salvaged. A cut
+ * line may still parse (the request runs to its end): only lines that were
+ * ended are believed. -1: out of memory. */
+static int parse_body(struct bnd_state_file *f, const struct frame *fr, const char *text,
+		      int *seen, char *why, size_t whylen, int *bad)
+{
+	const char *p = fr->body, *end = text + fr->body_end;
 	char *line = NULL;
 	size_t linecap = 0;
-	while (p < end) {
-		lineno++;
+	int rc = 0;
+	for (int lineno = 2; p < end && !rc; lineno++) {
 		const char *e = memchr(p, '\n', (size_t)(end - p));
 		size_t ll = e ? (size_t)(e - p) : (size_t)(end - p);
 		if (ll + 1 > linecap) {
 			char *nb = realloc(line, ll + 1);
 			if (!nb) {
-				free(line);
-				bnd_statefile_free(f);
-				return -1;
+				rc = -1;
+				break;
 			}
 			line = nb;
 			linecap = ll + 1;
@@ -993,32 +1019,36 @@ int bnd_statefile_parse(const char *text, size_t len, struct bnd_state_file *f,
 		memcpy(line, p, ll);
 		line[ll] = '\0';
 		p = e ? e + 1 : end;
-		/* A cut line may still parse (the request runs to its end): only
-		 * lines that were ended are believed. */
-		if (!e) {
-			note(why, whylen, &bad, "truncated: no end line");
-			continue;
-		}
-		if (strlen(line) != ll) {
-			note(why, whylen, &bad, "garbage: NUL byte on line %d", lineno);
-			continue;
-		}
-		if (header_line(f, line, ll, &seen, why, whylen, &bad))
-			continue;
-		/* Parsed in place: a record is 2 KB, a copy per record showed. */
-		struct bnd_state_record *slot = grow(f);
-		if (!slot) {
-			free(line);
-			bnd_statefile_free(f);
-			return -1;
-		}
-		if (strncmp(line, "rec ", 4) || parse_record(slot, line + 4, v > 0 ? (int)v : 1)) {
-			note(why, whylen, &bad, "garbage: line %d does not parse", lineno);
-			continue;
-		}
-		f->nrec++;
+		if (!e)
+			note(why, whylen, bad, "truncated: no end line");
+		else
+			rc = parse_body_line(f, line, ll, lineno, (int)fr->version, seen, why, whylen,
+					     bad);
 	}
 	free(line);
+	return rc;
+}
+
+int bnd_statefile_parse(const char *text, size_t len, struct bnd_state_file *f,
+			char *why, size_t whylen)
+{
+	bnd_statefile_init(f);
+	f->boot_id[0] = '\0';
+	if (why && whylen)
+		why[0] = '\0';
+	int bad = 0, seen = 0;
+	if (!len) {
+		note(why, whylen, &bad, "empty file");
+		return BND_SF_CORRUPT;
+	}
+	struct frame fr;
+	if (parse_frame(text, len, &fr, why, whylen, &bad) == BND_SF_NEWER)
+		return BND_SF_NEWER;
+	if (reserve_lines(f, fr.body, text + fr.body_end) ||
+	    parse_body(f, &fr, text, &seen, why, whylen, &bad)) {
+		bnd_statefile_free(f);
+		return -1;
+	}
 	if (!f->nrec) {
 		/* no record: nothing to free, as before the reservation */
 		bnd_spare_free(BND_SPARE_RECORDS, f->rec, (size_t)f->cap * sizeof(*f->rec));
@@ -1027,9 +1057,9 @@ int bnd_statefile_parse(const char *text, size_t len, struct bnd_state_file *f,
 	}
 	if (!(seen & 1))
 		note(why, whylen, &bad, "garbage: no boot line");
-	if (declared >= 0 && declared != f->nrec)
-		note(why, whylen, &bad, "record count %ld in end line, %d records read", declared,
-		     f->nrec);
+	if (fr.declared >= 0 && fr.declared != f->nrec)
+		note(why, whylen, &bad, "record count %ld in end line, %d records read",
+		     fr.declared, f->nrec);
 	return bad ? BND_SF_CORRUPT : BND_SF_CLEAN;
 }
 

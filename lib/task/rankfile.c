@@ -25,7 +25,7 @@ static int clear_name(int dfd, const char *dir, const char *name, char *note, si
 	struct stat st;
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
 		return BND_OK;
-	bnd_fail(note, notelen, BND_OK, "%s/%s was already there (%s, owner %u, mode %04o, "
+	bnd_format(note, notelen, "%s/%s was already there (%s, owner %u, mode %04o, "
 		 "%u links), not written for this step: removed, never opened", dir, name,
 		 S_ISLNK(st.st_mode) ? "a symlink" : S_ISREG(st.st_mode) ? "a file" : "not a file",
 		 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), (unsigned)st.st_nlink);

@@ -344,8 +344,8 @@ static struct bnd_topology *deserialize(const uint32_t *w)
 	return t;
 }
 
-int bnd_topocache_read_at(struct bnd_topology **out, int dirfd, const char *name,
-			  const char *boot_id, char *err, size_t errlen)
+static int read_at(struct bnd_topology **out, int dirfd, const char *name,
+		   const char *boot_id, char *err, size_t errlen)
 {
 	*out = NULL;
 	char boot[BND_BOOT_ID_LEN];
@@ -399,7 +399,7 @@ int bnd_topocache_read(struct bnd_topology **out, const char *path,
 	int rc = open_parent(path, &base, &dfd, err, errlen);
 	if (rc != BND_OK)
 		return rc;
-	rc = bnd_topocache_read_at(out, dfd, base, boot_id, err, errlen);
+	rc = read_at(out, dfd, base, boot_id, err, errlen);
 	close(dfd);
 	return rc;
 }
@@ -438,7 +438,7 @@ int bnd_topocache_load_source(struct bnd_topology **out, const char *dir, const 
 	if (dfd < 0 && have_boot)
 		snprintf(why, sizeof(why), "%s", dirwhy);
 	if (dfd >= 0 && have_boot &&
-	    bnd_topocache_read_at(out, dfd, BND_TOPOCACHE_FILE, boot, why, sizeof(why)) == BND_OK) {
+	    read_at(out, dfd, BND_TOPOCACHE_FILE, boot, why, sizeof(why)) == BND_OK) {
 		if (cache_of_source(*out, source, why, sizeof(why)) == BND_OK) {
 			close(dfd);
 			if (note)

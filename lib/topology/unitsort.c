@@ -6,7 +6,7 @@
 #include "binding/topology/unitletter.h"
 #include "binding/util/error.h"
 
-bool bnd_topology_has_type(const struct bnd_topology *t, int type)
+static bool has_type(const struct bnd_topology *t, int type)
 {
 	for (int u = 0; u < t->nunits; u++)
 		if (t->units[u].type == type)
@@ -22,9 +22,9 @@ int bnd_unit_letter(const struct bnd_topology *t, char letter, int *type, int *k
 				letter);
 	/* OCS's rule for nodes that do not report a level, so one request
 	 * works across a heterogeneous cluster. */
-	if ((*type == BND_U_NUMA || *type == BND_U_L3) && !bnd_topology_has_type(t, *type))
+	if ((*type == BND_U_NUMA || *type == BND_U_L3) && !has_type(t, *type))
 		*type = BND_U_SOCKET;
-	else if (*type == BND_U_L2 && !bnd_topology_has_type(t, *type))
+	else if (*type == BND_U_L2 && !has_type(t, *type))
 		*type = BND_U_CORE;
 	return BND_OK;
 }

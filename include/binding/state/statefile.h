@@ -145,9 +145,6 @@ int bnd_state_status_parse(const char *name, enum bnd_state_status *s);
 void bnd_statefile_init(struct bnd_state_file *f);
 void bnd_statefile_free(struct bnd_state_file *f);
 void bnd_state_record_free(struct bnd_state_record *r);
-/* Deep copy (tasks and want included) of a whole record; BND_OK,
- * BND_ENOMEM, or BND_EINVAL for a record parsed only to its head. */
-int bnd_state_record_copy(struct bnd_state_record *dst, const struct bnd_state_record *src);
 /* Room for n memory shares in r->mem (nmem = n, zeroed; 0 frees them).
  * BND_OK, BND_ENOMEM, or BND_EINVAL above BND_STATE_MAX_MEM. */
 int bnd_state_record_mem(struct bnd_state_record *r, int n);

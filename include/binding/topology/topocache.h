@@ -69,8 +69,6 @@ int bnd_topocache_read(struct bnd_topology **out, const char *path,
  * opens path's parent and reads through it. */
 int bnd_topocache_write_at(const struct bnd_topology *t, int dirfd, const char *name,
 			   const char *boot_id, char *err, size_t errlen);
-int bnd_topocache_read_at(struct bnd_topology **out, int dirfd, const char *name,
-			  const char *boot_id, char *err, size_t errlen);
 
 /* The checksum of a cache image of n 32-bit words (its own two checksum
  * words counted as zero): for tests that forge images to reach the

@@ -31,8 +31,6 @@ int bnd_unit_letter(const struct bnd_topology *t, char letter, int *type, int *k
  * else; callers word the message. */
 int bnd_packed_unit(const struct bnd_topology *t, const char *unit, int *type, int *kind);
 
-/* Does the topology have at least one unit of this type? */
-bool bnd_topology_has_type(const struct bnd_topology *t, int type);
 
 /* Is unit u printed in the OCS string under this letter's type/kind? (T
  * units exist for every PU but are printed only for cores with several.) */

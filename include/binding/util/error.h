@@ -27,4 +27,7 @@ enum bnd_rc {
 int bnd_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* The message alone, for notes and reasons that are not a failure. */
+void bnd_format(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 #endif
