@@ -159,6 +159,75 @@ static int try_nodes(const struct bnd_topology *t, const struct bnd_domain *dom,
 	return bnd_place(t, &d, r, ntasks, out, why, sizeof(why));
 }
 
+/* One node holding the whole step: the one with the most free memory whose
+ * cpus hold the step's cores. BND_OK with out filled, else nothing placed. */
+static int nlocal_one_node(const struct bnd_topology *t, const struct bnd_domain *dom,
+			   const struct bnd_request *r, int ntasks, const struct bnd_mem_request *m,
+			   struct bnd_placement *out, bnd_nodeset_t *node)
+{
+	bnd_nodeset_t tried;
+	bnd_nodeset_zero(&tried);
+	for (;;) {
+		int best = -1;
+		for (int k = 0; k < t->nnuma; k++) {
+			if (bnd_nodeset_isset(&tried, k) || bnd_cpuset_empty(&t->numa_cpus[k]))
+				continue;
+			uint64_t a = m->avail ? m->avail[k] : UINT64_MAX;
+			if (a < m->step_mib)
+				continue;
+			if (best < 0 || a > (m->avail ? m->avail[best] : UINT64_MAX))
+				best = k;
+		}
+		if (best < 0)
+			return BND_ENOFIT;
+		bnd_nodeset_set(&tried, best);
+		bnd_nodeset_zero(node);
+		bnd_nodeset_set(node, best);
+		if (try_nodes(t, dom, r, ntasks, node, out) == BND_OK)
+			return BND_OK;
+	}
+}
+
+static long set_distance(const struct bnd_topology *t, const bnd_nodeset_t *set)
+{
+	long dist = 0;
+	for (int a = 0; a < t->nnuma; a++)
+		for (int b = 0; b < t->nnuma; b++)
+			if (bnd_nodeset_isset(set, a) && bnd_nodeset_isset(set, b))
+				dist += bnd_topology_numa_distance(t, a, b);
+	return dist;
+}
+
+/* Of the sets of count nearest nodes that hold the step's cores: memory
+ * that covers the step first, then the nearest set (smallest distance
+ * sum). 0 when none holds them. */
+static int nlocal_best_set(const struct bnd_topology *t, const struct bnd_domain *dom,
+			   const struct bnd_request *r, int ntasks, const struct bnd_mem_request *m,
+			   int count, bnd_nodeset_t *best, int *best_cover)
+{
+	int found = 0;
+	long best_dist = 0;
+	for (int seed = 0; seed < t->nnuma; seed++) {
+		if (bnd_cpuset_empty(&t->numa_cpus[seed]))
+			continue;
+		bnd_nodeset_t set;
+		nearest(t, seed, count, &set);
+		struct bnd_placement p;
+		if (try_nodes(t, dom, r, ntasks, &set, &p) != BND_OK)
+			continue;
+		bnd_placement_free(&p);
+		int cover = sum_avail(t, &set, m->avail) >= m->step_mib;
+		long dist = set_distance(t, &set);
+		if (!found || cover > *best_cover || (cover == *best_cover && dist < best_dist)) {
+			found = 1;
+			*best = set;
+			*best_cover = cover;
+			best_dist = dist;
+		}
+	}
+	return found;
+}
+
 static int place_nlocal(const struct bnd_topology *t, const struct bnd_domain *dom,
 			const struct bnd_request *given, int ntasks,
 			const struct bnd_mem_request *m, struct bnd_placement *out,
@@ -174,63 +243,20 @@ static int place_nlocal(const struct bnd_topology *t, const struct bnd_domain *d
 		snprintf(lin.text, sizeof(lin.text), "linear:1");
 		r = &lin;
 	}
-	/* One node holding the whole step: the one with the most free memory. */
-	bnd_nodeset_t tried;
-	bnd_nodeset_zero(&tried);
-	for (;;) {
-		int best = -1;
-		for (int k = 0; k < t->nnuma; k++) {
-			if (bnd_nodeset_isset(&tried, k) || bnd_cpuset_empty(&t->numa_cpus[k]))
-				continue;
-			uint64_t a = m->avail ? m->avail[k] : UINT64_MAX;
-			if (a < m->step_mib)
-				continue;
-			if (best < 0 || a > (m->avail ? m->avail[best] : UINT64_MAX))
-				best = k;
-		}
-		if (best < 0)
-			break;
-		bnd_nodeset_set(&tried, best);
-		bnd_nodeset_t one;
-		bnd_nodeset_zero(&one);
-		bnd_nodeset_set(&one, best);
-		if (try_nodes(t, dom, r, ntasks, &one, out) == BND_OK) {
-			res->nodes = one;
-			res->bind = 1;
-			return finish(t, out, m, res, demand);
-		}
+	bnd_nodeset_t one;
+	if (nlocal_one_node(t, dom, r, ntasks, m, out, &one) == BND_OK) {
+		res->nodes = one;
+		res->bind = 1;
+		return finish(t, out, m, res, demand);
 	}
-	/* The fewest nodes, nearest by distance; memory that covers the step
-	 * first, then the nearest set (smallest distance sum). */
+	/* The fewest nodes, nearest by distance. */
 	for (int count = 1; count <= t->nnuma; count++) {
-		int found = 0, best_cover = 0;
-		long best_dist = 0;
 		bnd_nodeset_t best;
-		for (int seed = 0; seed < t->nnuma; seed++) {
-			if (bnd_cpuset_empty(&t->numa_cpus[seed]))
-				continue;
-			bnd_nodeset_t set;
-			nearest(t, seed, count, &set);
-			struct bnd_placement p;
-			if (try_nodes(t, dom, r, ntasks, &set, &p) != BND_OK)
-				continue;
-			bnd_placement_free(&p);
-			int cover = sum_avail(t, &set, m->avail) >= m->step_mib;
-			long dist = 0;
-			for (int a = 0; a < t->nnuma; a++)
-				for (int b = 0; b < t->nnuma; b++)
-					if (bnd_nodeset_isset(&set, a) && bnd_nodeset_isset(&set, b))
-						dist += bnd_topology_numa_distance(t, a, b);
-			if (!found || cover > best_cover || (cover == best_cover && dist < best_dist)) {
-				found = 1;
-				best = set;
-				best_cover = cover;
-				best_dist = dist;
-			}
-		}
-		if (found && try_nodes(t, dom, r, ntasks, &best, out) == BND_OK) {
+		int cover = 0;
+		if (nlocal_best_set(t, dom, r, ntasks, m, count, &best, &cover) &&
+		    try_nodes(t, dom, r, ntasks, &best, out) == BND_OK) {
 			res->nodes = best;
-			res->bind = best_cover;
+			res->bind = cover;
 			return finish(t, out, m, res, demand);
 		}
 	}

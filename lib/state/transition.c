@@ -237,6 +237,86 @@ static int resume_args_ok(const struct bnd_topology *t, const struct bnd_request
 	return BND_OK;
 }
 
+/* One resume: what it places, for whom, and what it answers. */
+struct resume {
+	const struct bnd_topology *t;
+	const struct bnd_request *r;
+	const struct bnd_resume_args *ra;
+	pid_t owner;
+	unsigned long long start;
+	struct bnd_placement *out;
+	enum bnd_resume_result *res;
+};
+
+/* Places the step; before deferring, the full owner check (reused pids,
+ * zombies) of what stands in the way, and a second try if it freed
+ * something. */
+static int resume_try(struct bnd_state_txn *tx, const struct resume *rs, bnd_cpuset_t *taken,
+		      char *err, size_t errlen)
+{
+	const struct bnd_alloc_args *a = rs->ra->a;
+	int prc = resume_place(rs->t, &tx->f, rs->r, rs->ra, rs->out, rs->res, taken, err, errlen);
+	if (prc == BND_ENOFIT &&
+	    bnd_state_txn_reclaim_holders(tx, a->allowed, bnd_state_asks_memory(a)) > 0)
+		prc = resume_place(rs->t, &tx->f, rs->r, rs->ra, rs->out, rs->res, taken, err,
+				   errlen);
+	return prc;
+}
+
+/* Writes the outcome into the step's record (made when it has none): bound
+ * (prc BND_OK) or deferred until need cpus free, unless the user is at
+ * defer_max already. */
+static int resume_record(struct bnd_state_txn *tx, const struct resume *rs, int prc, int need,
+			 const char *why, char *err, size_t errlen)
+{
+	const struct bnd_alloc_args *a = rs->ra->a;
+	int i = bnd_statefile_find(&tx->f, a->job, a->step), rc;
+	if (prc != BND_OK && i < 0 && over_cap(&tx->f, a->uid, rs->ra->defer_max)) {
+		*rs->res = BND_RESUME_CAPPED;
+		return bnd_fail(err, errlen, BND_ENOFIT, "uid %" PRIu32 " has %d deferred steps "
+				"waiting on this node already (defer_max=%d)", a->uid,
+				rs->ra->defer_max, rs->ra->defer_max);
+	}
+	if (i < 0 && (rc = add_record(tx, rs->r, a, rs->owner, rs->start, err, errlen)))
+		return rc;
+	if (i < 0)
+		i = tx->f.nrec - 1;
+	if ((rc = edit(tx, i, err, errlen)))
+		return rc;
+	if (prc == BND_OK)
+		return mark_active(tx, &tx->f.rec[i], rs->out, err, errlen);
+	*rs->res = BND_RESUME_DEFERRED;
+	rc = mark_deferred(tx, &tx->f.rec[i], a, rs->t, need, why, err, errlen);
+	return rc ? rc : bnd_fail(err, errlen, BND_ENOFIT, "deferred: %s", why);
+}
+
+static int resume_txn(struct bnd_state_txn *tx, const struct resume *rs, char *err,
+		      size_t errlen)
+{
+	const struct bnd_alloc_args *a = rs->ra->a;
+	int i = bnd_statefile_find(&tx->f, a->job, a->step);
+	if (i >= 0 && tx->f.rec[i].status == BND_ST_ACTIVE) {
+		*rs->res = BND_RESUME_ALREADY;
+		return BND_OK;
+	}
+	bnd_cpuset_t taken;
+	int prc = resume_try(tx, rs, &taken, err, errlen);
+	if (prc != BND_OK && prc != BND_ENOFIT)
+		return prc == BND_ENOMEM ? bnd_fail(err, errlen, prc, "state resume: out of memory")
+					 : prc;
+	int need = prc == BND_OK ? 0 : need_when_idle(rs->t, rs->r, rs->ra);
+	if (prc != BND_OK && !need) {
+		*rs->res = BND_RESUME_NEVER;
+		return bnd_fail(err, errlen, BND_ENOFIT,
+				"job %" PRIu32 ": --binding=%s cannot fit in the cpus Slurm gave "
+				"the step even with no other job on the node", a->job, rs->r->text);
+	}
+	char why[BND_STATE_WHY_LEN] = "";
+	if (prc != BND_OK)
+		holders(&tx->f, a, &taken, why, sizeof(why));
+	return resume_record(tx, rs, prc, need, why, err, errlen);
+}
+
 int bnd_state_resume(const struct bnd_state_opts *o, const struct bnd_topology *t,
 		     const struct bnd_request *r, const struct bnd_resume_args *ra,
 		     struct bnd_placement *out, enum bnd_resume_result *res,
@@ -247,68 +327,15 @@ int bnd_state_resume(const struct bnd_state_opts *o, const struct bnd_topology *
 	int rc = resume_args_ok(t, r, ra, err, errlen);
 	if (rc)
 		return rc;
-	const struct bnd_alloc_args *a = ra->a;
-	pid_t owner;
-	unsigned long long start;
-	char why[BND_STATE_WHY_LEN];
-	rc = bnd_state_owner_of(a, &owner, &start, err, errlen);
+	struct resume rs = { .t = t, .r = r, .ra = ra, .out = out, .res = res };
+	rc = bnd_state_owner_of(ra->a, &rs.owner, &rs.start, err, errlen);
 	if (rc)
 		return rc;
-
 	struct bnd_state_txn tx;
 	rc = bnd_state_txn_begin(&tx, o, err, errlen);
 	if (rc)
 		return rc;
-	int i = bnd_statefile_find(&tx.f, a->job, a->step);
-	if (i >= 0 && tx.f.rec[i].status == BND_ST_ACTIVE) {
-		*res = BND_RESUME_ALREADY;
-		goto commit;
-	}
-	bnd_cpuset_t taken;
-	int prc = resume_place(t, &tx.f, r, ra, out, res, &taken, err, errlen);
-	/* Before deferring: the full owner check (reused pids, zombies) of
-	 * what stands in the way, and a second try if it freed something. */
-	if (prc == BND_ENOFIT &&
-	    bnd_state_txn_reclaim_holders(&tx, a->allowed, bnd_state_asks_memory(a)) > 0)
-		prc = resume_place(t, &tx.f, r, ra, out, res, &taken, err, errlen);
-	if (prc != BND_OK && prc != BND_ENOFIT) {
-		rc = prc == BND_ENOMEM ? bnd_fail(err, errlen, prc, "state resume: out of memory")
-				       : prc;
-		goto commit;
-	}
-	int need = prc == BND_OK ? 0 : need_when_idle(t, r, ra);
-	if (prc != BND_OK && !need) {
-		*res = BND_RESUME_NEVER;
-		rc = bnd_fail(err, errlen, BND_ENOFIT,
-			      "job %" PRIu32 ": --binding=%s cannot fit in the cpus Slurm gave "
-			      "the step even with no other job on the node", a->job, r->text);
-		goto commit;
-	}
-	if (prc != BND_OK)
-		holders(&tx.f, a, &taken, why, sizeof(why));
-	i = bnd_statefile_find(&tx.f, a->job, a->step);
-	if (prc != BND_OK && i < 0 && over_cap(&tx.f, a->uid, ra->defer_max)) {
-		*res = BND_RESUME_CAPPED;
-		rc = bnd_fail(err, errlen, BND_ENOFIT, "uid %" PRIu32 " has %d deferred steps "
-			      "waiting on this node already (defer_max=%d)", a->uid, ra->defer_max,
-			      ra->defer_max);
-		goto commit;
-	}
-	if (i < 0 && (rc = add_record(&tx, r, a, owner, start, err, errlen)))
-		goto commit;
-	if (i < 0)
-		i = tx.f.nrec - 1;
-	if ((rc = edit(&tx, i, err, errlen)))
-		goto commit;
-	if (prc == BND_OK) {
-		rc = mark_active(&tx, &tx.f.rec[i], out, err, errlen);
-	} else {
-		*res = BND_RESUME_DEFERRED;
-		rc = mark_deferred(&tx, &tx.f.rec[i], a, t, need, why, err, errlen);
-		if (!rc)
-			rc = bnd_fail(err, errlen, BND_ENOFIT, "deferred: %s", why);
-	}
-commit:;
+	rc = resume_txn(&tx, &rs, err, errlen);
 	int crc = bnd_state_txn_commit(&tx, rc ? NULL : err, rc ? 0 : errlen);
 	bnd_state_txn_end(&tx);
 	if (rc || crc || *res >= BND_RESUME_ALREADY)

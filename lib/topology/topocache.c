@@ -260,11 +260,50 @@ static int *take_ints(const uint32_t **p, int n)
 	return a;
 }
 
-static struct bnd_topology *deserialize(const uint32_t *w)
+/* Out-of-range types and kinds fail validation, not the cast. */
+static uint8_t byte_or_bad(int32_t v)
 {
-	struct bnd_topology *t = calloc(1, sizeof(*t));
-	if (!t)
-		return NULL;
+	return (uint8_t)(v < 0 || v > 255 ? 255 : v);
+}
+
+static const uint32_t *get_unit(const uint32_t *p, struct bnd_unit *u)
+{
+	int32_t f[UNIT_WORDS];
+	memcpy(f, p, sizeof(f));
+	u->type = byte_or_bad(f[0]);
+	u->kind = byte_or_bad(f[1]);
+	u->parent = f[2];
+	u->depth = f[3];
+	u->nchildren = f[4];
+	u->first_child = f[5];
+	u->next_sibling = f[6];
+	u->index = f[7];
+	u->os_index = f[8];
+	u->pu_first = f[9];
+	u->pu_count = f[10];
+	u->core_first = f[11];
+	u->core_count = f[12];
+	return p + UNIT_WORDS;
+}
+
+static const uint32_t *get_core(const uint32_t *p, struct bnd_core *k)
+{
+	int32_t f[CORE_WORDS];
+	memcpy(f, p, sizeof(f));
+	k->socket = f[0];
+	k->core = f[1];
+	k->kind = byte_or_bad(f[2]);
+	k->unit = f[3];
+	k->pu_first = f[4];
+	k->npus = f[5];
+	k->numa = f[6];
+	k->l3 = f[7];
+	k->l2 = f[8];
+	return p + CORE_WORDS;
+}
+
+static void get_counts(struct bnd_topology *t, const uint32_t *w)
+{
 	int32_t c[C_COUNT];
 	memcpy(c, w + H_COUNTS, sizeof(c));
 	t->nunits = c[C_UNITS];
@@ -276,47 +315,11 @@ static struct bnd_topology *deserialize(const uint32_t *w)
 	t->nl2 = c[C_L2];
 	t->has_kinds = c[C_KINDS] != 0;
 	t->ngpus = c[C_GPUS];
-	get_str(t->source, sizeof(t->source), w + H_SOURCE, 256 / 4);
-	t->units = calloc((size_t)(t->nunits ? t->nunits : 1), sizeof(*t->units));
-	t->cores = calloc((size_t)(t->ncores ? t->ncores : 1), sizeof(*t->cores));
-	if (!t->units || !t->cores) {
-		bnd_topology_free(t);
-		return NULL;
-	}
-	const uint32_t *p = w + H_WORDS;
-	for (int i = 0; i < t->nunits; i++, p += UNIT_WORDS) {
-		int32_t f[UNIT_WORDS];
-		memcpy(f, p, sizeof(f));
-		struct bnd_unit *u = &t->units[i];
-		/* Out-of-range type or kind fails validation, not the cast. */
-		u->type = (uint8_t)(f[0] < 0 || f[0] > 255 ? 255 : f[0]);
-		u->kind = (uint8_t)(f[1] < 0 || f[1] > 255 ? 255 : f[1]);
-		u->parent = f[2];
-		u->depth = f[3];
-		u->nchildren = f[4];
-		u->first_child = f[5];
-		u->next_sibling = f[6];
-		u->index = f[7];
-		u->os_index = f[8];
-		u->pu_first = f[9];
-		u->pu_count = f[10];
-		u->core_first = f[11];
-		u->core_count = f[12];
-	}
-	for (int i = 0; i < t->ncores; i++, p += CORE_WORDS) {
-		int32_t f[CORE_WORDS];
-		memcpy(f, p, sizeof(f));
-		struct bnd_core *k = &t->cores[i];
-		k->socket = f[0];
-		k->core = f[1];
-		k->kind = (uint8_t)(f[2] < 0 || f[2] > 255 ? 255 : f[2]);
-		k->unit = f[3];
-		k->pu_first = f[4];
-		k->npus = f[5];
-		k->numa = f[6];
-		k->l3 = f[7];
-		k->l2 = f[8];
-	}
+}
+
+/* The arrays after units and cores; NULL members mean out of memory. */
+static const uint32_t *get_arrays(struct bnd_topology *t, const uint32_t *p)
+{
 	t->pu_os = take_ints(&p, t->npus);
 	t->pu_core = take_ints(&p, t->npus);
 	t->socket_first_core = take_ints(&p, t->nsockets);
@@ -330,6 +333,28 @@ static struct bnd_topology *deserialize(const uint32_t *w)
 	t->has_dist = (int)*p++;
 	for (int i = 0; i < 4; i++, p += 2)
 		t->cache_size[i] = (uint64_t)p[0] | (uint64_t)p[1] << 32;
+	return p;
+}
+
+static struct bnd_topology *deserialize(const uint32_t *w)
+{
+	struct bnd_topology *t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	get_counts(t, w);
+	get_str(t->source, sizeof(t->source), w + H_SOURCE, 256 / 4);
+	t->units = calloc((size_t)(t->nunits ? t->nunits : 1), sizeof(*t->units));
+	t->cores = calloc((size_t)(t->ncores ? t->ncores : 1), sizeof(*t->cores));
+	if (!t->units || !t->cores) {
+		bnd_topology_free(t);
+		return NULL;
+	}
+	const uint32_t *p = w + H_WORDS;
+	for (int i = 0; i < t->nunits; i++)
+		p = get_unit(p, &t->units[i]);
+	for (int i = 0; i < t->ncores; i++)
+		p = get_core(p, &t->cores[i]);
+	p = get_arrays(t, p);
 	if (t->ngpus && !(t->gpus = calloc((size_t)t->ngpus, sizeof(*t->gpus)))) {
 		bnd_topology_free(t);
 		return NULL;

@@ -27,67 +27,84 @@ static int type_count(const struct bnd_topology *t, int type)
 	}
 }
 
+/* Unit i's own fields: type, place in the tree, index, kind, ranges. */
+static int unit_fields(const struct bnd_topology *t, int i, const int *seen, char *err,
+		       size_t errlen)
+{
+	const struct bnd_unit *u = &t->units[i];
+	if (u->type > BND_U_PU || (i == 0) != (u->type == BND_U_MACHINE))
+		return BAD("unit %d: bad type %d", i, u->type);
+	if (i == 0 ? u->parent != -1 || u->depth != 0
+		   : !in(u->parent, 0, i) || u->depth != t->units[u->parent].depth + 1)
+		return BAD("unit %d: bad parent %d or depth %d", i, u->parent, u->depth);
+	/* Pre-order numbering: the n-th unit of a type has index n. */
+	if (u->type != BND_U_MACHINE && u->index != seen[u->type])
+		return BAD("unit %d: index %d, expected %d", i, u->index, seen[u->type]);
+	if (u->type != BND_U_MACHINE && !in(u->index, 0, type_count(t, u->type)))
+		return BAD("unit %d: index %d beyond the count of its type", i, u->index);
+	if (u->kind > BND_KIND_EFFICIENCY ||
+	    (u->kind && u->type != BND_U_CORE && u->type != BND_U_PU))
+		return BAD("unit %d: bad kind %d", i, u->kind);
+	if (!in(u->pu_first, 0, t->npus + 1) || !in(u->pu_count, 0, t->npus - u->pu_first + 1) ||
+	    !in(u->core_first, 0, t->ncores + 1) ||
+	    !in(u->core_count, 0, t->ncores - u->core_first + 1))
+		return BAD("unit %d: PU or core range out of bounds", i);
+	if (i == 0 && (u->index != -1 || u->next_sibling != -1))
+		return BAD("unit 0: the root has no index or sibling");
+	if (u->type != BND_U_PU && u->type != BND_U_NUMA && u->os_index != -1)
+		return BAD("unit %d: os index %d on a unit without one", i, u->os_index);
+	if (u->type == BND_U_PU && (u->pu_count != 1 || u->pu_first != u->index ||
+				    u->os_index != t->pu_os[u->index] || u->nchildren ||
+				    u->core_count != 0 || u->core_first != t->pu_core[u->index]))
+		return BAD("unit %d: PU %d inconsistent", i, u->index);
+	if (u->type == BND_U_CORE && (u->core_count != 1 || u->core_first != u->index))
+		return BAD("unit %d: core %d inconsistent", i, u->index);
+	if (u->type == BND_U_NUMA && u->os_index != t->numa_os[u->index])
+		return BAD("unit %d: NUMA %d os index mismatch", i, u->index);
+	return BND_OK;
+}
+
+/* Unit i's children: a chain of later units whose ranges tile its own. */
+static int unit_children(const struct bnd_topology *t, int i, char *err, size_t errlen)
+{
+	const struct bnd_unit *u = &t->units[i];
+	int n = 0, pu = u->pu_first, core = u->core_first, prev = i;
+	for (int c = u->first_child; c != -1; c = t->units[c].next_sibling) {
+		if (!in(c, prev + 1, t->nunits) || n >= u->nchildren || t->units[c].parent != i)
+			return BAD("unit %d: broken child list", i);
+		if (t->units[c].pu_first != pu || t->units[c].core_first != core ||
+		    !in(t->units[c].pu_count, 0, t->npus + 1) ||
+		    !in(t->units[c].core_count, 0, t->ncores + 1))
+			return BAD("unit %d: child %d does not continue its ranges", i, c);
+		pu += t->units[c].pu_count;
+		core += t->units[c].core_count;
+		prev = c;
+		n++;
+	}
+	if (n != u->nchildren)
+		return BAD("unit %d: %d children listed, %d counted", i, u->nchildren, n);
+	if (n && (pu != u->pu_first + u->pu_count ||
+		  (u->type != BND_U_CORE && core != u->core_first + u->core_count)))
+		return BAD("unit %d: children do not cover its ranges", i);
+	/* A NUMA node hwloc attaches to an object without CPUs (GPU memory, a
+	 * 1.x XML's CPU-less node) is a leaf. */
+	if (u->type != BND_U_PU && u->type != BND_U_NUMA && !n)
+		return BAD("unit %d: no children", i);
+	if (!n && (u->pu_count != (u->type == BND_U_PU) || u->core_count))
+		return BAD("unit %d: a leaf holding PUs or cores", i);
+	return BND_OK;
+}
+
 static int validate_units(const struct bnd_topology *t, char *err, size_t errlen)
 {
 	int seen[BND_U_PU + 1] = { 0 };
 	for (int i = 0; i < t->nunits; i++) {
-		const struct bnd_unit *u = &t->units[i];
-		if (u->type > BND_U_PU || (i == 0) != (u->type == BND_U_MACHINE))
-			return BAD("unit %d: bad type %d", i, u->type);
-		if (i == 0 ? u->parent != -1 || u->depth != 0
-			   : !in(u->parent, 0, i) || u->depth != t->units[u->parent].depth + 1)
-			return BAD("unit %d: bad parent %d or depth %d", i, u->parent, u->depth);
-		/* Pre-order numbering: the n-th unit of a type has index n. */
-		if (u->type != BND_U_MACHINE && u->index != seen[u->type])
-			return BAD("unit %d: index %d, expected %d", i, u->index, seen[u->type]);
-		seen[u->type]++;
-		if (u->type != BND_U_MACHINE && !in(u->index, 0, type_count(t, u->type)))
-			return BAD("unit %d: index %d beyond the count of its type", i, u->index);
-		if (u->kind > BND_KIND_EFFICIENCY ||
-		    (u->kind && u->type != BND_U_CORE && u->type != BND_U_PU))
-			return BAD("unit %d: bad kind %d", i, u->kind);
-		if (!in(u->pu_first, 0, t->npus + 1) || !in(u->pu_count, 0, t->npus - u->pu_first + 1) ||
-		    !in(u->core_first, 0, t->ncores + 1) ||
-		    !in(u->core_count, 0, t->ncores - u->core_first + 1))
-			return BAD("unit %d: PU or core range out of bounds", i);
-		if (i == 0 && (u->index != -1 || u->next_sibling != -1))
-			return BAD("unit 0: the root has no index or sibling");
-		if (u->type != BND_U_PU && u->type != BND_U_NUMA && u->os_index != -1)
-			return BAD("unit %d: os index %d on a unit without one", i, u->os_index);
-		if (u->type == BND_U_PU && (u->pu_count != 1 || u->pu_first != u->index ||
-					    u->os_index != t->pu_os[u->index] || u->nchildren ||
-					    u->core_count != 0 || u->core_first != t->pu_core[u->index]))
-			return BAD("unit %d: PU %d inconsistent", i, u->index);
-		if (u->type == BND_U_CORE && (u->core_count != 1 || u->core_first != u->index))
-			return BAD("unit %d: core %d inconsistent", i, u->index);
-		if (u->type == BND_U_NUMA && u->os_index != t->numa_os[u->index])
-			return BAD("unit %d: NUMA %d os index mismatch", i, u->index);
-		/* Children: a chain of later units whose ranges tile the parent's. */
-		int n = 0, pu = u->pu_first, core = u->core_first, prev = i;
-		for (int c = u->first_child; c != -1; c = t->units[c].next_sibling) {
-			if (!in(c, prev + 1, t->nunits) || n >= u->nchildren ||
-			    t->units[c].parent != i)
-				return BAD("unit %d: broken child list", i);
-			if (t->units[c].pu_first != pu || t->units[c].core_first != core ||
-			    !in(t->units[c].pu_count, 0, t->npus + 1) ||
-			    !in(t->units[c].core_count, 0, t->ncores + 1))
-				return BAD("unit %d: child %d does not continue its ranges", i, c);
-			pu += t->units[c].pu_count;
-			core += t->units[c].core_count;
-			prev = c;
-			n++;
-		}
-		if (n != u->nchildren)
-			return BAD("unit %d: %d children listed, %d counted", i, u->nchildren, n);
-		if (n && (pu != u->pu_first + u->pu_count ||
-			  (u->type != BND_U_CORE && core != u->core_first + u->core_count)))
-			return BAD("unit %d: children do not cover its ranges", i);
-		/* A NUMA node hwloc attaches to an object without CPUs (GPU
-		 * memory, a 1.x XML's CPU-less node) is a leaf. */
-		if (u->type != BND_U_PU && u->type != BND_U_NUMA && !n)
-			return BAD("unit %d: no children", i);
-		if (!n && (u->pu_count != (u->type == BND_U_PU) || u->core_count))
-			return BAD("unit %d: a leaf holding PUs or cores", i);
+		int rc = unit_fields(t, i, seen, err, errlen);
+		if (rc == BND_OK)
+			rc = unit_children(t, i, err, errlen);
+		if (rc != BND_OK)
+			return rc;
+		seen[t->units[i].type]++;
 	}
 	for (int type = BND_U_NUMA; type <= BND_U_PU; type++)
 		if (seen[type] != type_count(t, type))

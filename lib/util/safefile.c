@@ -324,49 +324,51 @@ DIR *bnd_safedir_list(int dirfd)
 	return d;
 }
 
-int bnd_safefile_read(int dirfd, const char *name, const char *label, size_t maxlen,
-		      char **text, size_t *len, char *err, size_t errlen)
+/* Opens name without following a link and checks it is the trusted file
+ * it should be: *fd >= 0 on BND_OK, -1 when it does not exist. */
+static int open_trusted(int dirfd, const char *name, const char *label, size_t maxlen, int *fd,
+			struct stat *st, char *err, size_t errlen)
 {
-	*text = NULL;
-	*len = 0;
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
+	*fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	if (*fd < 0) {
 		int e = errno;
 		if (e == ENOENT)
 			return BND_OK;
 		return bnd_fail(err, errlen, (e == ELOOP || e == EACCES) ? BND_ESTATE : BND_ESYS,
 				"%s: %s", label, e == ELOOP ? "is a symlink, refused" : strerror(e));
 	}
-	struct stat st;
 	char why[128];
-	if (fstat(fd, &st)) {
-		int e = errno;
-		close(fd);
-		return bnd_fail(err, errlen, BND_ESYS, "%s: %s", label, strerror(e));
+	int rc = BND_OK;
+	if (fstat(*fd, st))
+		rc = bnd_fail(err, errlen, BND_ESYS, "%s: %s", label, strerror(errno));
+	else if (bnd_safe_untrusted(st, 0, why, sizeof(why)))
+		rc = bnd_fail(err, errlen, BND_ESTATE, "%s refused: %s", label, why);
+	else if (maxlen && (size_t)st->st_size > maxlen)
+		rc = bnd_fail(err, errlen, BND_ESTATE, "%s: oversized (%lld bytes, at most %zu)",
+			      label, (long long)st->st_size, maxlen);
+	if (rc != BND_OK) {
+		close(*fd);
+		*fd = -1;
 	}
-	if (bnd_safe_untrusted(&st, 0, why, sizeof(why))) {
-		close(fd);
-		return bnd_fail(err, errlen, BND_ESTATE, "%s refused: %s", label, why);
-	}
-	if (maxlen && (size_t)st.st_size > maxlen) {
-		close(fd);
-		return bnd_fail(err, errlen, BND_ESTATE, "%s: oversized (%lld bytes, at most %zu)",
-				label, (long long)st.st_size, maxlen);
-	}
-	/* The size is a hint: the file may be replaced (a new inode) but never
-	 * rewritten in place, so reading to EOF gives one whole version. */
-	size_t cap = (size_t)st.st_size + 1, got = 0;
-	/* A spare block: the state is read every transaction (spare.h). */
+	return rc;
+}
+
+/* Reads fd to its end into a spare block (the state is read every
+ * transaction: spare.h). The size is a hint: the file may be replaced (a
+ * new inode) but never rewritten in place, so reading to EOF gives one
+ * whole version, and its size at fstat is its end (no second read to see
+ * EOF, nor a buffer twice the size for it). */
+static int read_whole(int fd, const struct stat *st, const char *label, size_t maxlen,
+		      char **text, size_t *len, char *err, size_t errlen)
+{
+	size_t cap = (size_t)st->st_size + 1, got = 0;
 	char *buf = bnd_spare_alloc(BND_SPARE_READ, cap, &cap);
 	for (;;) {
-		if (!buf) {
-			close(fd);
+		if (!buf)
 			return bnd_fail(err, errlen, BND_ENOMEM, "reading the %s: out of memory", label);
-		}
 		if (got + 1 == cap) {
 			if (maxlen && got >= maxlen) {
 				free(buf);
-				close(fd);
 				return bnd_fail(err, errlen, BND_ESTATE, "%s: oversized (more than %zu bytes)",
 						label, maxlen);
 			}
@@ -383,22 +385,31 @@ int bnd_safefile_read(int dirfd, const char *name, const char *label, size_t max
 		if (n < 0) {
 			int e = errno;
 			free(buf);
-			close(fd);
 			return bnd_fail(err, errlen, BND_ESYS, "reading the %s: %s", label, strerror(e));
 		}
-		if (n == 0)
-			break;
 		got += (size_t)n;
-		/* Never rewritten in place: its size at fstat is its end (no
-		 * second read to see EOF, nor a buffer twice the size for it). */
-		if (got == (size_t)st.st_size && st.st_size > 0)
+		if (n == 0 || (got == (size_t)st->st_size && st->st_size > 0))
 			break;
 	}
-	close(fd);
 	buf[got] = '\0';
 	*text = buf;
 	*len = got;
 	return BND_OK;
+}
+
+int bnd_safefile_read(int dirfd, const char *name, const char *label, size_t maxlen,
+		      char **text, size_t *len, char *err, size_t errlen)
+{
+	*text = NULL;
+	*len = 0;
+	int fd;
+	struct stat st;
+	int rc = open_trusted(dirfd, name, label, maxlen, &fd, &st, err, errlen);
+	if (rc != BND_OK || fd < 0)
+		return rc;
+	rc = read_whole(fd, &st, label, maxlen, text, len, err, errlen);
+	close(fd);
+	return rc;
 }
 
 int bnd_safefile_replace(int dirfd, const char *name, const char *text, size_t len,
