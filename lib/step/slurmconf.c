@@ -9,6 +9,7 @@
 
 #include "binding/step/stepinfo.h"
 #include "binding/util/error.h"
+#include "binding/util/textfile.h"
 
 /* Host lists and File= ranges longer than this are not a node's. */
 #define MAX_EXPAND 65536
@@ -175,30 +176,13 @@ int bnd_gresconf_parse(const char *text, const char *node, struct bnd_gres_gpus 
 	return rc;
 }
 
+/* The file's text, or NULL when it cannot be read (a node without the
+ * file has no GPUs or constraint to tell). Slurm's own files are small. */
 static char *slurp(const char *path)
 {
-	FILE *fp = fopen(path, "re");
-	if (!fp)
-		return NULL;
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap);
-	while (buf) {
-		len += fread(buf + len, 1, cap - len - 1, fp);
-		if (len < cap - 1 || cap > (1u << 22))
-			break;
-		char *nb = realloc(buf, cap * 2);
-		if (!nb) {
-			free(buf);
-			buf = NULL;
-			break;
-		}
-		buf = nb;
-		cap *= 2;
-	}
-	fclose(fp);
-	if (buf)
-		buf[len] = '\0';
-	return buf;
+	char *text;
+	size_t len;
+	return bnd_textfile_read(path, 1u << 22, &text, &len, NULL, 0) == BND_OK ? text : NULL;
 }
 
 int bnd_gresconf_read(const char *path, const char *node, struct bnd_gres_gpus *out,

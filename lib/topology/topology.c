@@ -14,6 +14,7 @@
 
 #include "binding/topology/topogpu.h"
 #include "binding/util/error.h"
+#include "binding/util/textfile.h"
 
 /* Flattening state: arrays grow as the hwloc tree is walked once. */
 struct flat {
@@ -455,31 +456,14 @@ static const char *with_pu_level(const char *desc, char *buf, size_t len)
 static int set_xml(hwloc_topology_t topo, const char *path, char **xml,
 		   char *err, size_t errlen)
 {
-	FILE *fp = fopen(path, "rbe");
-	if (!fp)
-		return bnd_fail(err, errlen, BND_EINVAL, "topology %s: %s", path, strerror(errno));
-	size_t cap = 1 << 16, len = 0;
-	char *buf = malloc(cap);
-	while (buf) {
-		len += fread(buf + len, 1, cap - len - 1, fp);
-		if (len < cap - 1)
-			break;
-		char *nb = realloc(buf, cap * 2);
-		if (!nb) {
-			free(buf);
-			buf = NULL;
-			break;
-		}
-		buf = nb;
-		cap *= 2;
-	}
-	int bad = ferror(fp);
-	fclose(fp);
-	if (!buf)
+	size_t len;
+	char *buf, why[BND_ERRLEN];
+	int rc = bnd_textfile_read(path, (size_t)INT_MAX - 1, &buf, &len, why, sizeof(why));
+	if (rc == BND_ENOMEM)
 		return bnd_fail(err, errlen, BND_ENOMEM, "topology: out of memory");
+	if (rc != BND_OK)
+		return bnd_fail(err, errlen, BND_EINVAL, "topology %s", why);
 	*xml = buf;
-	if (bad)
-		return bnd_fail(err, errlen, BND_EINVAL, "topology %s: read error", path);
 	size_t k = 0;
 	for (size_t i = 0; i < len; i++)
 		if (buf[i] != '\r')
