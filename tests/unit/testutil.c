@@ -1,6 +1,7 @@
 #include "testutil.h"
 
 #include <dirent.h>
+#include <sys/types.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,4 +157,33 @@ const char *tu_taskenv_get(const struct bnd_taskenv *e, const char *name)
 		if (!strcmp(e->v[i].name, name))
 			return e->v[i].value;
 	return NULL;
+}
+
+pid_t tu_sleeper(void)
+{
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid)
+		for (;;)
+			pause();
+	return pid;
+}
+
+const char *tu_affinity_of(pid_t pid)
+{
+	static char v[256];
+	char path[64], line[512];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "re");
+	ck_assert_ptr_nonnull(f);
+	v[0] = '\0';
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Cpus_allowed_list:", 18)) {
+			char *p = line + 18;
+			p += strspn(p, " \t");
+			p[strcspn(p, "\n")] = '\0';
+			snprintf(v, sizeof(v), "%s", p);
+		}
+	fclose(f);
+	return v;
 }

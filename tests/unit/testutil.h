@@ -3,6 +3,7 @@
 #define TESTUTIL_H
 
 #include <check.h>
+#include <sys/types.h>
 
 #include <stddef.h>
 
@@ -44,6 +45,14 @@ void tu_assert_each_core_once(const struct bnd_topology *t, const struct bnd_pla
 /* Value of a name in a task's environment list, NULL when absent or
  * unset (the plugin only copies the list; tests look names up). */
 const char *tu_taskenv_get(const struct bnd_taskenv *e, const char *name);
+
+/* A child process that only waits for signals (a task to bind, stop,
+ * kill); the caller kills and reaps it. */
+pid_t tu_sleeper(void);
+
+/* The Cpus_allowed_list of /proc/PID/status: what the kernel really
+ * applied. The text lives until the next call. */
+const char *tu_affinity_of(pid_t pid);
 
 /* Run a suite, print Check's summary line, return the process exit code. */
 int tu_run(Suite *s);

@@ -46,16 +46,6 @@ static int have_cpus_0_1(void)
 	return 1;
 }
 
-static pid_t sleeper(void)
-{
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (!pid)
-		for (;;)
-			pause();
-	return pid;
-}
-
 /* A step of job on cpus 0-1 asking req, as bnd_step_prepare leaves it. */
 static void init_step(struct bnd_step *s, struct bnd_topology *t, uint32_t job, const char *req)
 {
@@ -134,7 +124,7 @@ START_TEST(a_state_change_takes_the_lock_only_for_the_step_it_lets_in)
 	char err[BND_ERRLEN];
 	run_step(&held[0], t, 1, "linear:1");
 	run_step(&held[1], t, 2, "linear:1");
-	pid_t task = sleeper();
+	pid_t task = tu_sleeper();
 	for (int i = 0; i < WAITING; i++) {
 		ck_assert_int_eq(defer_step(&waiting[i], t, 10 + (uint32_t)i, "linear:1", 0),
 				 BND_RESUME_DEFERRED);

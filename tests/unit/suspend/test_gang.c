@@ -54,25 +54,6 @@ static pid_t task_on(const char *cpus)
 	return pid;
 }
 
-static const char *affinity(pid_t pid)
-{
-	static char v[128];
-	char path[64], line[256];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	FILE *f = fopen(path, "r");
-	ck_assert_ptr_nonnull(f);
-	v[0] = '\0';
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "Cpus_allowed_list:", 18)) {
-			char *p = line + 18;
-			p += strspn(p, " \t");
-			p[strcspn(p, "\n")] = '\0';
-			snprintf(v, sizeof(v), "%s", p);
-		}
-	fclose(f);
-	return v;
-}
-
 /* A step prepared as bnd_step_prepare would: placed and recorded. */
 static void make_step(struct bnd_step *s, struct bnd_topology *t, uint32_t job, int ntasks,
 		      const char *req)
@@ -147,7 +128,7 @@ START_TEST(suspend_defer_and_bind_when_freed)
 	ck_assert(bnd_cpuset_empty(&r->cpus));
 	ck_assert_ptr_nonnull(strstr(glog, "job 1 step 0: suspended by Slurm: cpus 0-1 released ("));
 	/* frozen tasks keep their affinity */
-	ck_assert_str_eq(affinity(pids[0]), t0);
+	ck_assert_str_eq(tu_affinity_of(pids[0]), t0);
 
 	/* Job 2 runs meanwhile on both cpus; job 1 is resumed: deferred. */
 	struct bnd_step s2;
@@ -164,14 +145,14 @@ START_TEST(suspend_defer_and_bind_when_freed)
 	/* Deferred, the tasks keep their affinity. Say they were moved
 	 * meanwhile (a user's taskset); job 2 ends; the state event binds
 	 * them again, one cpu each, every thread from outside. */
-	ck_assert_str_eq(affinity(pids[0]), t0);
+	ck_assert_str_eq(tu_affinity_of(pids[0]), t0);
 	ck_assert_int_eq(bnd_apply_affinity(pids[0], &s.domain, err, sizeof(err)), BND_OK);
 	ck_assert_int_eq(bnd_apply_affinity(pids[1], &s.domain, err, sizeof(err)), BND_OK);
 	ck_assert_int_eq(bnd_step_finish(&s2), BND_OK);
 	bnd_placement_free(&s2.pl);
 	ck_assert_int_eq(bnd_gang_event(g, BND_WATCH_STATE, bnd_state_now_ms()), 0);
-	ck_assert_str_eq(affinity(pids[0]), t0);
-	ck_assert_str_eq(affinity(pids[1]), t1);
+	ck_assert_str_eq(tu_affinity_of(pids[0]), t0);
+	ck_assert_str_eq(tu_affinity_of(pids[1]), t1);
 	ck_assert_str_ne(t0, t1);
 	r = find(&f, 1);
 	ck_assert_int_eq(r->status, BND_ST_ACTIVE);
@@ -212,7 +193,7 @@ START_TEST(resume_moves_a_task_whose_cpus_are_taken)
 	make_step(&s3, t, 3, 1, "linear:1"); /* takes cpu 0 */
 	ck_assert(bnd_cpuset_isset(&s3.pl.all_cpus, 0));
 	ck_assert_int_eq(bnd_gang_event(g, BND_WATCH_RESUMED, bnd_state_now_ms()), 0);
-	ck_assert_str_eq(affinity(pid), "1");
+	ck_assert_str_eq(tu_affinity_of(pid), "1");
 	ck_assert_ptr_nonnull(strstr(glog, "resumed on cpus 1 (a new placement), 1 thread moved"));
 	/* With a memory policy (prev_only) it would have waited instead. */
 	ck_assert_int_eq(bnd_gang_event(g, BND_WATCH_SUSPENDED, bnd_state_now_ms()), 0);
@@ -227,7 +208,7 @@ START_TEST(resume_moves_a_task_whose_cpus_are_taken)
 	bnd_placement_free(&s3.pl);
 	ck_assert_int_eq(bnd_gang_event(g, BND_WATCH_RESUMED, bnd_state_now_ms()), 1);
 	/* deferred: its affinity is left as it was */
-	ck_assert_str_eq(affinity(pid), "1");
+	ck_assert_str_eq(tu_affinity_of(pid), "1");
 	bnd_gang_stop(g);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);

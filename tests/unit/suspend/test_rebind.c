@@ -224,25 +224,6 @@ START_TEST(tree_pages_are_migrated)
 }
 END_TEST
 
-static const char *affinity_of(pid_t pid)
-{
-	static char v[256];
-	char path[64], line[512];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	FILE *f = fopen(path, "r");
-	ck_assert_ptr_nonnull(f);
-	v[0] = '\0';
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "Cpus_allowed_list:", 18)) {
-			char *p = line + 18;
-			p += strspn(p, " \t");
-			p[strcspn(p, "\n")] = '\0';
-			snprintf(v, sizeof(v), "%s", p);
-		}
-	fclose(f);
-	return v;
-}
-
 /* One usable cpu other than the first this process may use, as a set, and
  * the list of all this process may use ("0-1"). 0 when only one. */
 static int second_cpu(bnd_cpuset_t *one, char *all, size_t len)
@@ -257,16 +238,6 @@ static int second_cpu(bnd_cpuset_t *one, char *all, size_t len)
 		return 0;
 	bnd_cpuset_set(one, second);
 	return 1;
-}
-
-static pid_t pauser(void)
-{
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (!pid)
-		for (;;)
-			pause();
-	return pid;
 }
 
 /* A task T with a child C (which T reaps when it exits). */
@@ -319,7 +290,7 @@ START_TEST(a_reused_pid_is_never_touched)
 	}
 	bnd_cpuset_format_list(&one, want, sizeof(want));
 	ck_assert_ptr_nonnull(mkdtemp(root));
-	pid_t c, t = task_with_child(&c), u = pauser();
+	pid_t c, t = task_with_child(&c), u = tu_sleeper();
 	link_proc(root, t, t);
 	link_proc(root, c, c);
 	struct bnd_rebind r;
@@ -328,7 +299,7 @@ START_TEST(a_reused_pid_is_never_touched)
 		      err);
 	ck_assert_int_eq(bnd_rebind_pass(&r, &fresh), BND_OK);
 	ck_assert_int_eq(fresh, 2);
-	ck_assert_str_eq(affinity_of(c), want);
+	ck_assert_str_eq(tu_affinity_of(c), want);
 	/* C exits (T reaps it); its number now leads to U. */
 	kill(c, SIGKILL);
 	char path[300];
@@ -341,7 +312,7 @@ START_TEST(a_reused_pid_is_never_touched)
 	ck_assert_int_eq(fresh, 0);
 	ck_assert_int_eq(bnd_rebind_end(&r, NULL, NULL, &threads, NULL, &skipped), BND_OK);
 	ck_assert_int_eq(threads, 2);
-	ck_assert_str_eq(affinity_of(u), all);
+	ck_assert_str_eq(tu_affinity_of(u), all);
 
 	/* A children file naming U, which is not T's child: left alone. */
 	char dir[256];
@@ -361,7 +332,7 @@ START_TEST(a_reused_pid_is_never_touched)
 	ck_assert_msg(bnd_rebind_tree(root, t, &one, NULL, NULL, NULL, &threads, NULL, err,
 				      sizeof(err)) == BND_OK, "%s", err);
 	ck_assert_int_eq(threads, 1);
-	ck_assert_str_eq(affinity_of(u), all);
+	ck_assert_str_eq(tu_affinity_of(u), all);
 
 	kill(t, SIGKILL);
 	kill(u, SIGKILL);
@@ -423,8 +394,8 @@ START_TEST(only_threads_in_the_step_cgroup_move)
 		ck_assert_msg(bnd_rebind_tree("/proc", t, &one, cgroup, NULL, NULL, &threads, NULL,
 					      err, sizeof(err)) == BND_OK, "%s", err);
 		ck_assert_int_eq(threads, 1);
-		ck_assert_str_eq(affinity_of(t), want);
-		ck_assert_str_eq(affinity_of(c), all);
+		ck_assert_str_eq(tu_affinity_of(t), want);
+		ck_assert_str_eq(tu_affinity_of(c), all);
 	}
 	kill(c, SIGKILL);
 	kill(t, SIGKILL);

@@ -121,21 +121,11 @@ static void reset(void)
 	atomic_store(&n_reads, 0);
 }
 
-static pid_t sleeper(void)
-{
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (!pid)
-		for (;;)
-			pause();
-	return pid;
-}
-
 START_TEST(user_stop_is_kept_slurm_suspend_is_seen)
 {
 	reset();
 	int fds = count_dir("/proc/self/fd"), threads = count_dir("/proc/self/task");
-	pid_t pid = sleeper();
+	pid_t pid = tu_sleeper();
 	struct bnd_watch *w;
 	char err[BND_ERRLEN] = "";
 	struct bnd_watch_cfg c = {
@@ -286,7 +276,7 @@ START_TEST(only_the_states_rename_wakes_a_deferred_step)
 {
 	reset();
 	want_state_events = 1;
-	name_task = sleeper();
+	name_task = tu_sleeper();
 	at_first_state = rename_rankfile_and_stop;
 	ck_assert_ptr_nonnull(mkdtemp(name_dir));
 	struct bnd_watch *w;
@@ -341,7 +331,7 @@ END_TEST
 START_TEST(a_stopped_steps_rereads_back_off)
 {
 	reset();
-	pid_t pid = sleeper();
+	pid_t pid = tu_sleeper();
 	char dir[] = "/tmp/bnd-wback-XXXXXX";
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	struct bnd_watch *w;
@@ -383,7 +373,7 @@ START_TEST(resume_from_freezing_is_no_user_stop)
 	int fd = mkstemp(path);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(pwrite(fd, "THAWED\n", 7, 0), 7);
-	pid_t pid = sleeper();
+	pid_t pid = tu_sleeper();
 	struct bnd_watch *w;
 	char err[BND_ERRLEN] = "";
 	struct bnd_watch_cfg c = {
@@ -426,7 +416,7 @@ END_TEST
 START_TEST(a_removed_watch_wakes_nobody)
 {
 	reset();
-	pid_t pid = sleeper();
+	pid_t pid = tu_sleeper();
 	want_state_events = 1;
 	stop_at_second_state = pid;
 	char dir[] = "/tmp/bnd-wignored-XXXXXX";
@@ -526,7 +516,7 @@ START_TEST(cgroup_v2_events_wake_only_on_change)
 		return;
 	}
 	reset();
-	pid_t pid = sleeper();
+	pid_t pid = tu_sleeper();
 	if (cg_scratch_move(&cg, pid)) {
 		int e = errno;
 		kill(pid, SIGKILL);
