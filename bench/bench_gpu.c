@@ -17,22 +17,10 @@
 #include "binding/topology/topogpu.h"
 #include "binding/topology/topology.h"
 #include "binding/util/error.h"
+#include "bench.h"
 
 #define SAMPLES 2001
 #define TASKS 16
-
-static double now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
 
 static double median(const struct bnd_topology *t, const struct bnd_domain *d, const char *req)
 {
@@ -45,16 +33,16 @@ static double median(const struct bnd_topology *t, const struct bnd_domain *d, c
 	}
 	for (int i = 0; i < SAMPLES; i++) {
 		struct bnd_placement p;
-		double t0 = now_us();
+		double t0 = bench_now_us();
 		int rc = bnd_place(t, d, &r, TASKS, &p, err, sizeof(err));
-		s[i] = now_us() - t0;
+		s[i] = bench_now_us() - t0;
 		if (rc != BND_OK) {
 			fprintf(stderr, "bench_gpu: %s: %s\n", req, err);
 			return -1;
 		}
 		bnd_placement_free(&p);
 	}
-	qsort(s, SAMPLES, sizeof(s[0]), cmp);
+	qsort(s, SAMPLES, sizeof(s[0]), bench_cmp_double);
 	return s[SAMPLES / 2];
 }
 

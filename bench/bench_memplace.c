@@ -12,21 +12,9 @@
 #include "binding/util/error.h"
 #include "binding/memory/memplace.h"
 #include "binding/topology/topology.h"
+#include "bench.h"
 
 #define SAMPLES 2001
-
-static double now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
 
 /* Median microseconds of one call; mem NULL = plain bnd_place. */
 static double median(const struct bnd_topology *t, const struct bnd_request *r, int ntasks,
@@ -37,17 +25,17 @@ static double median(const struct bnd_topology *t, const struct bnd_request *r, 
 	for (int i = 0; i < SAMPLES; i++) {
 		struct bnd_placement p;
 		struct bnd_mem_result res;
-		double t0 = now_us();
+		double t0 = bench_now_us();
 		int rc = mem ? bnd_place_mem(t, NULL, r, ntasks, mem, &p, &res, err, sizeof(err))
 			     : bnd_place(t, NULL, r, ntasks, &p, err, sizeof(err));
-		s[i] = now_us() - t0;
+		s[i] = bench_now_us() - t0;
 		if (rc != BND_OK) {
 			fprintf(stderr, "bench_memplace: %s\n", err);
 			return -1;
 		}
 		bnd_placement_free(&p);
 	}
-	qsort(s, SAMPLES, sizeof(s[0]), cmp);
+	qsort(s, SAMPLES, sizeof(s[0]), bench_cmp_double);
 	return s[SAMPLES / 2];
 }
 

@@ -53,26 +53,14 @@
 #include "binding/state/statefile.h"
 #include "binding/state/transition.h"
 #include "binding/topology/topology.h"
+#include "bench.h"
 
 #define TOPO "pack:4 core:32 pu:2"
 #define TMPFS_MAGIC_ 0x01021994
 
-static double now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 static void summary(const char *what, double *v, size_t n, double wall_us)
 {
-	qsort(v, n, sizeof(*v), cmp_double);
+	qsort(v, n, sizeof(*v), bench_cmp_double);
 	double med = v[n / 2], p99 = v[(size_t)((double)(n - 1) * 0.99)];
 	printf("%-52s median %8.1f us  p99 %8.1f us  (%zu samples", what, med, p99, n);
 	if (wall_us > 0)
@@ -130,25 +118,25 @@ static int run_case(const char *root, const char *fsname, const struct bnd_topol
 				struct bnd_alloc_args a = { .job = (uint32_t)k + 1, .step = (uint32_t)i,
 							    .ntasks = 1 };
 				struct bnd_placement p;
-				double t0 = now_us();
+				double t0 = bench_now_us();
 				if (bnd_state_allocate(&o, t, r, &a, &p, err, sizeof(err)) ||
 				    (bnd_placement_free(&p), 0) ||
 				    bnd_state_release(&o, a.job, a.step, NULL, err, sizeof(err))) {
 					fprintf(stderr, "bench_state: %s\n", err);
 					_exit(1);
 				}
-				lat[(size_t)k * (size_t)cycles + (size_t)i] = now_us() - t0;
+				lat[(size_t)k * (size_t)cycles + (size_t)i] = bench_now_us() - t0;
 			}
 			_exit(0);
 		}
 	}
 	close(gate[0]);
-	double t0 = now_us();
+	double t0 = bench_now_us();
 	close(gate[1]);
 	int bad = 0, status;
 	while (wait(&status) > 0)
 		bad |= !WIFEXITED(status) || WEXITSTATUS(status);
-	double wall = now_us() - t0;
+	double wall = bench_now_us() - t0;
 	char what[256];
 	snprintf(what, sizeof(what), "allocate+release, %2d process%s%s, %s", nproc,
 		 nproc == 1 ? "  " : "es", pace_us ? " paced" : "", fsname);
@@ -172,9 +160,9 @@ static void placement_only(const struct bnd_topology *t, const struct bnd_reques
 	char err[BND_ERRLEN];
 	for (int i = 0; i < N; i++) {
 		struct bnd_placement p;
-		double t0 = now_us();
+		double t0 = bench_now_us();
 		int rc = bnd_place(t, &d, r, 1, &p, err, sizeof(err));
-		lat[i] = now_us() - t0;
+		lat[i] = bench_now_us() - t0;
 		if (rc) {
 			fprintf(stderr, "bench_state: %s\n", err);
 			return;
@@ -300,21 +288,21 @@ static int records_case(const char *root, const char *fsname, const struct bnd_t
 	for (int i = 0; i < rounds; i++) {
 		struct bnd_alloc_args a = { .job = 1, .step = (uint32_t)i, .ntasks = 1 };
 		struct bnd_placement p;
-		double t0 = now_us();
+		double t0 = bench_now_us();
 		if (bnd_state_allocate(&o, t, r, &a, &p, err, sizeof(err)) ||
 		    (bnd_placement_free(&p), 0) ||
 		    bnd_state_release(&o, a.job, a.step, NULL, err, sizeof(err)))
 			goto out;
-		double t1 = now_us();
+		double t1 = bench_now_us();
 		if (bare_txn(adirfd) || bare_txn(adirfd)) {
 			snprintf(err, sizeof(err), "bare transaction: %m");
 			goto out;
 		}
 		ours[i] = (t1 - t0) / 2;
-		bare[i] = (now_us() - t1) / 2;
+		bare[i] = (bench_now_us() - t1) / 2;
 	}
-	qsort(ours, (size_t)rounds, sizeof(double), cmp_double);
-	qsort(bare, (size_t)rounds, sizeof(double), cmp_double);
+	qsort(ours, (size_t)rounds, sizeof(double), bench_cmp_double);
+	qsort(bare, (size_t)rounds, sizeof(double), bench_cmp_double);
 	printf("transaction, %5d records, %s: median %8.1f us, bare %7.1f us, ratio %5.2f  "
 	       "(%d rounds)\n", nrec, fsname, ours[rounds / 2], bare[rounds / 2],
 	       ours[rounds / 2] / bare[rounds / 2], rounds);
@@ -430,21 +418,21 @@ static size_t unrelated(const struct bnd_state_opts *o, const struct bnd_topolog
 		struct bnd_alloc_args a = { .job = 1, .step = (uint32_t)n, .ntasks = 1, .uid = 1000,
 					    .allowed = &allowed };
 		struct bnd_placement p;
-		double t0 = now_us();
+		double t0 = bench_now_us();
 		if (bnd_state_allocate(o, t, r, &a, &p, err, sizeof(err)) ||
 		    (bnd_placement_free(&p), 0) ||
 		    bnd_state_release(o, a.job, a.step, NULL, err, sizeof(err))) {
 			fprintf(stderr, "bench_state: %s\n", err);
 			return 0;
 		}
-		lat[n++] = (now_us() - t0) / 2;
+		lat[n++] = (bench_now_us() - t0) / 2;
 	}
 	return n;
 }
 
 static void quantiles(double *v, size_t n, double *med, double *p99)
 {
-	qsort(v, n, sizeof(*v), cmp_double);
+	qsort(v, n, sizeof(*v), bench_cmp_double);
 	*med = v[n / 2];
 	*p99 = v[(size_t)((double)(n - 1) * 0.99)];
 }
@@ -462,7 +450,7 @@ static int waiting_run(const char *dir, const struct bnd_topology *t, const stru
 	if (!lat || stop == MAP_FAILED || fill_waiting(dir, 1000))
 		return -1;
 	*stop = !nretry;
-	double t0 = now_us();
+	double t0 = bench_now_us();
 	pid_t kids[2] = { 0, 0 };
 	for (int k = 0; nretry && k < 2; k++)
 		if ((kids[k] = fork()) == 0)
@@ -486,7 +474,7 @@ static int waiting_run(const char *dir, const struct bnd_topology *t, const stru
 				bad |= !WIFEXITED(st) || WEXITSTATUS(st);
 		waitpid(w, &st, 0);
 	}
-	*retry_s = (now_us() - t0) / 1e6;
+	*retry_s = (bench_now_us() - t0) / 1e6;
 	if (!n || bad)
 		return -1;
 	quantiles(lat, n, med, p99);

@@ -27,23 +27,11 @@
 #include "binding/task/apply.h"
 #include "binding/util/cpuset.h"
 #include "binding/util/error.h"
+#include "bench.h"
 #include "cgscratch.h"
 
 #define THREADS 64
 #define REPS 200
-
-static double now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
 
 static int hold_fd;
 
@@ -87,7 +75,7 @@ static pid_t start_task(int *hold_w)
 
 static void summary(const char *what, double *v, int n, const char *extra)
 {
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	qsort(v, (size_t)n, sizeof(*v), bench_cmp_double);
 	printf("%-46s median %8.1f us  p99 %8.1f us  (%d samples)%s\n", what, v[n / 2],
 	       v[(int)((n - 1) * 0.99)], n, extra);
 }
@@ -143,12 +131,12 @@ static int idle_watcher(const char *label, pid_t pid, const char *freezer, int v
 	sleep(1);
 	long wakeups, w_start;
 	bnd_watch_counts(w, &w_start, NULL);
-	double c0 = cpu_s(), w0 = now_us();
+	double c0 = cpu_s(), w0 = bench_now_us();
 	sleep((unsigned)secs);
 	bnd_watch_counts(w, &wakeups, NULL);
 	wakeups -= w_start;
 	/* before the stop: a joined thread's time leaves /proc/self/task */
-	double cpu = cpu_s() - c0, wall = (now_us() - w0) / 1e6;
+	double cpu = cpu_s() - c0, wall = (bench_now_us() - w0) / 1e6;
 	bnd_watch_stop(w);
 	printf("suspend: idle watcher, %s: %.3f s CPU in %.1f s (%ld wakeups, %.1f us each): "
 	       "%.4f %% of one CPU, %.2f s per idle hour (goal <= 0.1 %%, 3.6 s/h)\n", label,
@@ -201,21 +189,21 @@ int main(void)
 	double *v = malloc(REPS * sizeof(*v)), *a = malloc(REPS * sizeof(*a));
 	int threads = 0;
 	for (int r = 0; r < REPS; r++) {
-		double t0 = now_us();
+		double t0 = bench_now_us();
 		if (bnd_rebind_tree("/proc", pid, &set[r & 1], NULL, NULL, NULL, &threads, NULL, err,
 				    sizeof(err)) != BND_OK) {
 			printf("suspend: rebind failed: %s\n", err);
 			return 1;
 		}
-		v[r] = now_us() - t0;
-		t0 = now_us();
+		v[r] = bench_now_us() - t0;
+		t0 = bench_now_us();
 		bnd_apply_affinity(pid, &set[r & 1], err, sizeof(err));
-		a[r] = now_us() - t0;
+		a[r] = bench_now_us() - t0;
 	}
 	char extra[128];
 	summary("suspend: one sched_setaffinity (anchor)", a, REPS, "");
 	double anchor = a[REPS / 2];
-	qsort(v, REPS, sizeof(*v), cmp_double);
+	qsort(v, REPS, sizeof(*v), bench_cmp_double);
 	snprintf(extra, sizeof(extra), "  %d threads, %.0fx the anchor, goal <= 1000 us",
 		 threads, v[REPS / 2] / anchor);
 	summary("suspend: rebind a task of 64 threads", v, REPS, extra);

@@ -16,18 +16,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 steps=${DEFER_STEPS:-40}
 rounds=${DEFER_ROUNDS:-20}
 
-if [ "$(id -u)" != 0 ]; then
-	echo "bench defer: skipped (needs root to run a private Slurm cluster)"
-	exit 0
-fi
-for b in munged slurmctld slurmd srun; do
-	command -v "$b" >/dev/null 2>&1 || { echo "bench defer: skipped (no $b)"; exit 0; }
-done
-# shellcheck source=tests/e2e/cluster.sh
-. "$here/../tests/e2e/cluster.sh"
-cluster_start >/dev/null 2>&1 || { echo "bench defer: the private cluster did not start"; exit 1; }
-if [ -z "$E2E_PLUGIN" ] || [ "$E2E_NCPUS" -lt 2 ]; then
-	echo "bench defer: skipped (needs the plugin built and 2 cpus)"
+. "$here/cluster_bench.sh"
+bench_cluster defer
+if [ "$E2E_NCPUS" -lt 2 ]; then
+	echo "bench defer: skipped (needs 2 cpus)"
 	exit 0
 fi
 sbind="$E2E_BUILD/sbind"

@@ -18,17 +18,8 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 cycles=${GANG_CYCLES:-20}
 
-if [ "$(id -u)" != 0 ]; then
-	echo "bench gang: skipped (needs root to run a private Slurm cluster)"
-	exit 0
-fi
-for b in munged slurmctld slurmd srun scontrol; do
-	command -v "$b" >/dev/null 2>&1 || { echo "bench gang: skipped (no $b)"; exit 0; }
-done
-# shellcheck source=tests/e2e/cluster.sh
-. "$here/../tests/e2e/cluster.sh"
-cluster_start verbose >/dev/null 2>&1 || { echo "bench gang: the private cluster did not start"; exit 1; }
-[ -n "$E2E_PLUGIN" ] || { echo "bench gang: skipped (plugin not built)"; exit 0; }
+. "$here/cluster_bench.sh"
+bench_cluster gang verbose
 
 now_ms() { date +%s%3N; }
 log_ms() {	# "[2026-11-23T21:29:41.295] ..." -> epoch ms

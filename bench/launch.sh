@@ -10,20 +10,8 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 rounds=${LAUNCH_ROUNDS:-20}
 
-if [ "$(id -u)" != 0 ]; then
-	echo "bench launch: skipped (needs root to run a private Slurm cluster)"
-	exit 0
-fi
-for b in munged slurmctld slurmd srun; do
-	command -v "$b" >/dev/null 2>&1 || { echo "bench launch: skipped (no $b)"; exit 0; }
-done
-# shellcheck source=tests/e2e/cluster.sh
-. "$here/../tests/e2e/cluster.sh"
-cluster_start >/dev/null 2>&1 || { echo "bench launch: the private cluster did not start"; exit 1; }
-if [ -z "$E2E_PLUGIN" ]; then
-	echo "bench launch: skipped ($E2E_BUILD/spank_binding.so not built)"
-	exit 0
-fi
+. "$here/cluster_bench.sh"
+bench_cluster launch
 
 now() { date +%s%N; }
 one() {	# seconds one srun takes, or "fail"
