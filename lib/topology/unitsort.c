@@ -233,6 +233,36 @@ static int emit(const struct tree *tr, int u, int k, struct bnd_unitorder *o)
 	return k;
 }
 
+/* Without sort= the order is the document's: the units' own pre-order
+ * numbering, when every subtree is contiguous in it (the topology module
+ * stores them so). Checked, not assumed: false sends the caller to the
+ * general walk. Packed placements call this once per walk, and the
+ * general walk's per-unit usage counts made it most of a GPU-near
+ * placement's time. */
+static bool document_order(const struct bnd_topology *t, struct bnd_unitorder *o)
+{
+	int n = t->nunits;
+	for (int u = 0; u < n; u++)
+		o->end[u] = 1; /* subtree sizes first */
+	for (int u = n - 1; u > 0; u--)
+		o->end[t->units[u].parent] += o->end[u];
+	for (int u = 0; u < n; u++) {
+		o->order[u] = o->pos[u] = u;
+		o->end[u] += u;
+	}
+	for (int u = 0; u < n; u++) {
+		int next = u + 1;
+		for (int c = t->units[u].first_child; c >= 0; c = t->units[c].next_sibling) {
+			if (c != next)
+				return false;
+			next = o->end[c];
+		}
+		if (next != o->end[u])
+			return false;
+	}
+	return true;
+}
+
 int bnd_unitorder_build(struct bnd_unitorder *o, const struct bnd_topology *t,
 			const bool *pu_used, const char *sort, char *err, size_t errlen)
 {
@@ -243,6 +273,8 @@ int bnd_unitorder_build(struct bnd_unitorder *o, const struct bnd_topology *t,
 	o->order = calloc((size_t)n, sizeof(int));
 	o->pos = calloc((size_t)n, sizeof(int));
 	o->end = calloc((size_t)n, sizeof(int));
+	if ((!sort || !*sort) && o->order && o->pos && o->end && n > 0 && document_order(t, o))
+		return BND_OK;
 	tr.koff = calloc((size_t)n + 1, sizeof(int));
 	tr.kids = calloc((size_t)n, sizeof(int));
 	tr.used = calloc((size_t)n, sizeof(int));
