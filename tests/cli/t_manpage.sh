@@ -85,3 +85,23 @@ for page in 8 1; do
 	none "$name: every --binding word is a strategy" "unknown" \
 		"$(lacks "$used" "$(printf '%s\nhelp\nspec\n' "$strategies")")"
 done
+
+# plugstack.conf.example: one entry per key ("#   key=FORM  text" or a
+# flag's "#   key  text", up to the next "#" line; "#   required ..." is
+# an example line), each with the code's default.
+example=$(awk '
+	/^#   [a-z_]+([=[]|  |$)/ { if (e != "") print e; e = substr($0, 5); next }
+	/^#$/ { if (e != "") print e; e = ""; next }
+	e != "" { sub(/^# */, " "); e = e $0 }
+	END { if (e != "") print e }' "$CLI_TOP/plugstack.conf.example")
+ex_keys=$(printf '%s\n' "$example" | sed 's/[= [].*//')
+none "plugstack.conf.example names every plugstack key" "missing" "$(lacks "$code_keys" "$ex_keys")"
+none "plugstack.conf.example names no key the code lacks" "not in the code" \
+	"$(lacks "$ex_keys" "$code_keys")"
+bad=$(printf '%s\n' "$keys" | while IFS="$(printf '\t')" read -r name usage def help; do
+	printf '%s\n' "$example" | grep -E "^$name([= []|\$)" |
+		grep -qE -- "Default: $(printf '%s' "$def" | sed 's/[].[*^$\\/]/\\&/g')([.,;: ]|\$)" ||
+		printf '%s=%s ' "$name" "$def"
+done)
+none "plugstack.conf.example gives every key's default as the code has it" \
+	"differ (want Default: <code's>)" "$bad"
