@@ -105,3 +105,16 @@ bad=$(printf '%s\n' "$keys" | while IFS="$(printf '\t')" read -r name usage def 
 done)
 none "plugstack.conf.example gives every key's default as the code has it" \
 	"differ (want Default: <code's>)" "$bad"
+
+# README's plugstack table (| `key=FORM` | default | meaning |, under
+# "## Configuration"): every key, the code's default, no other key.
+readme=$(awk '/^## Configuration/ { on = 1; next } on && /^## / { exit }
+	on && /^\| `[a-z_]+/' "$CLI_TOP/README.md" |
+	awk -F' \\| ' '{ k = $1; sub(/^\| `/, "", k); sub(/[=`].*/, "", k); d = $2; gsub(/`/, "", d)
+		print k "\t" d }')
+rd_keys=$(printf '%s\n' "$readme" | cut -f1)
+none "README's plugstack table names every key" "missing" "$(lacks "$code_keys" "$rd_keys")"
+none "README's plugstack table names no key the code lacks" "not in the code" \
+	"$(lacks "$rd_keys" "$code_keys")"
+none "README's plugstack table gives every key's default as the code has it" \
+	"differ (want the code's)" "$(lacks "$(printf '%s\n' "$keys" | cut -f1,3)" "$readme" | tr '\t' =)"
