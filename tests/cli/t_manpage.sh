@@ -110,7 +110,7 @@ none "plugstack.conf.example gives every key's default as the code has it" \
 # "## Configuration"): every key, the code's default, no other key.
 readme=$(awk '/^## Configuration/ { on = 1; next } on && /^## / { exit }
 	on && /^\| `[a-z_]+/' "$CLI_TOP/README.md" |
-	awk -F' \\| ' '{ k = $1; sub(/^\| `/, "", k); sub(/[=`].*/, "", k); d = $2; gsub(/`/, "", d)
+	awk -F' \\| ' '{ k = $1; sub(/^\| `/, "", k); sub(/[=`[].*/, "", k); d = $2; gsub(/`/, "", d)
 		print k "\t" d }')
 rd_keys=$(printf '%s\n' "$readme" | cut -f1)
 none "README's plugstack table names every key" "missing" "$(lacks "$code_keys" "$rd_keys")"
