@@ -64,6 +64,8 @@ int main(int argc, char **argv)
 		printf("sbind (spank-binding) %s\n", BND_VERSION);
 		return SBIND_EXIT_OK;
 	}
+	if (!strcmp(cmd, "--list"))
+		return sbind_cmd_list(argc - 1, argv + 1);
 	if (!strcmp(cmd, "topology"))
 		return sbind_cmd_topology(argc - 1, argv + 1);
 	if (!strcmp(cmd, "place"))

@@ -79,5 +79,7 @@ const char *sbind_step_name(uint32_t step, char *buf, size_t len);
 int sbind_cmd_topology(int argc, char **argv);
 int sbind_cmd_place(int argc, char **argv);
 int sbind_cmd_rankfile(int argc, char **argv);
+/* --list keys|variables|strategies (sbind_list.c) */
+int sbind_cmd_list(int argc, char **argv);
 
 #endif

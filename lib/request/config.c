@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <math.h> /* isfinite only: a macro, no libm needed in the plugin */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,21 +12,117 @@
 #include "binding/request/request.h"
 #include "binding/topology/unitletter.h"
 
-void bnd_config_defaults(struct bnd_config *c)
+/* How a key's value is read (set) and written back (show). */
+enum key_type {
+	T_YESNO,   /* yes|no (also 1|0, true|false) */
+	T_FLAG,    /* as T_YESNO, and the bare key means yes */
+	T_PATH,    /* an absolute path that fits the field */
+	T_REQUEST, /* a --binding request, or none */
+	T_ENUM,    /* one word of the key's list */
+	T_SECONDS, /* 0 < seconds <= 3600, decimals allowed; stored in ms */
+	T_COUNT,   /* a decimal integer in [min, max] */
+	T_UNIT,    /* a packed unit= value */
+	T_RESERVE, /* memory per NUMA node: a size or a percentage */
+	T_GPUDEV,  /* /dev/PATH=BUSID[,...]; each word adds */
+};
+
+struct word {
+	const char *word;
+	int value;
+};
+
+/* One plugstack key: the only place its name, form, default and help are
+ * written. The order is the settings line's (bnd_config_describe). */
+struct key {
+	const char *name;
+	enum key_type type;
+	const char *form; /* the value's form in messages; NULL: the type's */
+	/* The default as the value is written; when it equals `unset` the
+	 * setting starts empty (all zero) and describe shows that word. */
+	const char *def;
+	const char *unset;
+	const char *help;
+	size_t off, size;         /* the field in struct bnd_config */
+	const struct word *words; /* T_ENUM; ends with a NULL word */
+	long min, max;            /* T_COUNT */
+};
+
+static const struct word on_failure_words[] = {
+	{ "defer", BND_ONFAIL_DEFER }, { "unbound", BND_ONFAIL_UNBOUND },
+	{ "fail", BND_ONFAIL_FAIL }, { NULL, 0 },
+};
+static const struct word filter_words[] = {
+	{ "first_core", 1 }, { "none", 0 }, { NULL, 0 },
+};
+
+/* T_ENUM fields are read and written as int. */
+_Static_assert(sizeof(enum bnd_on_failure) == sizeof(int), "on_failure is stored as an int");
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define AT(field) offsetof(struct bnd_config, field), sizeof(((struct bnd_config *)0)->field)
+
+static const struct key keys[] = {
+	{ "state_dir", T_PATH, NULL, BND_DEFAULT_STATE_DIR, NULL,
+	  "the node's state directory: records, lock, topology cache, pe rankfiles",
+	  AT(state_dir), NULL, 0, 0 },
+	{ "enabled", T_YESNO, NULL, "yes", NULL,
+	  "no: --binding and --mbind are still checked, nothing is bound",
+	  AT(enabled), NULL, 0, 0 },
+	{ "default", T_REQUEST, NULL, "none", "none",
+	  "the binding of jobs that give no --binding",
+	  AT(default_spec), NULL, 0, 0 },
+	{ "on_failure", T_ENUM, NULL, "defer", NULL,
+	  "a binding that cannot be made: wait for its cores, run unbound, or fail the task",
+	  AT(on_failure), on_failure_words, 0, 0 },
+	{ "lock_timeout", T_SECONDS, NULL, STR(BND_DEFAULT_LOCK_TIMEOUT_S), NULL,
+	  "how long a step waits for the state lock",
+	  AT(lock_timeout_ms), NULL, 0, 0 },
+	{ "verbose", T_FLAG, NULL, "no", NULL,
+	  "each task prints its binding on its stderr",
+	  AT(verbose), NULL, 0, 0 },
+	{ "filter", T_ENUM, NULL, "none", NULL,
+	  "first_core: core 0,0 is left to the system (OCS's admin filter)",
+	  AT(filter_first_core), filter_words, 0, 0 },
+	{ "implicit", T_YESNO, NULL, "no", NULL,
+	  "a job without --binding gets packed:<its cpus per task>:unit=<default_unit>",
+	  AT(implicit), NULL, 0, 0 },
+	{ "default_unit", T_UNIT, "<unit>", BND_DEFAULT_UNIT, NULL,
+	  "the packed unit= of implicit=yes",
+	  AT(default_unit), NULL, 0, 0 },
+	{ "mem_reserve", T_RESERVE, "<size>|<percent>%", "0", NULL,
+	  "memory per NUMA node left to the OS, not handed to jobs (2G, 5%)",
+	  AT(mem_reserve), NULL, 0, 0 },
+	{ "defer_max", T_COUNT, "<steps>", STR(BND_DEFAULT_DEFER_MAX), NULL,
+	  "deferred steps one user may have waiting on a node (0: no limit)",
+	  AT(defer_max), NULL, 0, 100000 },
+	{ "gpu_devices", T_GPUDEV, "/dev/<path>=<busid>[,...]", "none", "none",
+	  "the PCI bus ids of GPU device files whose driver does not say; adds up",
+	  AT(gpu_devices), NULL, 0, 0 },
+	{ "gres_conf", T_PATH, NULL, "default", "default",
+	  "Slurm's gres.conf (default: beside slurm.conf); cgroup.conf is read beside it",
+	  AT(gres_conf), NULL, 0, 0 },
+	{ "private_files", T_YESNO, NULL, "no", NULL,
+	  "the state and the rankfiles are unreadable to other users",
+	  AT(private_files), NULL, 0, 0 },
+	{ "on_any_host", T_YESNO, NULL, "yes", NULL,
+	  "on a node whose topology cannot be read: run requests unbound (yes) or fail them",
+	  AT(on_any_host), NULL, 0, 0 },
+	{ "topology", T_PATH, "/<path>.xml", "discovery", "discovery",
+	  "this node's topology from an hwloc XML export instead of discovery",
+	  AT(topology), NULL, 0, 0 },
+};
+
+#define NKEYS (sizeof(keys) / sizeof(keys[0]))
+
+static void *field(struct bnd_config *c, const struct key *k)
 {
-	memset(c, 0, sizeof(*c));
-	snprintf(c->state_dir, sizeof(c->state_dir), "%s", BND_DEFAULT_STATE_DIR);
-	c->enabled = 1;
-	c->on_failure = BND_ONFAIL_DEFER;
-	c->lock_timeout_ms = BND_DEFAULT_LOCK_TIMEOUT_MS;
-	c->defer_max = BND_DEFAULT_DEFER_MAX;
-	c->on_any_host = 1;
-	snprintf(c->default_unit, sizeof(c->default_unit), "%s", BND_DEFAULT_UNIT);
+	return (char *)c + k->off;
 }
 
-const char *bnd_on_failure_name(enum bnd_on_failure f)
+static const void *cfield(const struct bnd_config *c, const struct key *k)
 {
-	return f == BND_ONFAIL_FAIL ? "fail" : f == BND_ONFAIL_DEFER ? "defer" : "unbound";
+	return (const char *)c + k->off;
 }
 
 /* Appends one complaint to err so an admin sees every bad word at once. */
@@ -50,188 +147,269 @@ static void complain(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int parse_yesno(const char *v, int *out)
+/* The value's form: the row's, else the type's ("yes|no", the words). */
+static void form_of(const struct key *k, char *buf, size_t len)
 {
-	if (!strcmp(v, "yes") || !strcmp(v, "1") || !strcmp(v, "true")) {
+	size_t used = 0;
+	buf[0] = '\0';
+	if (k->form) {
+		snprintf(buf, len, "%s", k->form);
+	} else if (k->type == T_YESNO || k->type == T_FLAG) {
+		snprintf(buf, len, "yes|no");
+	} else if (k->type == T_ENUM) {
+		for (const struct word *w = k->words; w->word && used < len; w++) {
+			int n = snprintf(buf + used, len - used, "%s%s", used ? "|" : "", w->word);
+			used += n > 0 ? (size_t)n : 0;
+		}
+	} else if (k->type == T_PATH) {
+		snprintf(buf, len, "<path>");
+	} else if (k->type == T_REQUEST) {
+		snprintf(buf, len, "<request>|none");
+	} else if (k->type == T_SECONDS) {
+		snprintf(buf, len, "<seconds>");
+	}
+}
+
+/* "expected KEY=FORM" (a flag: "expected KEY or KEY=FORM"). */
+static int expected(const struct key *k, const char *extra, char *why, size_t whylen)
+{
+	char form[128];
+	form_of(k, form, sizeof(form));
+	if (k->type == T_FLAG)
+		return bnd_fail(why, whylen, BND_EINVAL, "expected %s or %s=%s%s", k->name, k->name,
+				form, extra);
+	return bnd_fail(why, whylen, BND_EINVAL, "expected %s=%s%s", k->name, form, extra);
+}
+
+static int set_yesno(const struct key *k, struct bnd_config *c, const char *v, char *why,
+		     size_t whylen)
+{
+	int *out = field(c, k);
+	if (!strcmp(v, "yes") || !strcmp(v, "1") || !strcmp(v, "true"))
 		*out = 1;
-		return 0;
-	}
-	if (!strcmp(v, "no") || !strcmp(v, "0") || !strcmp(v, "false")) {
+	else if (!strcmp(v, "no") || !strcmp(v, "0") || !strcmp(v, "false"))
 		*out = 0;
-		return 0;
+	else
+		return expected(k, "", why, whylen);
+	return BND_OK;
+}
+
+static int set_path(const struct key *k, struct bnd_config *c, const char *v, char *why,
+		    size_t whylen)
+{
+	if (v[0] != '/' || strlen(v) >= k->size) {
+		char form[128];
+		form_of(k, form, sizeof(form));
+		return bnd_fail(why, whylen, BND_EINVAL, "%s must be an absolute path shorter than "
+				"%zu characters (expected %s=%s)", k->name, k->size, k->name, form);
 	}
-	return -1;
+	snprintf(field(c, k), k->size, "%s", v);
+	return BND_OK;
+}
+
+/* Parsed here once; the step takes default_req as it is. */
+static int set_request(const struct key *k, struct bnd_config *c, const char *v, char *why,
+		       size_t whylen)
+{
+	if (strlen(v) >= k->size)
+		return bnd_fail(why, whylen, BND_EINVAL, "request too long (at most %zu characters)",
+				k->size - 1);
+	struct bnd_request *r = calloc(1, sizeof(*r));
+	if (!r)
+		return bnd_fail(why, whylen, BND_ENOMEM, "out of memory");
+	int rc = bnd_request_parse(r, v, why, whylen);
+	if (rc == BND_OK) {
+		int none = !strcmp(v, k->unset);
+		snprintf(field(c, k), k->size, "%s", none ? "" : v);
+		if (none)
+			memset(&c->default_req, 0, sizeof(c->default_req));
+		else
+			c->default_req = *r;
+	}
+	free(r);
+	return rc;
+}
+
+static int set_enum(const struct key *k, struct bnd_config *c, const char *v, char *why,
+		    size_t whylen)
+{
+	for (const struct word *w = k->words; w->word; w++) {
+		if (!strcmp(v, w->word)) {
+			*(int *)field(c, k) = w->value;
+			return BND_OK;
+		}
+	}
+	return expected(k, "", why, whylen);
 }
 
 /* Seconds, integer or decimal, up to an hour: a lock held longer than that
  * is a bug elsewhere, and waiting for it would hang every launch. */
-static int parse_timeout(const char *v, int *ms)
+static int set_seconds(const struct key *k, struct bnd_config *c, const char *v, char *why,
+		       size_t whylen)
 {
 	char *end = NULL;
-	if (!*v || *v == '-' || *v == '+')
-		return -1;
-	errno = 0;
-	double s = strtod(v, &end);
-	if (errno || end == v || *end || !isfinite(s) || s <= 0 || s > 3600)
-		return -1;
+	double s = 0;
+	if (*v && *v != '-' && *v != '+') {
+		errno = 0;
+		s = strtod(v, &end);
+	}
+	if (!end || errno || end == v || *end || !isfinite(s) || s <= 0 || s > 3600)
+		return expected(k, " (0 < seconds <= 3600)", why, whylen);
 	int m = (int)(s * 1000.0 + 0.5);
-	*ms = m < 1 ? 1 : m;
-	return 0;
+	*(int *)field(c, k) = m < 1 ? 1 : m;
+	return BND_OK;
 }
 
+static int set_count(const struct key *k, struct bnd_config *c, const char *v, char *why,
+		     size_t whylen)
+{
+	char *end = NULL, range[64];
+	errno = 0;
+	long n = strtol(v, &end, 10);
+	if (errno || end == v || *end || n < k->min || n > k->max) {
+		snprintf(range, sizeof(range), " (%ld to %ld)", k->min, k->max);
+		return expected(k, range, why, whylen);
+	}
+	*(int *)field(c, k) = (int)n;
+	return BND_OK;
+}
+
+static int set_unit(const struct key *k, struct bnd_config *c, const char *v, char *why,
+		    size_t whylen)
+{
+	if (!bnd_packed_unit_name(v)) {
+		char names[64];
+		bnd_packed_unit_names('|', names, sizeof(names));
+		return bnd_fail(why, whylen, BND_EINVAL, "expected %s=%s (a packed unit=)", k->name,
+				names);
+	}
+	snprintf(field(c, k), k->size, "%s", v);
+	return BND_OK;
+}
+
+static int set_reserve(const struct key *k, struct bnd_config *c, const char *v, char *why,
+		       size_t whylen)
+{
+	struct bnd_mem_reserve r;
+	int rc = bnd_mem_parse_reserve(v, &r, why, whylen);
+	if (rc == BND_OK)
+		*(struct bnd_mem_reserve *)field(c, k) = r;
+	return rc;
+}
+
+static int set_gpudev(const struct key *k, struct bnd_config *c, const char *v, char *why,
+		      size_t whylen)
+{
+	return bnd_gpu_devmap_add(field(c, k), v, why, whylen);
+}
+
+typedef int (*set_fn)(const struct key *k, struct bnd_config *c, const char *v, char *why,
+		      size_t whylen);
+
+static const set_fn setters[] = {
+	[T_YESNO] = set_yesno,     [T_FLAG] = set_yesno,   [T_PATH] = set_path,
+	[T_REQUEST] = set_request, [T_ENUM] = set_enum,    [T_SECONDS] = set_seconds,
+	[T_COUNT] = set_count,     [T_UNIT] = set_unit,    [T_RESERVE] = set_reserve,
+	[T_GPUDEV] = set_gpudev,
+};
+
+/* The value as the settings line shows it; an empty one as `unset`. */
+static void show(const struct key *k, const struct bnd_config *c, char *buf, size_t len)
+{
+	const void *f = cfield(c, k);
+	const int *i = f;
+	const struct bnd_gpu_devmap *dm = f;
+	const struct word *w;
+	switch (k->type) {
+	case T_YESNO:
+	case T_FLAG:
+		snprintf(buf, len, "%s", *i ? "yes" : "no");
+		break;
+	case T_ENUM:
+		for (w = k->words; w->word && w->value != *i; w++)
+			;
+		snprintf(buf, len, "%s", w->word ? w->word : "?");
+		break;
+	case T_SECONDS:
+		snprintf(buf, len, "%d.%03d", *i / 1000, *i % 1000);
+		break;
+	case T_COUNT:
+		snprintf(buf, len, "%d", *i);
+		break;
+	case T_RESERVE:
+		bnd_mem_reserve_text(f, buf, len);
+		break;
+	case T_GPUDEV:
+		if (!dm->n)
+			snprintf(buf, len, "%s", k->unset ? k->unset : "");
+		else if (bnd_gpu_devmap_text(dm, buf, len) != BND_OK)
+			snprintf(buf, len, "(%d devices)", dm->n);
+		break;
+	default: /* the text types */
+		snprintf(buf, len, "%s", *(const char *)f ? (const char *)f
+				   : k->unset ? k->unset : "");
+	}
+}
+
+void bnd_config_defaults(struct bnd_config *c)
+{
+	char why[BND_ERRLEN];
+	memset(c, 0, sizeof(*c));
+	/* Every default is written as its value is and read by the same
+	 * rule; the unit test checks that each one is accepted. */
+	for (size_t i = 0; i < NKEYS; i++)
+		if (!keys[i].unset || strcmp(keys[i].def, keys[i].unset))
+			(void)setters[keys[i].type](&keys[i], c, keys[i].def, why, sizeof(why));
+}
+
+const char *bnd_on_failure_name(enum bnd_on_failure f)
+{
+	for (const struct word *w = on_failure_words; w->word; w++)
+		if (w->value == (int)f)
+			return w->word;
+	return "unbound";
+}
+
+static const struct key *find_key(const char *arg, size_t klen)
+{
+	for (size_t i = 0; i < NKEYS; i++)
+		if (strlen(keys[i].name) == klen && !strncmp(arg, keys[i].name, klen))
+			return &keys[i];
+	return NULL;
+}
+
+static void unknown(const char *arg, char *err, size_t errlen)
+{
+	char known[512] = "";
+	size_t used = 0;
+	for (size_t i = 0; i < NKEYS && used < sizeof(known); i++) {
+		int n = snprintf(known + used, sizeof(known) - used, "%s%s%s", used ? " " : "",
+				 keys[i].name, keys[i].type == T_FLAG ? "" : "=");
+		used += n > 0 ? (size_t)n : 0;
+	}
+	complain(err, errlen, "unknown argument \"%s\" (known: %s)", arg, known);
+}
+
+/* One word: KEY=VALUE, or a flag's bare KEY. */
 static int one_arg(struct bnd_config *c, const char *arg, char *err, size_t errlen)
 {
 	const char *eq = strchr(arg, '=');
 	size_t klen = eq ? (size_t)(eq - arg) : strlen(arg);
-	const char *v = eq ? eq + 1 : NULL;
-#define KEY(k) (klen == sizeof(k) - 1 && !strncmp(arg, k, klen))
-
-	if (KEY("verbose")) {
-		int b = 1;
-		if (v && parse_yesno(v, &b)) {
-			complain(err, errlen, "\"%s\": expected verbose or verbose=yes|no", arg);
-			return -1;
-		}
-		c->verbose = b;
-		return 0;
+	const struct key *k = find_key(arg, klen);
+	char why[BND_ERRLEN] = "";
+	if (!k) {
+		unknown(arg, err, errlen);
+		return BND_EINVAL;
 	}
-	if (!KEY("state_dir") && !KEY("enabled") && !KEY("default") &&
-	    !KEY("on_failure") && !KEY("lock_timeout") && !KEY("filter") &&
-	    !KEY("implicit") && !KEY("default_unit") && !KEY("mem_reserve") &&
-	    !KEY("defer_max") && !KEY("gpu_devices") && !KEY("gres_conf") &&
-	    !KEY("private_files") && !KEY("on_any_host") && !KEY("topology")) {
-		complain(err, errlen, "unknown argument \"%s\" (known: state_dir= enabled= "
-			 "default= on_failure= lock_timeout= verbose filter= implicit= "
-			 "default_unit= mem_reserve= defer_max= gpu_devices= gres_conf= "
-			 "private_files= on_any_host= topology=)", arg);
-		return -1;
+	const char *v = eq ? eq + 1 : k->type == T_FLAG ? "yes" : NULL;
+	if (!v || (!*v && k->type != T_FLAG)) {
+		complain(err, errlen, "\"%s\": a value is required (%s=...)", arg, k->name);
+		return BND_EINVAL;
 	}
-	if (!v || !*v) {
-		complain(err, errlen, "\"%s\": a value is required (%.*s=...)", arg,
-			 (int)klen, arg);
-		return -1;
-	}
-	if (KEY("state_dir")) {
-		if (v[0] != '/' || strlen(v) >= sizeof(c->state_dir)) {
-			complain(err, errlen, "\"%s\": state_dir must be an absolute path "
-				 "shorter than %zu characters", arg, sizeof(c->state_dir));
-			return -1;
-		}
-		snprintf(c->state_dir, sizeof(c->state_dir), "%s", v);
-	} else if (KEY("enabled")) {
-		if (parse_yesno(v, &c->enabled)) {
-			complain(err, errlen, "\"%s\": expected enabled=yes|no", arg);
-			return -1;
-		}
-	} else if (KEY("default")) {
-		struct bnd_request *r = calloc(1, sizeof(*r));
-		char perr[BND_ERRLEN] = "";
-		if (!r) {
-			complain(err, errlen, "\"%s\": out of memory", arg);
-			return -1;
-		}
-		int rc = strlen(v) >= sizeof(c->default_spec) ? BND_EINVAL
-			: bnd_request_parse(r, v, perr, sizeof(perr));
-		free(r);
-		if (rc != BND_OK) {
-			complain(err, errlen, "\"%s\": %s", arg,
-				 *perr ? perr : "request too long");
-			return -1;
-		}
-		snprintf(c->default_spec, sizeof(c->default_spec), "%s",
-			 strcmp(v, "none") ? v : "");
-	} else if (KEY("on_failure")) {
-		if (!strcmp(v, "defer")) {
-			c->on_failure = BND_ONFAIL_DEFER;
-		} else if (!strcmp(v, "unbound")) {
-			c->on_failure = BND_ONFAIL_UNBOUND;
-		} else if (!strcmp(v, "fail")) {
-			c->on_failure = BND_ONFAIL_FAIL;
-		} else {
-			complain(err, errlen, "\"%s\": expected on_failure=defer|unbound|fail", arg);
-			return -1;
-		}
-	} else if (KEY("filter")) {
-		if (!strcmp(v, "first_core")) {
-			c->filter_first_core = 1;
-		} else if (!strcmp(v, "none")) {
-			c->filter_first_core = 0;
-		} else {
-			complain(err, errlen, "\"%s\": expected filter=first_core|none", arg);
-			return -1;
-		}
-	} else if (KEY("on_any_host")) {
-		if (parse_yesno(v, &c->on_any_host)) {
-			complain(err, errlen, "\"%s\": expected on_any_host=yes|no", arg);
-			return -1;
-		}
-	} else if (KEY("topology")) {
-		if (v[0] != '/' || strlen(v) >= sizeof(c->topology)) {
-			complain(err, errlen, "\"%s\": topology must be the absolute path of an "
-				 "hwloc XML file, shorter than %zu characters", arg,
-				 sizeof(c->topology));
-			return -1;
-		}
-		snprintf(c->topology, sizeof(c->topology), "%s", v);
-	} else if (KEY("implicit")) {
-		if (parse_yesno(v, &c->implicit)) {
-			complain(err, errlen, "\"%s\": expected implicit=yes|no", arg);
-			return -1;
-		}
-	} else if (KEY("private_files")) {
-		if (parse_yesno(v, &c->private_files)) {
-			complain(err, errlen, "\"%s\": expected private_files=yes|no", arg);
-			return -1;
-		}
-	} else if (KEY("default_unit")) {
-		if (!bnd_packed_unit_name(v)) {
-			char names[64];
-			bnd_packed_unit_names('|', names, sizeof(names));
-			complain(err, errlen, "\"%s\": expected default_unit=%s (a packed unit=)", arg,
-				 names);
-			return -1;
-		}
-		snprintf(c->default_unit, sizeof(c->default_unit), "%s", v);
-	} else if (KEY("mem_reserve")) {
-		char perr[BND_ERRLEN] = "";
-		struct bnd_mem_reserve r;
-		if (bnd_mem_parse_reserve(v, &r, perr, sizeof(perr)) != BND_OK) {
-			complain(err, errlen, "\"%s\": %s", arg, perr);
-			return -1;
-		}
-		c->mem_reserve = r;
-	} else if (KEY("defer_max")) {
-		char *end = NULL;
-		errno = 0;
-		long n = strtol(v, &end, 10);
-		if (errno || end == v || *end || n < 0 || n > 100000) {
-			complain(err, errlen, "\"%s\": expected defer_max=<steps> (0 for no limit, "
-				 "at most 100000)", arg);
-			return -1;
-		}
-		c->defer_max = (int)n;
-	} else if (KEY("gpu_devices")) {
-		char perr[BND_ERRLEN] = "";
-		if (bnd_gpu_devmap_add(&c->gpu_devices, v, perr, sizeof(perr)) != BND_OK) {
-			complain(err, errlen, "\"%s\": %s", arg, perr);
-			return -1;
-		}
-	} else if (KEY("gres_conf")) {
-		if (v[0] != '/' || strlen(v) >= sizeof(c->gres_conf)) {
-			complain(err, errlen, "\"%s\": gres_conf must be an absolute path shorter "
-				 "than %zu characters", arg, sizeof(c->gres_conf));
-			return -1;
-		}
-		snprintf(c->gres_conf, sizeof(c->gres_conf), "%s", v);
-	} else if (KEY("lock_timeout")) {
-		if (parse_timeout(v, &c->lock_timeout_ms)) {
-			complain(err, errlen, "\"%s\": expected lock_timeout=<seconds> "
-				 "(0 < seconds <= 3600)", arg);
-			return -1;
-		}
-	}
-#undef KEY
-	return 0;
+	int rc = setters[k->type](k, c, v, why, sizeof(why));
+	if (rc != BND_OK)
+		complain(err, errlen, "\"%s\": %s", arg, why);
+	return rc;
 }
 
 int bnd_config_parse(struct bnd_config *c, int argc, char *const argv[],
@@ -243,7 +421,7 @@ int bnd_config_parse(struct bnd_config *c, int argc, char *const argv[],
 	for (int i = 0; i < argc; i++) {
 		if (!argv[i] || !*argv[i])
 			continue;
-		if (one_arg(c, argv[i], err, errlen))
+		if (one_arg(c, argv[i], err, errlen) != BND_OK)
 			bad++;
 	}
 	if (c->implicit && c->default_spec[0]) {
@@ -258,23 +436,33 @@ int bnd_config_parse(struct bnd_config *c, int argc, char *const argv[],
 
 int bnd_config_describe(const struct bnd_config *c, char *buf, size_t buflen)
 {
-	char reserve[32], devs[1024];
-	bnd_mem_reserve_text(&c->mem_reserve, reserve, sizeof(reserve));
-	if (bnd_gpu_devmap_text(&c->gpu_devices, devs, sizeof(devs)) != BND_OK)
-		snprintf(devs, sizeof(devs), "(%d devices)", c->gpu_devices.n);
-	int n = snprintf(buf, buflen,
-			 "state_dir=%s enabled=%s default=%s on_failure=%s "
-			 "lock_timeout=%d.%03d verbose=%s filter=%s implicit=%s "
-			 "default_unit=%s mem_reserve=%s defer_max=%d gpu_devices=%s gres_conf=%s "
-			 "private_files=%s on_any_host=%s topology=%s",
-			 c->state_dir, c->enabled ? "yes" : "no",
-			 *c->default_spec ? c->default_spec : "none",
-			 bnd_on_failure_name(c->on_failure),
-			 c->lock_timeout_ms / 1000, c->lock_timeout_ms % 1000,
-			 c->verbose ? "yes" : "no", c->filter_first_core ? "first_core" : "none",
-			 c->implicit ? "yes" : "no", c->default_unit, reserve, c->defer_max,
-			 c->gpu_devices.n ? devs : "none", c->gres_conf[0] ? c->gres_conf : "default",
-			 c->private_files ? "yes" : "no", c->on_any_host ? "yes" : "no",
-			 c->topology[0] ? c->topology : "discovery");
-	return (n < 0 || (size_t)n >= buflen) ? BND_EINVAL : BND_OK;
+	char value[BND_CONFIG_PATH_MAX];
+	size_t used = 0;
+	if (!buflen)
+		return BND_EINVAL;
+	buf[0] = '\0';
+	for (size_t i = 0; i < NKEYS; i++) {
+		show(&keys[i], c, value, sizeof(value));
+		int n = snprintf(buf + used, buflen - used, "%s%s=%s", i ? " " : "", keys[i].name,
+				 value);
+		if (n < 0 || (size_t)n >= buflen - used)
+			return BND_EINVAL;
+		used += (size_t)n;
+	}
+	return BND_OK;
+}
+
+int bnd_config_key_info(size_t i, struct bnd_config_key_info *out)
+{
+	char form[128];
+	if (i >= NKEYS)
+		return BND_EINVAL;
+	const struct key *k = &keys[i];
+	form_of(k, form, sizeof(form));
+	out->name = k->name;
+	snprintf(out->usage, sizeof(out->usage), k->type == T_FLAG ? "%s[=%s]" : "%s=%s",
+		 k->name, form);
+	out->def = k->def;
+	out->help = k->help;
+	return BND_OK;
 }

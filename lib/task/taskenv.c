@@ -9,6 +9,68 @@
 #include "binding/util/error.h"
 #include "binding/topology/topostring.h"
 
+/* Every variable this module sets is named here once: the code below
+ * uses NAME(), and bnd_taskenv_var lists them (sbind --list variables,
+ * the man-page check). */
+enum var {
+	V_SLURM_BINDING,
+	V_SGE_BINDING,
+	V_SGE_MP_PROCBIND,
+	V_GCS_BINDING,
+	V_GCS_BINDING_INSTANCE,
+	V_LSB_BIND_JOB,
+	V_LSB_BIND_CPU_LIST,
+	V_SGE_BINDING_INSTANCE,
+	V_SGE_BINDING_TOPOLOGY,
+	V_SGE_BINDING_CPUSET,
+	V_SLURM_BINDING_INSTANCE,
+	V_SLURM_BINDING_REQUEST,
+	V_SLURM_BINDING_STATUS,
+	V_SLURM_BINDING_TOPOLOGY,
+	V_SLURM_BINDING_TOPOLOGY_OCS,
+	V_SLURM_MBIND,
+	V_SLURM_MBIND_NODES,
+	V_SLURM_BINDING_TOPOLOGY_NUMA,
+	V_SLURM_BINDING_PE,
+	V_SLURM_BINDING_RANKFILE,
+	V_SLURM_BINDING_GPUS,
+	V_SLURM_BINDING_GPU_LOCALITY,
+	V_SLURM_BINDING_OMP_PLACES,
+	V_OMP_PLACES,
+	V_SLURM_BINDING_OMP_PROC_BIND,
+	V_OMP_PROC_BIND,
+	V_COUNT
+};
+static const char *const var_names[V_COUNT] = {
+	[V_SLURM_BINDING] = "SLURM_BINDING",
+	[V_SGE_BINDING] = "SGE_BINDING",
+	[V_SGE_MP_PROCBIND] = "SGE_MP_PROCBIND",
+	[V_GCS_BINDING] = "GCS_BINDING",
+	[V_GCS_BINDING_INSTANCE] = "GCS_BINDING_INSTANCE",
+	[V_LSB_BIND_JOB] = "LSB_BIND_JOB",
+	[V_LSB_BIND_CPU_LIST] = "LSB_BIND_CPU_LIST",
+	[V_SGE_BINDING_INSTANCE] = "SGE_BINDING_INSTANCE",
+	[V_SGE_BINDING_TOPOLOGY] = "SGE_BINDING_TOPOLOGY",
+	[V_SGE_BINDING_CPUSET] = "SGE_BINDING_CPUSET",
+	[V_SLURM_BINDING_INSTANCE] = "SLURM_BINDING_INSTANCE",
+	[V_SLURM_BINDING_REQUEST] = "SLURM_BINDING_REQUEST",
+	[V_SLURM_BINDING_STATUS] = "SLURM_BINDING_STATUS",
+	[V_SLURM_BINDING_TOPOLOGY] = "SLURM_BINDING_TOPOLOGY",
+	[V_SLURM_BINDING_TOPOLOGY_OCS] = "SLURM_BINDING_TOPOLOGY_OCS",
+	[V_SLURM_MBIND] = "SLURM_MBIND",
+	[V_SLURM_MBIND_NODES] = "SLURM_MBIND_NODES",
+	[V_SLURM_BINDING_TOPOLOGY_NUMA] = "SLURM_BINDING_TOPOLOGY_NUMA",
+	[V_SLURM_BINDING_PE] = "SLURM_BINDING_PE",
+	[V_SLURM_BINDING_RANKFILE] = "SLURM_BINDING_RANKFILE",
+	[V_SLURM_BINDING_GPUS] = "SLURM_BINDING_GPUS",
+	[V_SLURM_BINDING_GPU_LOCALITY] = "SLURM_BINDING_GPU_LOCALITY",
+	[V_SLURM_BINDING_OMP_PLACES] = "SLURM_BINDING_OMP_PLACES",
+	[V_OMP_PLACES] = "OMP_PLACES",
+	[V_SLURM_BINDING_OMP_PROC_BIND] = "SLURM_BINDING_OMP_PROC_BIND",
+	[V_OMP_PROC_BIND] = "OMP_PROC_BIND",
+};
+#define NAME(v) var_names[V_##v]
+
 /* Room for a list of n numbers below 10^6 with separators. */
 static size_t list_room(const bnd_cpuset_t *cpus)
 {
@@ -282,12 +344,12 @@ static int put_hwloc_mask(struct bnd_taskenv *e, const char *name, const bnd_cpu
  * task's cpus as hwloc prints a cpuset, 0x0 when not bound. */
 static int put_ocs(struct bnd_taskenv *e, const struct bnd_taskenv_in *in, int bound)
 {
-	int rc = put_str(e, "SGE_BINDING_INSTANCE", bound ? bnd_instance_name(in->instance) : "NONE");
+	int rc = put_str(e, NAME(SGE_BINDING_INSTANCE), bound ? bnd_instance_name(in->instance) : "NONE");
 	if (rc == BND_OK)
-		rc = bound && in->topo ? put_topology(e, "SGE_BINDING_TOPOLOGY", in->topo, BND_TOPO_OCS,
+		rc = bound && in->topo ? put_topology(e, NAME(SGE_BINDING_TOPOLOGY), in->topo, BND_TOPO_OCS,
 						      in->cpus)
-				       : put_str(e, "SGE_BINDING_TOPOLOGY", "NONE");
-	return rc == BND_OK ? put_hwloc_mask(e, "SGE_BINDING_CPUSET", bound ? in->cpus : NULL) : rc;
+				       : put_str(e, NAME(SGE_BINDING_TOPOLOGY), "NONE");
+	return rc == BND_OK ? put_hwloc_mask(e, NAME(SGE_BINDING_CPUSET), bound ? in->cpus : NULL) : rc;
 }
 
 /* LSF's name of the binding method (its LSB_BIND_JOB values). A Grid
@@ -312,10 +374,10 @@ static int put_compat(struct bnd_taskenv *e, const struct bnd_taskenv_in *in, in
 		      const char *spaced)
 {
 	int rc;
-	if ((rc = put_str(e, "GCS_BINDING", spaced)) ||
-	    (rc = put_str(e, "GCS_BINDING_INSTANCE",
+	if ((rc = put_str(e, NAME(GCS_BINDING), spaced)) ||
+	    (rc = put_str(e, NAME(GCS_BINDING_INSTANCE),
 			  bound ? bnd_instance_name(in->instance) : "NONE")) ||
-	    (rc = put_str(e, "LSB_BIND_JOB", bound ? lsf_method(in->strategy) : "NONE")))
+	    (rc = put_str(e, NAME(LSB_BIND_JOB), bound ? lsf_method(in->strategy) : "NONE")))
 		return rc;
 	size_t room = list_room(bound ? in->cpus : NULL);
 	char *list = calloc(1, room);
@@ -325,7 +387,7 @@ static int put_compat(struct bnd_taskenv *e, const struct bnd_taskenv_in *in, in
 		free(list);
 		return BND_EINVAL;
 	}
-	return put(e, "LSB_BIND_CPU_LIST", list);
+	return put(e, NAME(LSB_BIND_CPU_LIST), list);
 }
 
 /* One bracket per NUMA node: 2 letters per core at most, plus brackets. */
@@ -333,7 +395,7 @@ static int put_numa(struct bnd_taskenv *e, const struct bnd_topology *t,
 		    const bnd_cpuset_t *cpus)
 {
 	if (!t)
-		return put_str(e, "SLURM_BINDING_TOPOLOGY_NUMA", NO_TOPOLOGY);
+		return put_str(e, NAME(SLURM_BINDING_TOPOLOGY_NUMA), NO_TOPOLOGY);
 	size_t n = 2 * (size_t)t->ncores + 2 * (size_t)t->nnuma + 1;
 	char *buf = malloc(n);
 	if (!buf)
@@ -342,7 +404,7 @@ static int put_numa(struct bnd_taskenv *e, const struct bnd_topology *t,
 		free(buf);
 		return BND_EINVAL;
 	}
-	return put(e, "SLURM_BINDING_TOPOLOGY_NUMA", buf);
+	return put(e, NAME(SLURM_BINDING_TOPOLOGY_NUMA), buf);
 }
 
 /* Our own earlier value (the marker matches) may be replaced; anything
@@ -357,8 +419,8 @@ static int is_ours(const char *cur, const char *marker)
 static int put_gpus(struct bnd_taskenv *e, const struct bnd_taskenv_in *in)
 {
 	int rc;
-	if ((rc = put_str(e, "SLURM_BINDING_GPUS", in->gpus ? in->gpus : "")) ||
-	    (rc = put_str(e, "SLURM_BINDING_GPU_LOCALITY", in->gpu_locality ? in->gpu_locality : "")))
+	if ((rc = put_str(e, NAME(SLURM_BINDING_GPUS), in->gpus ? in->gpus : "")) ||
+	    (rc = put_str(e, NAME(SLURM_BINDING_GPU_LOCALITY), in->gpu_locality ? in->gpu_locality : "")))
 		return rc;
 	for (int i = 0; in->gpu_narrow && in->gpu_env && i < BND_GPU_ENV_VARS; i++) {
 		char *v;
@@ -387,43 +449,43 @@ static int build(struct bnd_taskenv *e, const struct bnd_taskenv_in *in)
 	}
 	/* Grid Engine 6.2u5's specification names SGE_MP_PROCBIND next to
 	 * SGE_BINDING for the env instance, with the same value. */
-	if ((rc = put_str(e, "SGE_BINDING", buf)) != BND_OK ||
-	    (rc = put_str(e, "SGE_MP_PROCBIND", buf)) != BND_OK ||
+	if ((rc = put_str(e, NAME(SGE_BINDING), buf)) != BND_OK ||
+	    (rc = put_str(e, NAME(SGE_MP_PROCBIND), buf)) != BND_OK ||
 	    (rc = put_compat(e, in, bound, buf)) != BND_OK) {
 		free(buf);
 		return rc;
 	}
-	if ((rc = put(e, "SLURM_BINDING", buf)) || (rc = put_ocs(e, in, bound)))
+	if ((rc = put(e, NAME(SLURM_BINDING), buf)) || (rc = put_ocs(e, in, bound)))
 		return rc;
 
-	if ((rc = put_str(e, "SLURM_BINDING_INSTANCE", bnd_instance_name(in->instance))))
+	if ((rc = put_str(e, NAME(SLURM_BINDING_INSTANCE), bnd_instance_name(in->instance))))
 		return rc;
-	if ((rc = put_str(e, "SLURM_BINDING_REQUEST",
+	if ((rc = put_str(e, NAME(SLURM_BINDING_REQUEST),
 			  in->request && *in->request ? in->request : "none")))
 		return rc;
 
 	if (bound) {
-		rc = put_str(e, "SLURM_BINDING_STATUS", "bound");
+		rc = put_str(e, NAME(SLURM_BINDING_STATUS), "bound");
 	} else {
 		const char *why = in->reason && *in->reason ? in->reason : "no binding requested";
 		size_t n = strlen(why) + 16;
 		if (!(buf = malloc(n)))
 			return BND_ENOMEM;
 		snprintf(buf, n, "unbound: %s", why);
-		rc = put(e, "SLURM_BINDING_STATUS", buf);
+		rc = put(e, NAME(SLURM_BINDING_STATUS), buf);
 	}
 	if (rc)
 		return rc;
 
-	if ((rc = put_topology(e, "SLURM_BINDING_TOPOLOGY", t, BND_TOPO_SGE,
+	if ((rc = put_topology(e, NAME(SLURM_BINDING_TOPOLOGY), t, BND_TOPO_SGE,
 			       bound ? in->cpus : NULL)))
 		return rc;
-	if ((rc = put_topology(e, "SLURM_BINDING_TOPOLOGY_OCS", t, BND_TOPO_OCS,
+	if ((rc = put_topology(e, NAME(SLURM_BINDING_TOPOLOGY_OCS), t, BND_TOPO_OCS,
 			       bound ? in->cpus : NULL)))
 		return rc;
-	if ((rc = put_str(e, "SLURM_MBIND", bnd_mbind_name(in->mbind))))
+	if ((rc = put_str(e, NAME(SLURM_MBIND), bnd_mbind_name(in->mbind))))
 		return rc;
-	if ((rc = put_str(e, "SLURM_MBIND_NODES", in->mbind_nodes ? in->mbind_nodes : "")))
+	if ((rc = put_str(e, NAME(SLURM_MBIND_NODES), in->mbind_nodes ? in->mbind_nodes : "")))
 		return rc;
 	if ((rc = put_numa(e, t, bound ? in->cpus : NULL)))
 		return rc;
@@ -436,9 +498,9 @@ static int build(struct bnd_taskenv *e, const struct bnd_taskenv_in *in)
 		free(buf);
 		return BND_EINVAL;
 	}
-	if ((rc = put(e, "SLURM_BINDING_PE", buf)))
+	if ((rc = put(e, NAME(SLURM_BINDING_PE), buf)))
 		return rc;
-	if ((rc = put_str(e, "SLURM_BINDING_RANKFILE", pe && in->rankfile ? in->rankfile : "")))
+	if ((rc = put_str(e, NAME(SLURM_BINDING_RANKFILE), pe && in->rankfile ? in->rankfile : "")))
 		return rc;
 
 	if ((rc = put_gpus(e, in)))
@@ -458,17 +520,17 @@ static int build(struct bnd_taskenv *e, const struct bnd_taskenv_in *in)
 				return BND_EINVAL;
 			}
 		}
-		if ((rc = put_str(e, "SLURM_BINDING_OMP_PLACES", places))) {
+		if ((rc = put_str(e, NAME(SLURM_BINDING_OMP_PLACES), places))) {
 			free(places);
 			return rc;
 		}
-		if ((rc = put(e, "OMP_PLACES", places)))
+		if ((rc = put(e, NAME(OMP_PLACES), places)))
 			return rc;
 	}
 	if (mine_bind) {
 		const char *v = omp ? "close" : NULL;
-		if ((rc = put_str(e, "SLURM_BINDING_OMP_PROC_BIND", v)) ||
-		    (rc = put_str(e, "OMP_PROC_BIND", v)))
+		if ((rc = put_str(e, NAME(SLURM_BINDING_OMP_PROC_BIND), v)) ||
+		    (rc = put_str(e, NAME(OMP_PROC_BIND), v)))
 			return rc;
 	}
 	return BND_OK;
@@ -492,4 +554,11 @@ void bnd_taskenv_free(struct bnd_taskenv *e)
 	for (int i = 0; i < e->n; i++)
 		free(e->v[i].value);
 	e->n = 0;
+}
+
+const char *bnd_taskenv_var(size_t i)
+{
+	if (i < V_COUNT)
+		return var_names[i];
+	return i - V_COUNT < BND_GPU_ENV_VARS ? bnd_gpuenv_names[i - V_COUNT] : NULL;
 }

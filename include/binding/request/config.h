@@ -33,8 +33,11 @@ enum bnd_on_failure {
 struct bnd_config {
 	char state_dir[BND_CONFIG_PATH_MAX];
 	int enabled;
-	/* Binding for jobs that give no --binding; "" means none. */
+	/* Binding for jobs that give no --binding; "" means none. default_req
+	 * is that text parsed (once, here: the step takes it as it is); it is
+	 * all zero (strategy BND_S_NONE) when default_spec is "". */
 	char default_spec[BND_MAX_REQUEST_TEXT];
+	struct bnd_request default_req;
 	enum bnd_on_failure on_failure;
 	int lock_timeout_ms;
 	int verbose;
@@ -74,21 +77,17 @@ struct bnd_config {
 	char topology[256];
 };
 
+/* Every setting from its key's default (bnd_config_key_info's def). */
 void bnd_config_defaults(struct bnd_config *c);
 
-/* Parses plugstack.conf arguments into c (which starts from the defaults).
- *   state_dir=/abs/path   enabled=yes|no   default=SPEC
- *   on_failure=defer|unbound|fail   lock_timeout=SECONDS (e.g. 10, 2.5)
- *   verbose  (or verbose=yes|no)   filter=first_core|none
- *   implicit=yes|no   default_unit=T|CT|ET|C|E|S|CS|ES|X|CX|EX|Y|CY|EY|N|CN|EN
- *   mem_reserve=SIZE|PERCENT% (per NUMA node, e.g. 2G or 5%)
- *   defer_max=STEPS (per user and node; 0: no limit; default 64)
- *   gpu_devices=/dev/PATH=BUSID[,...] (may be given several times)
- *   gres_conf=/abs/path/gres.conf
- *   private_files=yes|no   on_any_host=yes|no   topology=/abs/path.xml
+/* Parses plugstack.conf arguments into c (which starts from the defaults):
+ * each word is KEY=VALUE, or a flag's bare KEY (verbose); the keys, their
+ * forms and defaults are one table in config.c (bnd_config_key_info lists
+ * it: `sbind --list keys`, spank-binding(8)). A later word wins.
  * Returns BND_OK, or BND_EINVAL when at least one argument was unknown or
- * malformed: err then lists every bad one ("; "-separated) and each of them
- * kept its default; the good ones are applied.
+ * malformed: err then lists every bad one ("; "-separated), each naming
+ * the word and the accepted form, and each of them kept its value; the
+ * good ones are applied.
  * default= together with implicit=yes is a conflict reported the same way:
  * default= wins (the admin wrote that binding out in full) and implicit
  * keeps its default, no. */
@@ -97,7 +96,24 @@ int bnd_config_parse(struct bnd_config *c, int argc, char *const argv[],
 
 const char *bnd_on_failure_name(enum bnd_on_failure f);
 
-/* One line describing the effective settings, for the log. */
+/* One line describing the effective settings, for the log: every key in
+ * the table's order, KEY=VALUE, space separated. BND_EINVAL when it does
+ * not fit buflen (buf then holds a terminated prefix). */
 int bnd_config_describe(const struct bnd_config *c, char *buf, size_t buflen);
+
+/* One plugstack key, as the table has it (for sbind, the man-page check). */
+struct bnd_config_key_info {
+	const char *name;
+	/* How the word is written: "on_failure=defer|unbound|fail",
+	 * "state_dir=<path>", "verbose[=yes|no]". */
+	char usage[160];
+	/* The default, as the key's value is written, or the word the
+	 * settings line shows for "not set" (default=none, topology=discovery). */
+	const char *def;
+	const char *help; /* one line */
+};
+
+/* The i-th key (0 up) into out; BND_EINVAL past the last one. */
+int bnd_config_key_info(size_t i, struct bnd_config_key_info *out);
 
 #endif

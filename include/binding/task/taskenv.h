@@ -92,6 +92,10 @@ int bnd_taskenv_build(struct bnd_taskenv *out, const struct bnd_taskenv_in *in,
 		      char *err, size_t errlen);
 void bnd_taskenv_free(struct bnd_taskenv *e);
 
+/* The i-th name (0 up) of the variables a task may receive: this
+ * module's, then the visible-device ones (gpuenv.h); NULL past the last. */
+const char *bnd_taskenv_var(size_t i);
+
 /* OCS pe form of the cores holding cpus: "<socket>,<core>" joined by ':'. */
 int bnd_pe_pairs(const struct bnd_topology *t, const bnd_cpuset_t *cpus,
 		 char *buf, size_t buflen);

@@ -5,7 +5,9 @@
 
 /* Root-owned, on tmpfs: records describe processes of this boot only. */
 #define BND_DEFAULT_STATE_DIR "/run/slurm-binding"
-/* How long a writer waits for the state lock before giving up. */
-#define BND_DEFAULT_LOCK_TIMEOUT_MS 10000
+/* How long a writer waits for the state lock before giving up, in
+ * seconds as plugstack.conf's lock_timeout= writes it. */
+#define BND_DEFAULT_LOCK_TIMEOUT_S 10
+#define BND_DEFAULT_LOCK_TIMEOUT_MS (BND_DEFAULT_LOCK_TIMEOUT_S * 1000)
 
 #endif

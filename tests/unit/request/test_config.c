@@ -318,6 +318,105 @@ START_TEST(example_file_parses_and_documents_everything)
 }
 END_TEST
 
+/* The settings line of the defaults, as slurmd logs it. */
+START_TEST(defaults_line)
+{
+	struct bnd_config c;
+	char line[1024];
+	bnd_config_defaults(&c);
+	ck_assert_int_eq(bnd_config_describe(&c, line, sizeof(line)), BND_OK);
+	ck_assert_str_eq(line, "state_dir=/run/slurm-binding enabled=yes default=none "
+			 "on_failure=defer lock_timeout=10.000 verbose=no filter=none implicit=no "
+			 "default_unit=C mem_reserve=0M defer_max=64 gpu_devices=none "
+			 "gres_conf=default private_files=no on_any_host=yes topology=discovery");
+}
+END_TEST
+
+/* Each key's default, as the table writes it, is either its value
+ * written out (parsing it changes nothing) or the word the settings line
+ * shows for "not set"; usage names the key, every key has help, and the
+ * settings line names the keys in the table's order. */
+START_TEST(table_defaults_are_the_defaults)
+{
+	struct bnd_config d, c;
+	char err[ERRLEN], line0[1024], line[1100];
+	struct bnd_config_key_info k;
+	bnd_config_defaults(&d);
+	ck_assert_int_eq(bnd_config_describe(&d, line0, sizeof(line0)), BND_OK);
+	const char *at = line0;
+	size_t i;
+	for (i = 0; bnd_config_key_info(i, &k) == BND_OK; i++) {
+		char word[256], shown[300];
+		ck_assert(k.name && k.def && k.help && *k.help);
+		ck_assert_msg(!strncmp(k.usage, k.name, strlen(k.name)), "%s", k.usage);
+		snprintf(word, sizeof(word), "%s=%s", k.name, k.def);
+		char *argv[] = { word };
+		if (parse(&c, err, 1, argv) == BND_OK) {
+			ck_assert_int_eq(bnd_config_describe(&c, line, sizeof(line)), BND_OK);
+			ck_assert_msg(!strcmp(line, line0), "%s changes the defaults: %s", word, line);
+		} else {
+			snprintf(shown, sizeof(shown), " %s ", word);
+			snprintf(line, sizeof(line), " %s ", line0);
+			ck_assert_msg(strstr(line, shown), "%s neither parses (%s) nor is shown", word,
+				      err);
+		}
+		snprintf(word, sizeof(word), "%s=", k.name);
+		ck_assert_msg((at = strstr(at, word)), "%s out of order in %s", word, line0);
+	}
+	ck_assert_int_eq(i, 16);
+	ck_assert_int_eq(bnd_config_key_info(i, &k), BND_EINVAL);
+}
+END_TEST
+
+/* default= is parsed once, into default_req; none and a later word reset it. */
+START_TEST(default_request_is_parsed_once)
+{
+	struct bnd_config c;
+	char err[ERRLEN];
+	bnd_config_defaults(&c);
+	ck_assert_int_eq(c.default_req.strategy, BND_S_NONE);
+	char *argv[] = { "default=pe:striding:2:2" };
+	ck_assert_int_eq(parse(&c, err, 1, argv), BND_OK);
+	ck_assert_int_eq(c.default_req.strategy, BND_S_STRIDING);
+	ck_assert_int_eq(c.default_req.instance, BND_I_PE);
+	ck_assert_int_eq(c.default_req.amount, 2);
+	ck_assert_int_eq(c.default_req.step, 2);
+	ck_assert_str_eq(c.default_req.text, "pe:striding:2:2");
+	char *bad[] = { "default=linear:3", "default=linear:0" };
+	ck_assert_int_eq(parse(&c, err, 2, bad), BND_EINVAL);
+	ck_assert_int_eq(c.default_req.strategy, BND_S_LINEAR);
+	ck_assert_int_eq(c.default_req.amount, 3);
+	ck_assert_str_eq(c.default_spec, "linear:3");
+	char *none[] = { "default=linear:3", "default=none" };
+	ck_assert_int_eq(parse(&c, err, 2, none), BND_OK);
+	ck_assert_int_eq(c.default_req.strategy, BND_S_NONE);
+	ck_assert_int_eq(c.default_req.amount, 0);
+}
+END_TEST
+
+/* Each complaint names the bad word and the accepted form. */
+START_TEST(complaints_name_the_form)
+{
+	struct bnd_config c;
+	char err[ERRLEN];
+	char *argv[] = { "on_failure=retry", "filter=all", "defer_max=-1", "lock_timeout=x",
+			 "topology=x.xml", "verbose=loud", "default_unit=Q" };
+	ck_assert_int_eq(parse(&c, err, 7, argv), BND_EINVAL);
+	const char *want[] = {
+		"\"on_failure=retry\": expected on_failure=defer|unbound|fail",
+		"\"filter=all\": expected filter=first_core|none",
+		"\"defer_max=-1\": expected defer_max=<steps> (0 to 100000)",
+		"\"lock_timeout=x\": expected lock_timeout=<seconds> (0 < seconds <= 3600)",
+		"\"topology=x.xml\": topology must be an absolute path shorter than 256 characters "
+		"(expected topology=/<path>.xml)",
+		"\"verbose=loud\": expected verbose or verbose=yes|no",
+		"\"default_unit=Q\": expected default_unit=T|CT|ET|C|E|S|CS|ES|X|CX|EX|Y|CY|EY|N|CN|EN",
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		ck_assert_msg(strstr(err, want[i]), "%s missing from: %s", want[i], err);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("config");
@@ -334,6 +433,10 @@ int main(void)
 	tcase_add_test(tc, timeout_bounds);
 	tcase_add_test(tc, long_message_is_truncated_safely);
 	tcase_add_test(tc, example_file_parses_and_documents_everything);
+	tcase_add_test(tc, defaults_line);
+	tcase_add_test(tc, table_defaults_are_the_defaults);
+	tcase_add_test(tc, default_request_is_parsed_once);
+	tcase_add_test(tc, complaints_name_the_form);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

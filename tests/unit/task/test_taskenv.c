@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "binding/util/error.h"
+#include "binding/task/gpuenv.h"
 #include "binding/task/taskenv.h"
 #include "testutil.h"
 
@@ -67,6 +68,35 @@ START_TEST(bound_set_task)
 	ck_assert_str_eq(must(&e, "GCS_BINDING_INSTANCE"), "set");
 	ck_assert_str_eq(must(&e, "LSB_BIND_CPU_LIST"), "2-5");
 	ck_assert_str_eq(must(&e, "LSB_BIND_JOB"), "USER_CPU_LIST");
+	bnd_taskenv_free(&e);
+	bnd_topology_free(t);
+}
+END_TEST
+
+/* bnd_taskenv_var lists exactly the names a task can receive: a bound set
+ * task whose GPUs the plugin split gets every one of them, and nothing
+ * else. */
+START_TEST(var_list_is_what_is_set)
+{
+	struct bnd_topology *t = tu_topo("pack:2 core:2 pu:2");
+	bnd_cpuset_t c = cpus_of("0-1");
+	const char *gpu_env[BND_GPU_ENV_VARS] = { "0,1", "0,1", "0,1", "0,1", "0,1" };
+	struct bnd_taskenv_in in = { .topo = t, .request = "linear:1", .instance = BND_I_SET,
+				     .cpus = &c, .gpu_narrow = 1, .gpu_nstep = 2,
+				     .gpu_positions = 1, .gpu_env = gpu_env };
+	struct bnd_taskenv e;
+	char err[BND_ERRLEN];
+	ck_assert_int_eq(bnd_taskenv_build(&e, &in, err, sizeof(err)), BND_OK);
+	size_t n = 0;
+	for (const char *name; (name = bnd_taskenv_var(n)); n++)
+		ck_assert_msg(has(&e, name), "%s listed, not set", name);
+	ck_assert_int_eq(n, (size_t)e.n);
+	for (int i = 0; i < e.n; i++) {
+		size_t k = 0;
+		while (bnd_taskenv_var(k) && strcmp(bnd_taskenv_var(k), e.v[i].name))
+			k++;
+		ck_assert_msg(bnd_taskenv_var(k), "%s set, not listed", e.v[i].name);
+	}
 	bnd_taskenv_free(&e);
 	bnd_topology_free(t);
 }
@@ -399,6 +429,7 @@ int main(void)
 	Suite *s = suite_create("taskenv");
 	TCase *tc = tcase_create("taskenv");
 	tcase_add_test(tc, bound_set_task);
+	tcase_add_test(tc, var_list_is_what_is_set);
 	tcase_add_test(tc, lsf_and_gcs_variables);
 	tcase_add_test(tc, unbound_task_says_why_and_clears_inherited);
 	tcase_add_test(tc, user_omp_values_are_left_alone);
