@@ -24,20 +24,22 @@ if [ "$E2E_NCPUS" -lt 2 ]; then
 fi
 sbind="$E2E_BUILD/sbind"
 topo=$("$sbind" topology --state "$E2E_STATE")
-# core 1 only: every unit but the last core in lower case
+# the last core only: every core and thread before it in lower case (a
+# lower-case socket would mask the last core too)
 mask=$(printf '%s' "$topo" | awk '{ n = split($0, c, ""); s = ""; last = 0
 	for (i = 1; i <= n; i++) if (c[i] == "C") last = i
-	for (i = 1; i <= n; i++) s = s (i == last ? c[i] : tolower(c[i])); print s }')
+	for (i = 1; i <= n; i++) s = s ((i < last && (c[i] == "C" || c[i] == "T")) ? tolower(c[i]) : c[i]); print s }')
 
 now() { date +%s%N; }
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+errs=$E2E_DIR/defer-sbind.err	# removed with the cluster's dir
 pairs() {	# the median of rounds place --commit + release pairs, in us
 	local i t0 t1 out=""
 	for i in $(seq 1 "$rounds"); do
 		t0=$(now)
 		"$sbind" place --binding linear:1 --state "$E2E_STATE" --mask "$mask" --commit \
-			--job 900000 --step "$i" >/dev/null 2>&1 || { echo fail; return; }
-		"$sbind" release --job 900000 --step "$i" --state "$E2E_STATE" >/dev/null 2>&1 ||
+			--job 900000 --step "$i" >/dev/null 2>"$errs" || { echo fail; return; }
+		"$sbind" release --job 900000 --step "$i" --state "$E2E_STATE" >/dev/null 2>"$errs" ||
 			{ echo fail; return; }
 		t1=$(now)
 		out="$out$(((t1 - t0) / 1000))
@@ -62,7 +64,7 @@ n=$(deferred)
 scancel "$job"
 wait_squeue_empty 120 >/dev/null 2>&1
 if [ "$idle" = fail ] || [ "$busy" = fail ]; then
-	echo "bench defer: an sbind pair failed"
+	echo "bench defer: an sbind pair failed: $(cat "$errs")"
 	exit 1
 fi
 echo "defer: $rounds x sbind place --commit + release on core 1, no step waiting: median $(awk -v u="$idle" 'BEGIN { printf "%.1f", u / 1000 }') ms ($E2E_MODE)"

@@ -432,16 +432,14 @@ static int put_gpus(struct bnd_taskenv *e, const struct bnd_taskenv_in *in)
 	return BND_OK;
 }
 
-static int build(struct bnd_taskenv *e, const struct bnd_taskenv_in *in)
+/* SGE_BINDING, SGE_MP_PROCBIND, the compatibility names, SLURM_BINDING and
+ * OCS's: the task's cpus, space separated, or empty. */
+static int put_cpus(struct bnd_taskenv *e, const struct bnd_taskenv_in *in, int bound,
+		    size_t room)
 {
-	const struct bnd_topology *t = in->topo;
-	int bound = in->cpus && !bnd_cpuset_empty(in->cpus) && !in->reason;
-	size_t room = list_room(bound ? in->cpus : NULL);
-	char *buf = NULL;
+	char *buf = calloc(1, room);
 	int rc;
-
-	/* SLURM_BINDING and SGE_BINDING */
-	if (!(buf = calloc(1, room)))
+	if (!buf)
 		return BND_ENOMEM;
 	if (bound && bnd_cpuset_format_spaced(in->cpus, buf, room) != BND_OK) {
 		free(buf);
@@ -455,67 +453,53 @@ static int build(struct bnd_taskenv *e, const struct bnd_taskenv_in *in)
 		free(buf);
 		return rc;
 	}
-	if ((rc = put(e, NAME(SLURM_BINDING), buf)) || (rc = put_ocs(e, in, bound)))
+	if ((rc = put(e, NAME(SLURM_BINDING), buf)))
 		return rc;
+	return put_ocs(e, in, bound);
+}
 
-	if ((rc = put_str(e, NAME(SLURM_BINDING_INSTANCE), bnd_instance_name(in->instance))))
-		return rc;
-	if ((rc = put_str(e, NAME(SLURM_BINDING_REQUEST),
-			  in->request && *in->request ? in->request : "none")))
-		return rc;
-
-	if (bound) {
-		rc = put_str(e, NAME(SLURM_BINDING_STATUS), "bound");
-	} else {
-		const char *why = in->reason && *in->reason ? in->reason : "no binding requested";
-		size_t n = strlen(why) + 16;
-		if (!(buf = malloc(n)))
-			return BND_ENOMEM;
-		snprintf(buf, n, "unbound: %s", why);
-		rc = put(e, NAME(SLURM_BINDING_STATUS), buf);
-	}
-	if (rc)
-		return rc;
-
-	if ((rc = put_topology(e, NAME(SLURM_BINDING_TOPOLOGY), t, BND_TOPO_SGE,
-			       bound ? in->cpus : NULL)))
-		return rc;
-	if ((rc = put_topology(e, NAME(SLURM_BINDING_TOPOLOGY_OCS), t, BND_TOPO_OCS,
-			       bound ? in->cpus : NULL)))
-		return rc;
-	if ((rc = put_str(e, NAME(SLURM_MBIND), bnd_mbind_name(in->mbind))))
-		return rc;
-	if ((rc = put_str(e, NAME(SLURM_MBIND_NODES), in->mbind_nodes ? in->mbind_nodes : "")))
-		return rc;
-	if ((rc = put_numa(e, t, bound ? in->cpus : NULL)))
-		return rc;
-
-	int pe = bound && in->instance == BND_I_PE && t;
-	buf = calloc(1, pe ? room : 1);
+static int put_status(struct bnd_taskenv *e, const struct bnd_taskenv_in *in, int bound)
+{
+	if (bound)
+		return put_str(e, NAME(SLURM_BINDING_STATUS), "bound");
+	const char *why = in->reason && *in->reason ? in->reason : "no binding requested";
+	size_t n = strlen(why) + 16;
+	char *buf = malloc(n);
 	if (!buf)
 		return BND_ENOMEM;
-	if (pe && bnd_pe_pairs(t, in->cpus, buf, room)) {
+	snprintf(buf, n, "unbound: %s", why);
+	return put(e, NAME(SLURM_BINDING_STATUS), buf);
+}
+
+/* The pe instance's pairs and rankfile; empty for the others. */
+static int put_pe(struct bnd_taskenv *e, const struct bnd_taskenv_in *in, int bound, size_t room)
+{
+	int pe = bound && in->instance == BND_I_PE && in->topo;
+	char *buf = calloc(1, pe ? room : 1);
+	int rc;
+	if (!buf)
+		return BND_ENOMEM;
+	if (pe && bnd_pe_pairs(in->topo, in->cpus, buf, room)) {
 		free(buf);
 		return BND_EINVAL;
 	}
 	if ((rc = put(e, NAME(SLURM_BINDING_PE), buf)))
 		return rc;
-	if ((rc = put_str(e, NAME(SLURM_BINDING_RANKFILE), pe && in->rankfile ? in->rankfile : "")))
-		return rc;
+	return put_str(e, NAME(SLURM_BINDING_RANKFILE), pe && in->rankfile ? in->rankfile : "");
+}
 
-	if ((rc = put_gpus(e, in)))
-		return rc;
-
-	int omp = bound && in->instance == BND_I_SET && t;
-	int mine_places = !in->omp_places || is_ours(in->omp_places, in->our_omp_places);
-	int mine_bind = !in->omp_proc_bind || is_ours(in->omp_proc_bind, in->our_omp_proc_bind);
-	if (mine_places) {
+/* OpenMP's places and binding for a set binding, unless the job set its
+ * own (a value that is not the one we gave it earlier). */
+static int put_omp(struct bnd_taskenv *e, const struct bnd_taskenv_in *in, int bound)
+{
+	int omp = bound && in->instance == BND_I_SET && in->topo, rc;
+	if (!in->omp_places || is_ours(in->omp_places, in->our_omp_places)) {
 		char *places = NULL;
 		if (omp) {
 			size_t n = list_room(in->cpus) * 2;
 			if (!(places = malloc(n)))
 				return BND_ENOMEM;
-			if (bnd_omp_places(t, in->cpus, places, n)) {
+			if (bnd_omp_places(in->topo, in->cpus, places, n)) {
 				free(places);
 				return BND_EINVAL;
 			}
@@ -527,13 +511,34 @@ static int build(struct bnd_taskenv *e, const struct bnd_taskenv_in *in)
 		if ((rc = put(e, NAME(OMP_PLACES), places)))
 			return rc;
 	}
-	if (mine_bind) {
+	if (!in->omp_proc_bind || is_ours(in->omp_proc_bind, in->our_omp_proc_bind)) {
 		const char *v = omp ? "close" : NULL;
 		if ((rc = put_str(e, NAME(SLURM_BINDING_OMP_PROC_BIND), v)) ||
 		    (rc = put_str(e, NAME(OMP_PROC_BIND), v)))
 			return rc;
 	}
 	return BND_OK;
+}
+
+static int build(struct bnd_taskenv *e, const struct bnd_taskenv_in *in)
+{
+	const struct bnd_topology *t = in->topo;
+	int bound = in->cpus && !bnd_cpuset_empty(in->cpus) && !in->reason;
+	const bnd_cpuset_t *cpus = bound ? in->cpus : NULL;
+	int rc;
+	if ((rc = put_cpus(e, in, bound, list_room(cpus))) ||
+	    (rc = put_str(e, NAME(SLURM_BINDING_INSTANCE), bnd_instance_name(in->instance))) ||
+	    (rc = put_str(e, NAME(SLURM_BINDING_REQUEST),
+			  in->request && *in->request ? in->request : "none")) ||
+	    (rc = put_status(e, in, bound)) ||
+	    (rc = put_topology(e, NAME(SLURM_BINDING_TOPOLOGY), t, BND_TOPO_SGE, cpus)) ||
+	    (rc = put_topology(e, NAME(SLURM_BINDING_TOPOLOGY_OCS), t, BND_TOPO_OCS, cpus)) ||
+	    (rc = put_str(e, NAME(SLURM_MBIND), bnd_mbind_name(in->mbind))) ||
+	    (rc = put_str(e, NAME(SLURM_MBIND_NODES), in->mbind_nodes ? in->mbind_nodes : "")) ||
+	    (rc = put_numa(e, t, cpus)) || (rc = put_pe(e, in, bound, list_room(cpus))) ||
+	    (rc = put_gpus(e, in)))
+		return rc;
+	return put_omp(e, in, bound);
 }
 
 int bnd_taskenv_build(struct bnd_taskenv *out, const struct bnd_taskenv_in *in,
