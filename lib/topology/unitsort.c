@@ -263,18 +263,12 @@ static bool document_order(const struct bnd_topology *t, struct bnd_unitorder *o
 	return true;
 }
 
-int bnd_unitorder_build(struct bnd_unitorder *o, const struct bnd_topology *t,
+/* The general walk: the tree's children stably sorted level by level. */
+static int sorted_order(struct bnd_unitorder *o, const struct bnd_topology *t,
 			const bool *pu_used, const char *sort, char *err, size_t errlen)
 {
 	int n = t->nunits, rc = BND_ENOMEM;
 	struct tree tr;
-	memset(o, 0, sizeof(*o));
-	o->n = n;
-	o->order = calloc((size_t)n, sizeof(int));
-	o->pos = calloc((size_t)n, sizeof(int));
-	o->end = calloc((size_t)n, sizeof(int));
-	if ((!sort || !*sort) && o->order && o->pos && o->end && n > 0 && document_order(t, o))
-		return BND_OK;
 	tr.koff = calloc((size_t)n + 1, sizeof(int));
 	tr.kids = calloc((size_t)n, sizeof(int));
 	tr.used = calloc((size_t)n, sizeof(int));
@@ -282,7 +276,7 @@ int bnd_unitorder_build(struct bnd_unitorder *o, const struct bnd_topology *t,
 	tr.numa = calloc((size_t)n, sizeof(int));
 	tr.near = calloc((size_t)n, sizeof(int));
 	int *tmp = calloc((size_t)n, sizeof(int));
-	if (!o->order || !o->pos || !o->end || !tr.koff || !tr.kids || !tr.used ||
+	if (!tr.koff || !tr.kids || !tr.used ||
 	    !tr.count || !tr.numa || !tr.near || !tmp) {
 		rc = bnd_fail(err, errlen, BND_ENOMEM, "out of memory sorting %d units", n);
 		goto out;
@@ -324,6 +318,25 @@ out:
 	free(tr.numa);
 	free(tr.near);
 	free(tmp);
+	return rc;
+}
+
+int bnd_unitorder_build(struct bnd_unitorder *o, const struct bnd_topology *t,
+			const bool *pu_used, const char *sort, char *err, size_t errlen)
+{
+	int n = t->nunits;
+	memset(o, 0, sizeof(*o));
+	o->n = n;
+	o->order = calloc((size_t)n, sizeof(int));
+	o->pos = calloc((size_t)n, sizeof(int));
+	o->end = calloc((size_t)n, sizeof(int));
+	if (!o->order || !o->pos || !o->end) {
+		bnd_unitorder_free(o);
+		return bnd_fail(err, errlen, BND_ENOMEM, "out of memory sorting %d units", n);
+	}
+	if ((!sort || !*sort) && n > 0 && document_order(t, o))
+		return BND_OK;
+	int rc = sorted_order(o, t, pu_used, sort, err, errlen);
 	if (rc != BND_OK)
 		bnd_unitorder_free(o);
 	return rc;
