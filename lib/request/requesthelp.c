@@ -33,7 +33,7 @@ static const char binding_tail[] =
 
 /* Large enough for the tables with room for more rows; a text that did
  * not fit would end without its newline, which the unit tests catch. */
-static char binding_help[8192], mbind_help[2048];
+static char binding_help[8192], mbind_help[2048], binding_usage[512], mbind_usage[256];
 static pthread_once_t built = PTHREAD_ONCE_INIT;
 
 struct out {
@@ -69,6 +69,26 @@ static void put_family(struct out *w, enum bnd_family f)
 	put(w, examples ? "\n\n" : "\n");
 }
 
+/* The one-line texts srun --help shows beside the options. */
+static void build_usage(void)
+{
+	const struct bnd_strategy_def *d;
+	struct out w = { binding_usage, sizeof(binding_usage), 0 };
+	char words[256];
+	put(&w, "Bind each task to cores, Grid Engine/OCS/LSF style: "
+		"[set|env|pe:]<strategy>[:<fields>], <strategy> one of ");
+	for (size_t i = 0; (d = bnd_strategy_def_at(i)); i++) {
+		put(&w, i == 0 ? "" : bnd_strategy_def_at(i + 1) ? ", " : " or ");
+		put(&w, d->word);
+	}
+	put(&w, ". --binding=help shows the grammar.");
+	struct out m = { mbind_usage, sizeof(mbind_usage), 0 };
+	bnd_mbind_words('|', words, sizeof(words));
+	put(&m, "Memory policy of each task: ");
+	put(&m, words);
+	put(&m, ". --mbind=help shows the choices.");
+}
+
 static void build(void)
 {
 	struct out w = { binding_help, sizeof(binding_help), 0 };
@@ -88,6 +108,7 @@ static void build(void)
 	for (size_t i = 0; (p = bnd_mbind_def_at(i)); i++)
 		put(&m, p->help);
 	put(&m, "  e.g. --binding=linear:4 --mbind=cores:strict\n");
+	build_usage();
 }
 
 const char *bnd_request_help(void)
@@ -100,6 +121,18 @@ const char *bnd_mbind_help(void)
 {
 	pthread_once(&built, build);
 	return mbind_help;
+}
+
+const char *bnd_request_usage(void)
+{
+	pthread_once(&built, build);
+	return binding_usage;
+}
+
+const char *bnd_mbind_usage(void)
+{
+	pthread_once(&built, build);
+	return mbind_usage;
 }
 
 /* Appends word (and suffix) after a separator; BND_EINVAL when full. */

@@ -120,6 +120,9 @@ const char *bnd_strategy_name(enum bnd_strategy s);
  * requesthelp.c. */
 const char *bnd_request_help(void);
 const char *bnd_mbind_help(void);
+/* One line each, what srun --help shows beside --binding and --mbind. */
+const char *bnd_request_usage(void);
+const char *bnd_mbind_usage(void);
 
 /* ---- the table of strategies ----------------------------------------- */
 

@@ -828,6 +828,7 @@ START_TEST(test_table)
 		ck_assert_msg(d->form && *d->form && d->help && *d->help, "%s", d->word);
 		ck_assert_msg(d->help[strlen(d->help) - 1] == '\n', "%s help", d->word);
 		ck_assert_msg(strstr(bnd_request_help(), d->help), "help lacks %s's lines", d->word);
+		ck_assert_msg(strstr(bnd_request_usage(), d->word), "usage lacks %s", d->word);
 		char w[64], sample[64];
 		snprintf(w, sizeof(w), " %s%s ", d->word, d->share == BND_SHARE_NONE ? "" : ":");
 		char padded[520];
@@ -846,6 +847,9 @@ START_TEST(test_table)
 	ck_assert_int_eq(bnd_request_words(' ', words, 8), BND_EINVAL);
 	ck_assert_int_eq(bnd_mbind_words('|', words, sizeof(words)), BND_OK);
 	ck_assert_str_eq(words, "none|cores|cores:strict|round_robin|nlocal|gpu");
+	ck_assert_msg(strstr(bnd_mbind_usage(), words), "%s", bnd_mbind_usage());
+	ck_assert_msg(strstr(bnd_request_usage(), "any, cpus or gpu. --binding=help"), "%s",
+		      bnd_request_usage());
 }
 END_TEST
 
