@@ -48,18 +48,11 @@ static struct bnd_gang *gang;
 static int opt_cb(int val, const char *optarg, int remote);
 
 /* Registered in init (not through the spank_options symbol): sbatch and
- * salloc only know options registered that way. */
+ * salloc only know options registered that way. The usage lines come
+ * from the tables of strategies and policies (set in init). */
 static struct spank_option options[] = {
-	{ "binding", "SPEC",
-	  "Bind each task to cores, Grid Engine/OCS/LSF style: "
-	  "[set|env|pe:]linear:<n>[:<s>,<c>] | striding:<n>:<step>[:<s>,<c>] | "
-	  "explicit:<s>,<c>[:...] | packed:<n>[:key=value...] | balance|pack|any:<n> | "
-	  "cpus:<list> | none. --binding=help shows the grammar.",
-	  1, BND_OPT_BINDING, opt_cb },
-	{ "mbind", "SPEC",
-	  "Memory policy of each task: cores | cores:strict | round_robin | none. "
-	  "--mbind=help shows the choices.",
-	  1, BND_OPT_MBIND, opt_cb },
+	{ "binding", "SPEC", NULL, 1, BND_OPT_BINDING, opt_cb },
+	{ "mbind", "SPEC", NULL, 1, BND_OPT_MBIND, opt_cb },
 	SPANK_OPTIONS_TABLE_END
 };
 
@@ -121,6 +114,9 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 	}
 	if (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR && ctx != S_CTX_REMOTE)
 		return 0;
+	/* Slurm only reads the usage text. */
+	options[0].usage = (char *)bnd_request_usage();
+	options[1].usage = (char *)bnd_mbind_usage();
 	for (int i = 0; options[i].name; i++)
 		if (spank_option_register(sp, &options[i]) != ESPANK_SUCCESS)
 			slurm_error(TAG ": cannot register --%s", options[i].name);

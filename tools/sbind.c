@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "binding/request/request.h"
+#include "binding/util/error.h"
 #include "sbind.h"
 #include "sbind_state.h"
 
@@ -30,6 +31,8 @@ static const char usage[] =
 	"  release --job J [--step S] [--state DIR]    drop records\n"
 	"  gc [--state DIR]                            drop records of dead owners, and\n"
 	"      the rankfiles of steps that are gone\n"
+	"  complete binding|mbind                      the words the shell completes\n"
+	"      after --binding and --mbind (tools/sbind.bash-completion asks)\n"
 	"\n"
 	"SRC: an hwloc synthetic description (\"pack:2 core:4 pu:2\"), an hwloc XML\n"
 	"file, or a topology cache file (*.cache: the state dir's topology.cache,\n"
@@ -47,6 +50,26 @@ static const char usage[] =
 	"  sbind place --topology X.xml --binding gpu:4 --tasks 2 --gpus nvml0,nvml5\n"
 	"                        (the step's GPUs, by OS device name or PCI bus id)\n"
 	"  sbind place --binding help                                 (the grammar)\n";
+
+/* sbind complete binding|mbind: the words of the tables of strategies
+ * and memory policies (request.h), so the completion never lists a word by
+ * hand. */
+static int cmd_complete(int argc, char **argv)
+{
+	char words[1024];
+	int binding = argc == 2 && !strcmp(argv[1], "binding");
+	if (argc != 2 || (!binding && strcmp(argv[1], "mbind"))) {
+		fprintf(stderr, "usage: sbind complete binding|mbind\n");
+		return SBIND_EXIT_USAGE;
+	}
+	if ((binding ? bnd_request_words(' ', words, sizeof(words))
+		     : bnd_mbind_words(' ', words, sizeof(words))) != BND_OK) {
+		fprintf(stderr, "sbind complete: the words do not fit\n");
+		return SBIND_EXIT_ERROR;
+	}
+	printf("%s%s\n", binding ? "help " : "", words);
+	return SBIND_EXIT_OK;
+}
 
 int main(int argc, char **argv)
 {
@@ -78,6 +101,8 @@ int main(int argc, char **argv)
 		return sbind_cmd_gc(argc - 1, argv + 1);
 	if (!strcmp(cmd, "rankfile"))
 		return sbind_cmd_rankfile(argc - 1, argv + 1);
-	fprintf(stderr, "sbind: unknown command \"%s\" (expected topology, place, rankfile, status, release or gc)\n", cmd);
+	if (!strcmp(cmd, "complete"))
+		return cmd_complete(argc - 1, argv + 1);
+	fprintf(stderr, "sbind: unknown command \"%s\" (expected topology, place, rankfile, status, release, gc or complete)\n", cmd);
 	return SBIND_EXIT_USAGE;
 }

@@ -41,19 +41,29 @@ struct sbind_mem {
 	struct bnd_mem_result *out;            /* what was reserved */
 };
 
-/* Free MiB per NUMA index: capacity after the reserve minus the records'
- * reservations in state_dir (NULL: no records). */
-int sbind_state_avail(const char *state_dir, const struct bnd_topology *t,
-		      const struct bnd_mem_reserve *reserve, uint64_t *avail);
+/* What sbind place asks the allocator. */
+struct sbind_alloc {
+	const struct bnd_request *req;
+	int ntasks;
+	uint32_t job, step;          /* --commit; a dry run is job 0 */
+	pid_t owner;                 /* --commit: the record's owner */
+	const bnd_cpuset_t *mask;    /* --mask: cpus taken besides the state's */
+	const struct sbind_mem *mem;
+	const struct bnd_near *near; /* --gpus: each task's GPUs, or NULL */
+};
 
-/* Allocates and records a placement in the state (sbind place --commit);
- * returns an SBIND_EXIT_* code, err says why on failure. `extra_taken`
- * (a --mask) is kept out of the placement as well. */
+/* Both place r by the allocator's rules (state/state.h: occupancy,
+ * deferred steps served first, memory per job) and return an SBIND_EXIT_*
+ * code, err saying why on failure. The commit records the placement in
+ * the state in one transaction; the dry run places against the records of
+ * state_dir read without the lock, or against a state with no records
+ * (state_dir NULL), and writes nothing. */
 int sbind_state_commit(const char *state_dir, const struct bnd_topology *t,
-		       const struct bnd_request *req, uint32_t job, uint32_t step, int ntasks,
-		       pid_t owner, const bnd_cpuset_t *extra_taken, const struct sbind_mem *mem,
-		       const struct bnd_near *near, struct bnd_placement *out,
+		       const struct sbind_alloc *r, struct bnd_placement *out,
 		       char *err, size_t errlen);
+int sbind_state_dry_run(const char *state_dir, const struct bnd_topology *t,
+			const struct sbind_alloc *r, struct bnd_placement *out,
+			char *err, size_t errlen);
 
 /* GPUs (sbind_gpu.c): the topology's list as JSON (a json_t *); --gpus
  * LIST resolved to topology GPUs; each task's GPUs by the plugin's rules

@@ -25,49 +25,43 @@ int sbind_state_held(const char *state_dir, bnd_cpuset_t *held)
 	return SBIND_EXIT_OK;
 }
 
+/* The allocator's arguments for r, the same for a commit and a dry run. */
+static struct bnd_alloc_args alloc_args(const struct sbind_alloc *r)
+{
+	return (struct bnd_alloc_args){
+		.job = r->job, .step = r->step, .ntasks = r->ntasks, .owner_pid = r->owner,
+		.uid = (uint32_t)getuid(), .inherit_job = 1, .near = r->near,
+		.mem_mib = r->mem->mib, .mbind = r->mem->mbind, .mem_reserve = r->mem->reserve,
+		.mem_out = r->mem->out,
+	};
+}
+
 int sbind_state_commit(const char *state_dir, const struct bnd_topology *t,
-		       const struct bnd_request *req, uint32_t job, uint32_t step, int ntasks,
-		       pid_t owner, const bnd_cpuset_t *extra_taken, const struct sbind_mem *mem,
-		       const struct bnd_near *near, struct bnd_placement *out, char *err,
+		       const struct sbind_alloc *r, struct bnd_placement *out, char *err,
 		       size_t errlen)
 {
 	struct bnd_state_opts o = { .dir = state_dir, .log = sbind_log_stderr };
 	bnd_cpuset_t allowed = t->all_cpus;
-	bnd_cpuset_andnot(&allowed, extra_taken);
-	struct bnd_alloc_args a = {
-		.job = job, .step = step, .ntasks = ntasks, .owner_pid = owner,
-		.uid = (uint32_t)getuid(), .allowed = &allowed, .inherit_job = 1,
-		.mem_mib = mem->mib, .mbind = mem->mbind, .mem_reserve = mem->reserve,
-		.mem_out = mem->out, .near = near,
-	};
-	return sbind_exit_of(bnd_state_allocate(&o, t, req, &a, out, err, errlen));
+	bnd_cpuset_andnot(&allowed, r->mask);
+	struct bnd_alloc_args a = alloc_args(r);
+	a.allowed = &allowed;
+	return sbind_exit_of(bnd_state_allocate(&o, t, r->req, &a, out, err, errlen));
 }
 
-int sbind_state_avail(const char *state_dir, const struct bnd_topology *t,
-		      const struct bnd_mem_reserve *reserve, uint64_t *avail)
+int sbind_state_dry_run(const char *state_dir, const struct bnd_topology *t,
+			const struct sbind_alloc *r, struct bnd_placement *out, char *err,
+			size_t errlen)
 {
-	uint64_t *used = calloc((size_t)t->nnuma + 1, sizeof(*used));
-	if (!used)
-		return SBIND_EXIT_ERROR;
-	bnd_mem_capacity(t, reserve, avail);
-	if (state_dir) {
-		struct bnd_state_opts o = { .dir = state_dir, .log = sbind_log_stderr };
-		struct bnd_state_file f;
-		char err[BND_ERRLEN];
-		if (bnd_state_list(&o, &f, err, sizeof(err)) != BND_OK) {
-			fprintf(stderr, "sbind: %s\n", err);
-			free(used);
-			return SBIND_EXIT_ERROR;
-		}
-		int urc = bnd_state_mem_used(t, &f, 0, used);
-		bnd_statefile_free(&f);
-		if (urc) {
-			fprintf(stderr, "sbind: out of memory\n");
-			free(used);
-			return SBIND_EXIT_ERROR;
-		}
+	struct bnd_state_opts o = { .dir = state_dir, .log = sbind_log_stderr };
+	/* --mask holds its cpus as another job would: the domain stays the
+	 * node, so a GPU note says "held", not "outside". */
+	struct bnd_alloc_args a = alloc_args(r);
+	a.held_elsewhere = r->mask;
+	int rc = bnd_state_preview(state_dir ? &o : NULL, t, r->req, &a, out, err, errlen);
+	if (rc == BND_ESTATE || rc == BND_ESYS) {
+		/* the state could not be read: said as sbind always said it */
+		fprintf(stderr, "sbind: state: %s\n", err);
+		err[0] = '\0';
 	}
-	bnd_mem_free(t, avail, used, avail);
-	free(used);
-	return SBIND_EXIT_OK;
+	return sbind_exit_of(rc);
 }

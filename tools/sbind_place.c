@@ -42,126 +42,143 @@ static int parse_long(const char *name, const char *s, long min, long max, long 
 	return SBIND_EXIT_OK;
 }
 
+static const struct option long_opts[] = {
+	{ "binding", required_argument, NULL, 'b' },
+	{ "mbind", required_argument, NULL, 'M' },
+	{ "tasks", required_argument, NULL, 'n' },
+	{ "topology", required_argument, NULL, 't' },
+	{ "mask", required_argument, NULL, 'm' },
+	{ "state", required_argument, NULL, 'S' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "commit", no_argument, NULL, 'c' },
+	{ "job", required_argument, NULL, 'j' },
+	{ "step", required_argument, NULL, 's' },
+	{ "owner-pid", required_argument, NULL, 'o' },
+	{ "host", required_argument, NULL, 'H' },
+	{ "first-rank", required_argument, NULL, 'r' },
+	{ "mem", required_argument, NULL, 'G' },
+	{ "mem-reserve", required_argument, NULL, 'R' },
+	{ "gpus", required_argument, NULL, 'g' },
+	{ "gpus-per-task", required_argument, NULL, 'P' },
+	{ "gpu-bind", required_argument, NULL, 'B' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char place_usage[] =
+	"usage: sbind place --binding SPEC [--mbind SPEC] [--mem SIZE] "
+	"[--mem-reserve SIZE|N%] [--tasks N] [--gpus LIST [--gpus-per-task N] "
+	"[--gpu-bind SPEC]] "
+	"[--topology SRC] [--mask STR] [--state DIR [--commit --job J --step S "
+	"[--owner-pid PID]]] [--format text|sge|ocs|json|rankfile [--host NAME] "
+	"[--first-rank N]]\n";
+
+/* --job, --step */
+static int set_id(int c, const char *arg, struct place_opts *o)
+{
+	if (sbind_parse_id(arg, c == 's', c == 'j' ? &o->job : &o->step)) {
+		fprintf(stderr, "sbind place: %s \"%s\": expected a number from 0 to "
+			"4294967295%s\n", c == 'j' ? "--job" : "--step", arg,
+			c == 's' ? ", batch, extern or interactive" : "");
+		return SBIND_EXIT_USAGE;
+	}
+	*(c == 'j' ? &o->has_job : &o->has_step) = 1;
+	return SBIND_EXIT_OK;
+}
+
+/* --mem, --mem-reserve */
+static int set_mem(int c, const char *arg, struct place_opts *o)
+{
+	char err[BND_ERRLEN];
+	if (c == 'G' ? bnd_mem_parse_size(arg, &o->mem_mib, err, sizeof(err))
+		     : bnd_mem_parse_reserve(arg, &o->reserve, err, sizeof(err))) {
+		fprintf(stderr, "sbind place: --%s: %s\n", c == 'G' ? "mem" : "mem-reserve", err);
+		return SBIND_EXIT_USAGE;
+	}
+	return SBIND_EXIT_OK;
+}
+
+/* One option; -1 after --help (printed). */
+static int set_opt(int c, const char *arg, struct place_opts *o)
+{
+	long v = 1;
+	int rc = SBIND_EXIT_OK;
+	switch (c) {
+	case 'b': o->binding = arg; break;
+	case 'M': o->mbind = arg; break;
+	case 't': o->source = arg; break;
+	case 'm': o->mask = arg; break;
+	case 'S': o->state = arg; break;
+	case 'f': o->format = arg; break;
+	case 'H': o->host = arg; break;
+	case 'g': o->gpus = arg; break;
+	case 'B': o->gpu_bind = arg; break;
+	case 'c': o->commit = 1; break;
+	case 'P':
+		rc = parse_long("--gpus-per-task", arg, 1, 64, &v);
+		o->gpus_per_task = arg;
+		break;
+	case 'r':
+		rc = parse_long("--first-rank", arg, 0, 1 << 20, &v);
+		o->first_rank = (int)v;
+		break;
+	case 'n':
+		rc = parse_long("--tasks", arg, 1, 4096, &v);
+		o->ntasks = (int)v;
+		break;
+	case 'j':
+	case 's': return set_id(c, arg, o);
+	case 'o': return parse_long("--owner-pid", arg, 1, INT_MAX, &o->owner);
+	case 'G':
+	case 'R': return set_mem(c, arg, o);
+	case 'h': fputs(place_usage, stdout); return -1;
+	default: return SBIND_EXIT_USAGE;
+	}
+	return rc;
+}
+
+/* A message and SBIND_EXIT_USAGE when the options do not go together. */
+static int check_opts(struct place_opts *o)
+{
+	const char *why = NULL;
+	/* nlocal brings its own binding. */
+	if (!o->binding && o->mbind && !strcmp(o->mbind, "nlocal"))
+		o->binding = "none";
+	if (!o->binding)
+		why = "--binding SPEC is required (see sbind place --binding help)";
+	else if (strcmp(o->format, "text") && strcmp(o->format, "sge") && strcmp(o->format, "ocs") &&
+		 strcmp(o->format, "json") && strcmp(o->format, "rankfile")) {
+		fprintf(stderr, "sbind place: --format \"%s\": expected text, sge, ocs, json or "
+			"rankfile\n", o->format);
+		return SBIND_EXIT_USAGE;
+	} else if ((o->gpus_per_task || o->gpu_bind) && !o->gpus)
+		why = "--gpus-per-task and --gpu-bind go with --gpus LIST";
+	else if ((o->host || o->first_rank) && strcmp(o->format, "rankfile"))
+		why = "--host and --first-rank go with --format rankfile";
+	else if (o->commit && (!o->has_job || !o->has_step))
+		why = "--commit needs --job J and --step S";
+	else if (!o->commit && (o->has_job || o->has_step || o->owner >= 0))
+		why = "--job, --step and --owner-pid go with --commit";
+	if (!why)
+		return SBIND_EXIT_OK;
+	fprintf(stderr, "sbind place: %s\n", why);
+	return SBIND_EXIT_USAGE;
+}
+
 static int parse_opts(int argc, char **argv, struct place_opts *o)
 {
-	static const struct option opts[] = {
-		{ "binding", required_argument, NULL, 'b' },
-		{ "mbind", required_argument, NULL, 'M' },
-		{ "tasks", required_argument, NULL, 'n' },
-		{ "topology", required_argument, NULL, 't' },
-		{ "mask", required_argument, NULL, 'm' },
-		{ "state", required_argument, NULL, 'S' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "commit", no_argument, NULL, 'c' },
-		{ "job", required_argument, NULL, 'j' },
-		{ "step", required_argument, NULL, 's' },
-		{ "owner-pid", required_argument, NULL, 'o' },
-		{ "host", required_argument, NULL, 'H' },
-		{ "first-rank", required_argument, NULL, 'r' },
-		{ "mem", required_argument, NULL, 'G' },
-		{ "mem-reserve", required_argument, NULL, 'R' },
-		{ "gpus", required_argument, NULL, 'g' },
-		{ "gpus-per-task", required_argument, NULL, 'P' },
-		{ "gpu-bind", required_argument, NULL, 'B' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	long v = 1;
 	int c, rc = 0;
 	*o = (struct place_opts){ .format = "text", .ntasks = 1, .owner = -1 };
 	optind = 1;
-	while (!rc && (c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'b': o->binding = optarg; break;
-		case 'M': o->mbind = optarg; break;
-		case 't': o->source = optarg; break;
-		case 'm': o->mask = optarg; break;
-		case 'S': o->state = optarg; break;
-		case 'f': o->format = optarg; break;
-		case 'H': o->host = optarg; break;
-		case 'g': o->gpus = optarg; break;
-		case 'P':
-			rc = parse_long("--gpus-per-task", optarg, 1, 64, &v);
-			o->gpus_per_task = optarg;
-			break;
-		case 'B': o->gpu_bind = optarg; break;
-		case 'r':
-			rc = parse_long("--first-rank", optarg, 0, 1 << 20, &v);
-			o->first_rank = (int)v;
-			break;
-		case 'c': o->commit = 1; break;
-		case 'n':
-			rc = parse_long("--tasks", optarg, 1, 4096, &v);
-			o->ntasks = (int)v;
-			break;
-		case 'j':
-		case 's':
-			if (sbind_parse_id(optarg, c == 's', c == 'j' ? &o->job : &o->step)) {
-				fprintf(stderr, "sbind place: %s \"%s\": expected a number from 0 to "
-					"4294967295%s\n", c == 'j' ? "--job" : "--step", optarg,
-					c == 's' ? ", batch, extern or interactive" : "");
-				return SBIND_EXIT_USAGE;
-			}
-			*(c == 'j' ? &o->has_job : &o->has_step) = 1;
-			break;
-		case 'o': rc = parse_long("--owner-pid", optarg, 1, INT_MAX, &o->owner); break;
-		case 'G':
-		case 'R': {
-			char err[BND_ERRLEN];
-			if (c == 'G' ? bnd_mem_parse_size(optarg, &o->mem_mib, err, sizeof(err))
-				     : bnd_mem_parse_reserve(optarg, &o->reserve, err, sizeof(err))) {
-				fprintf(stderr, "sbind place: --%s: %s\n",
-					c == 'G' ? "mem" : "mem-reserve", err);
-				return SBIND_EXIT_USAGE;
-			}
-			break;
-		}
-		case 'h': fputs("usage: sbind place --binding SPEC [--mbind SPEC] [--mem SIZE] "
-				"[--mem-reserve SIZE|N%] [--tasks N] [--gpus LIST [--gpus-per-task N] "
-				"[--gpu-bind SPEC]] "
-				"[--topology SRC] [--mask STR] [--state DIR [--commit --job J --step S "
-				"[--owner-pid PID]]] [--format text|sge|ocs|json|rankfile [--host NAME] "
-				"[--first-rank N]]\n", stdout);
-			return -1;
-		default: return SBIND_EXIT_USAGE;
-		}
-	}
+	while (!rc && (c = getopt_long(argc, argv, "", long_opts, NULL)) != -1)
+		rc = set_opt(c, optarg, o);
 	if (rc)
 		return rc;
 	if (optind < argc) {
 		fprintf(stderr, "sbind place: unexpected argument \"%s\"\n", argv[optind]);
 		return SBIND_EXIT_USAGE;
 	}
-	/* nlocal brings its own binding. */
-	if (!o->binding && o->mbind && !strcmp(o->mbind, "nlocal"))
-		o->binding = "none";
-	if (!o->binding) {
-		fprintf(stderr, "sbind place: --binding SPEC is required (see sbind place --binding help)\n");
-		return SBIND_EXIT_USAGE;
-	}
-	if (strcmp(o->format, "text") && strcmp(o->format, "sge") && strcmp(o->format, "ocs") &&
-	    strcmp(o->format, "json") && strcmp(o->format, "rankfile")) {
-		fprintf(stderr, "sbind place: --format \"%s\": expected text, sge, ocs, json or "
-			"rankfile\n", o->format);
-		return SBIND_EXIT_USAGE;
-	}
-	if ((o->gpus_per_task || o->gpu_bind) && !o->gpus) {
-		fprintf(stderr, "sbind place: --gpus-per-task and --gpu-bind go with --gpus LIST\n");
-		return SBIND_EXIT_USAGE;
-	}
-	if ((o->host || o->first_rank) && strcmp(o->format, "rankfile")) {
-		fprintf(stderr, "sbind place: --host and --first-rank go with --format rankfile\n");
-		return SBIND_EXIT_USAGE;
-	}
-	if (o->commit && (!o->has_job || !o->has_step)) {
-		fprintf(stderr, "sbind place: --commit needs --job J and --step S\n");
-		return SBIND_EXIT_USAGE;
-	}
-	if (!o->commit && (o->has_job || o->has_step || o->owner >= 0)) {
-		fprintf(stderr, "sbind place: --job, --step and --owner-pid go with --commit\n");
-		return SBIND_EXIT_USAGE;
-	}
-	return SBIND_EXIT_OK;
+	return check_opts(o);
 }
 
 static void print_mem_text(const struct bnd_topology *t, const struct bnd_mem_result *m,
@@ -338,78 +355,89 @@ static int place_gpus(const struct bnd_topology *t, const struct place_opts *o,
 	return rc;
 }
 
-int sbind_cmd_place(int argc, char **argv)
-{
+/* One sbind place: the request, where it goes, and what it got. */
+struct place_run {
 	struct place_opts o;
-	int rc = parse_opts(argc, argv, &o);
-	if (rc)
-		return rc < 0 ? SBIND_EXIT_OK : rc;
-	if (!strcmp(o.binding, "help")) {
-		fputs(bnd_request_help(), stdout);
-		return SBIND_EXIT_OK;
-	}
-	char err[BND_ERRLEN] = "";
-	struct bnd_request *req = calloc(1, sizeof(*req));
-	enum bnd_mbind mbind = BND_M_NONE;
-	if (!req)
-		return SBIND_EXIT_ERROR;
-	if (bnd_request_parse(req, o.binding, err, sizeof(err)) ||
-	    (o.mbind && bnd_mbind_parse(&mbind, o.mbind, err, sizeof(err)))) {
-		fprintf(stderr, "sbind place: %s\n", err);
-		free(req);
+	struct bnd_request req;
+	enum bnd_mbind mbind;
+	struct bnd_topology *t;
+	bnd_cpuset_t mask;
+	uint64_t *masks;        /* --gpus: each task's GPUs */
+	struct bnd_near near;
+	char rule[256];         /* --gpus: how they were split */
+	struct bnd_placement p;
+	struct bnd_mem_result m;
+	char err[BND_ERRLEN];
+};
+
+/* Request, topology, mask and GPUs, each error reported where found. */
+static int prepare(struct place_run *x)
+{
+	const struct place_opts *o = &x->o;
+	if (bnd_request_parse(&x->req, o->binding, x->err, sizeof(x->err)) ||
+	    (o->mbind && bnd_mbind_parse(&x->mbind, o->mbind, x->err, sizeof(x->err)))) {
+		fprintf(stderr, "sbind place: %s\n", x->err);
+		x->err[0] = '\0';
 		return SBIND_EXIT_USAGE;
 	}
-	struct bnd_topology *t = sbind_load_topology(o.source, sbind_state_dir(o.state));
-	if (!t) {
-		free(req);
+	x->t = sbind_load_topology(o->source, sbind_state_dir(o->state));
+	if (!x->t)
 		return SBIND_EXIT_ERROR;
-	}
-	bnd_cpuset_t taken;
-	struct bnd_placement p;
-	rc = sbind_parse_mask(t, o.mask, &taken);
-	/* --gpus: each task's GPUs as the plugin learns them in a step. */
-	uint64_t *masks = calloc((size_t)o.ntasks, sizeof(*masks));
-	struct bnd_near near = { o.ntasks, masks };
-	char rule[256] = "";
-	if (!masks)
+	int rc = sbind_parse_mask(x->t, o->mask, &x->mask);
+	x->masks = calloc((size_t)o->ntasks, sizeof(*x->masks));
+	x->near = (struct bnd_near){ o->ntasks, x->masks };
+	if (!rc && !x->masks)
 		rc = SBIND_EXIT_ERROR;
-	if (!rc && o.gpus)
-		rc = place_gpus(t, &o, req, mbind, masks, rule, sizeof(rule));
-	const struct bnd_near *np = o.gpus ? &near : NULL;
-	struct bnd_mem_result m;
-	struct sbind_mem mem = { o.mem_mib, mbind, &o.reserve, &m };
-	memset(&m, 0, sizeof(m));
-	if (!rc && o.commit) {
-		rc = sbind_state_commit(sbind_state_dir(o.state), t, req, o.job, o.step, o.ntasks,
-					o.owner > 0 ? (pid_t)o.owner : getppid(), &taken, &mem, np, &p,
-					err, sizeof(err));
-	} else if (!rc) {
-		/* The same placement the plugin makes, against the state's
-		 * records (when given) without recording anything. */
-		uint64_t *avail = calloc((size_t)t->nnuma + 1, sizeof(*avail));
-		if (!avail)
-			rc = BND_ENOMEM;
-		if (!rc && o.state)
-			rc = sbind_state_held(o.state, &taken);
-		if (!rc)
-			rc = sbind_state_avail(o.state, t, &o.reserve, avail);
-		struct bnd_domain dom = { NULL, &taken, np };
-		struct bnd_mem_request mr = { mbind, o.mem_mib, avail };
-		if (!rc)
-			rc = bnd_place_mem(t, &dom, req, o.ntasks, &mr, &p, &m, err, sizeof(err));
-		free(avail);
-		rc = sbind_exit_of(rc);
+	if (!rc && o->gpus)
+		rc = place_gpus(x->t, o, &x->req, x->mbind, x->masks, x->rule, sizeof(x->rule));
+	return rc;
+}
+
+/* Through the allocator: recorded with --commit, else a dry run against
+ * the state's records (--state) or a state without any. */
+static int allocate(struct place_run *x)
+{
+	const struct place_opts *o = &x->o;
+	struct sbind_mem mem = { o->mem_mib, x->mbind, &o->reserve, &x->m };
+	struct sbind_alloc a = {
+		.req = &x->req, .ntasks = o->ntasks, .job = o->job, .step = o->step,
+		.owner = o->owner > 0 ? (pid_t)o->owner : getppid(), .mask = &x->mask,
+		.mem = &mem, .near = o->gpus ? &x->near : NULL,
+	};
+	if (o->commit)
+		return sbind_state_commit(sbind_state_dir(o->state), x->t, &a, &x->p, x->err,
+					  sizeof(x->err));
+	return sbind_state_dry_run(o->state, x->t, &a, &x->p, x->err, sizeof(x->err));
+}
+
+int sbind_cmd_place(int argc, char **argv)
+{
+	struct place_run *x = calloc(1, sizeof(*x));
+	if (!x)
+		return SBIND_EXIT_ERROR;
+	int rc = parse_opts(argc, argv, &x->o);
+	if (rc) {
+		free(x);
+		return rc < 0 ? SBIND_EXIT_OK : rc;
 	}
+	if (!strcmp(x->o.binding, "help")) {
+		fputs(bnd_request_help(), stdout);
+		free(x);
+		return SBIND_EXIT_OK;
+	}
+	rc = prepare(x);
+	if (!rc)
+		rc = allocate(x);
 	if (rc == SBIND_EXIT_OK) {
-		rc = report(t, &o, &p, mbind, &m, o.gpus ? rule : NULL);
-		bnd_placement_free(&p);
+		rc = report(x->t, &x->o, &x->p, x->mbind, &x->m, x->o.gpus ? x->rule : NULL);
+		bnd_placement_free(&x->p);
 	} else if (rc == SBIND_EXIT_NOFIT) {
-		no_binding(&o, err);
-	} else if (err[0]) {
-		fprintf(stderr, "sbind place: %s\n", err);
+		no_binding(&x->o, x->err);
+	} else if (x->err[0]) {
+		fprintf(stderr, "sbind place: %s\n", x->err);
 	}
-	free(masks);
-	bnd_topology_free(t);
-	free(req);
+	free(x->masks);
+	bnd_topology_free(x->t);
+	free(x);
 	return rc;
 }

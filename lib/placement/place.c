@@ -20,85 +20,115 @@ void bnd_placement_free(struct bnd_placement *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* Groups per task and whether every task shares all groups. */
-static int split_rule(const struct bnd_request *r, int ntasks, int npus, int *per_task,
-		      bool *shared, int *need, char *err, size_t errlen)
+/* Groups per task and whether every task shares all groups: the
+ * strategy's share rule (request.h), then whether the node can hold them. */
+static int split_rule(const struct bnd_request *r, int ntasks, int npus, struct bnd_units *u,
+		      char *err, size_t errlen)
 {
-	*shared = false;
-	switch (r->strategy) {
-	case BND_S_LINEAR:
-	case BND_S_STRIDING:
-	case BND_S_GPU:
-	case BND_S_LSF_BALANCE:
-	case BND_S_LSF_PACK:
-	case BND_S_LSF_ANY:
-		*per_task = r->amount;
-		break;
-	case BND_S_PACKED:
-		*per_task = r->amount;
-		*shared = r->ptype == BND_PT_NODE;
-		break;
-	case BND_S_EXPLICIT:
-		if (r->nexplicit % ntasks)
-			return bnd_fail(err, errlen, BND_ENOFIT,
-					"explicit lists %d cores, which cannot be shared out evenly "
-					"among %d tasks", r->nexplicit, ntasks);
-		*per_task = r->nexplicit / ntasks;
-		break;
-	case BND_S_LSF_CPUS:
-		*per_task = 0; /* the strategy decides how many listed cpus exist */
-		*shared = true;
-		break;
-	default:
-		return bnd_fail(err, errlen, BND_EINVAL, "unknown strategy %d", (int)r->strategy);
-	}
+	int per_task, shared;
+	int rc = bnd_request_split(r, ntasks, &per_task, &shared, err, errlen);
+	if (rc)
+		return rc;
+	u->ntasks = ntasks;
+	u->per_task = per_task;
+	u->shared = shared != 0;
 	/* Every unit has at least one cpu; checked in 64 bits so that a huge
 	 * amount times many tasks cannot overflow. */
-	long long total = *shared ? *per_task : (long long)*per_task * ntasks;
+	long long total = u->shared ? per_task : (long long)per_task * ntasks;
 	if (total > npus)
 		return bnd_fail(err, errlen, BND_ENOFIT,
 				"%lld units needed (%d per task x %d tasks), the node has %d cpus",
-				total, *per_task, *shared ? 1 : ntasks, npus);
-	*need = (int)total;
+				total, per_task, u->shared ? 1 : ntasks, npus);
+	u->need = (int)total;
 	return BND_OK;
 }
 
 /* packed near=gpu for the tasks, or for all of them at once (type=node:
  * every task shares the units, near the union of their GPUs). */
 static int run_packed_near(const struct bnd_topology *t, const struct bnd_domain *dom,
-			   const struct bnd_request *r, int ntasks, bool shared, int per_task,
+			   const struct bnd_request *r, const struct bnd_units *u,
 			   struct bnd_pick *pick, char *err, size_t errlen)
 {
-	if (!shared)
-		return bnd_strategy_packed_near(t, dom, r, ntasks, per_task, pick, err, errlen);
+	if (!u->shared)
+		return bnd_strategy_packed_near(t, dom, r, u->ntasks, u->per_task, pick, err, errlen);
 	uint64_t all = 0;
-	for (int i = 0; i < ntasks; i++)
+	for (int i = 0; i < u->ntasks; i++)
 		all |= bnd_near_gpus(dom, i);
 	struct bnd_near one = { 1, &all };
 	struct bnd_domain d = { dom ? dom->allowed : NULL, dom ? dom->taken : NULL, &one };
-	return bnd_strategy_packed_near(t, &d, r, 1, per_task, pick, err, errlen);
+	return bnd_strategy_packed_near(t, &d, r, 1, u->per_task, pick, err, errlen);
 }
 
-static int run_strategy(const struct bnd_topology *t, const struct bnd_domain *dom,
-			const struct bnd_request *r, int need, int ntasks, bool shared,
-			int per_task, struct bnd_pick *pick, char *err, size_t errlen)
+/* Each strategy's entry with the table's signature (strategy.h). */
+
+static int run_linear(const struct bnd_topology *t, const struct bnd_domain *dom,
+		      const struct bnd_request *r, const struct bnd_units *u,
+		      struct bnd_pick *pick, char *err, size_t errlen)
 {
-	if (r->strategy == BND_S_PACKED && r->near_gpu)
-		return run_packed_near(t, dom, r, ntasks, shared, per_task, pick, err, errlen);
-	switch (r->strategy) {
-	case BND_S_GPU:
-		return bnd_strategy_gpu(t, dom, r, ntasks, pick, err, errlen);
-	case BND_S_LINEAR:
-		return bnd_strategy_linear(t, dom, r, need, pick, err, errlen);
-	case BND_S_STRIDING:
-		return bnd_strategy_striding(t, dom, r, need, pick, err, errlen);
-	case BND_S_EXPLICIT:
-		return bnd_strategy_explicit(t, dom, r, ntasks, pick, err, errlen);
-	case BND_S_PACKED:
-		return bnd_strategy_packed(t, dom, r, need, pick, err, errlen);
-	default:
-		return bnd_strategy_lsf(t, dom, r, need, pick, err, errlen);
-	}
+	return bnd_strategy_linear(t, dom, r, u->need, pick, err, errlen);
+}
+
+static int run_striding(const struct bnd_topology *t, const struct bnd_domain *dom,
+			const struct bnd_request *r, const struct bnd_units *u,
+			struct bnd_pick *pick, char *err, size_t errlen)
+{
+	return bnd_strategy_striding(t, dom, r, u->need, pick, err, errlen);
+}
+
+static int run_explicit(const struct bnd_topology *t, const struct bnd_domain *dom,
+			const struct bnd_request *r, const struct bnd_units *u,
+			struct bnd_pick *pick, char *err, size_t errlen)
+{
+	return bnd_strategy_explicit(t, dom, r, u->ntasks, pick, err, errlen);
+}
+
+static int run_packed(const struct bnd_topology *t, const struct bnd_domain *dom,
+		      const struct bnd_request *r, const struct bnd_units *u,
+		      struct bnd_pick *pick, char *err, size_t errlen)
+{
+	if (r->near_gpu)
+		return run_packed_near(t, dom, r, u, pick, err, errlen);
+	return bnd_strategy_packed(t, dom, r, u->need, pick, err, errlen);
+}
+
+static int run_lsf(const struct bnd_topology *t, const struct bnd_domain *dom,
+		   const struct bnd_request *r, const struct bnd_units *u,
+		   struct bnd_pick *pick, char *err, size_t errlen)
+{
+	return bnd_strategy_lsf(t, dom, r, u->need, pick, err, errlen);
+}
+
+static int run_gpu(const struct bnd_topology *t, const struct bnd_domain *dom,
+		   const struct bnd_request *r, const struct bnd_units *u,
+		   struct bnd_pick *pick, char *err, size_t errlen)
+{
+	return bnd_strategy_gpu(t, dom, r, u->ntasks, pick, err, errlen);
+}
+
+/* Placement's row of each strategy (its grammar's row is in
+ * request/request.c); none places nothing. test_place checks that every
+ * strategy the grammar knows has one. */
+static const bnd_place_fn placers[BND_S_COUNT] = {
+	[BND_S_LINEAR] = run_linear,
+	[BND_S_STRIDING] = run_striding,
+	[BND_S_EXPLICIT] = run_explicit,
+	[BND_S_PACKED] = run_packed,
+	[BND_S_LSF_BALANCE] = run_lsf,
+	[BND_S_LSF_PACK] = run_lsf,
+	[BND_S_LSF_ANY] = run_lsf,
+	[BND_S_LSF_CPUS] = run_lsf,
+	[BND_S_GPU] = run_gpu,
+};
+
+static int run_strategy(const struct bnd_topology *t, const struct bnd_domain *dom,
+			const struct bnd_request *r, const struct bnd_units *u,
+			struct bnd_pick *pick, char *err, size_t errlen)
+{
+	unsigned s = (unsigned)r->strategy;
+	if (s >= BND_S_COUNT || !placers[s])
+		return bnd_fail(err, errlen, BND_EINVAL, "internal error: strategy %u has no placement",
+				s);
+	return placers[s](t, dom, r, u, pick, err, errlen);
 }
 
 /* A strategy bug must never turn into a binding outside the domain. */
@@ -176,9 +206,8 @@ int bnd_place(const struct bnd_topology *t, const struct bnd_domain *dom,
 	if (r->strategy == BND_S_NONE)
 		return BND_OK;
 
-	int per_task = 0, need = 0, rc;
-	bool shared = false;
-	rc = split_rule(r, ntasks, t->npus, &per_task, &shared, &need, err, errlen);
+	struct bnd_units u = { 0 };
+	int rc = split_rule(r, ntasks, t->npus, &u, err, errlen);
 	if (rc)
 		goto fail;
 
@@ -188,18 +217,18 @@ int bnd_place(const struct bnd_topology *t, const struct bnd_domain *dom,
 		rc = bnd_fail(err, errlen, BND_ENOMEM, "out of memory");
 		goto fail_pick;
 	}
-	rc = run_strategy(t, dom, r, need, ntasks, shared, per_task, &pick, err, errlen);
+	rc = run_strategy(t, dom, r, &u, &pick, err, errlen);
 	if (!rc)
 		rc = check_inside(t, dom, &pick, err, errlen);
 	if (!rc && pick.ngroups == 0)
 		rc = bnd_fail(err, errlen, BND_ENOFIT, "no cores available");
-	if (!rc && !shared && pick.ngroups != per_task * ntasks)
+	if (!rc && !u.shared && pick.ngroups != u.per_task * ntasks)
 		rc = bnd_fail(err, errlen, BND_EINVAL,
 			      "internal error: strategy picked %d units for %d tasks x %d",
-			      pick.ngroups, ntasks, per_task);
+			      pick.ngroups, ntasks, u.per_task);
 	for (int i = 0; !rc && i < ntasks; i++) {
-		int g0 = shared ? 0 : i * per_task;
-		int g1 = shared ? pick.ngroups : g0 + per_task;
+		int g0 = u.shared ? 0 : i * u.per_task;
+		int g1 = u.shared ? pick.ngroups : g0 + u.per_task;
 		rc = fill_task(t, &pick, g0, g1, &out->tasks[i]);
 		if (rc)
 			bnd_fail(err, errlen, rc, "out of memory");

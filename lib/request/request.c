@@ -25,9 +25,6 @@
  * check of a cpus: list. */
 #define MAX_BIG_RANGES 64
 
-#define STRATEGY_LIST "none, linear, striding, explicit, packed, balance, pack, any, cpus or gpu; " \
-	"see --binding=help"
-#define MBIND_LIST "none, cores, cores:strict, round_robin, nlocal or gpu"
 #define LEVEL_FORM ":level=socket|core|thread"
 
 struct span {
@@ -40,7 +37,8 @@ struct ctx {
 	const char *text;     /* never NULL */
 	char *err;
 	size_t errlen;
-	const char *expected; /* accepted form of what is being parsed */
+	const char *expected; /* accepted form of what is being parsed; NULL:
+	                         a strategy (strategy_list) */
 };
 
 struct tok {
@@ -84,6 +82,7 @@ static const char *T(struct tok *b, struct span s)
 	return b->s;
 }
 
+static const char *strategy_list(char *buf, size_t len);
 static int fail(const struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static int fail(const struct ctx *c, const char *fmt, ...)
@@ -94,9 +93,11 @@ static int fail(const struct ctx *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(reason, sizeof(reason), fmt, ap);
 	va_end(ap);
+	char list[256];
 	show(c->text, strlen(c->text), shown, sizeof(shown));
 	return bnd_fail(c->err, c->errlen, BND_EINVAL, "%s: \"%s\": %s (expected %s)",
-			c->opt, shown, reason, c->expected);
+			c->opt, shown, reason,
+			c->expected ? c->expected : strategy_list(list, sizeof(list)));
 }
 
 static int is(struct span s, const char *word)
@@ -536,26 +537,123 @@ static int parse_gpu(const struct ctx *c, struct bnd_request *r, const struct sp
 
 typedef int (*parse_fn)(const struct ctx *, struct bnd_request *, const struct span *, size_t);
 
+/* The table of strategies: one row adds a strategy to the grammar, its
+ * help, the completion words and the split of its units among the tasks
+ * (placement's row of it is in placement/place.c). The order is that of
+ * the messages' list and of the help within a family. */
 static const struct {
-	const char *word;
-	enum bnd_strategy strategy;
+	struct bnd_strategy_def d;
 	parse_fn parse;
-	const char *form;
 } strategies[] = {
-	{ "none", BND_S_NONE, NULL, "none" },
-	{ "linear", BND_S_LINEAR, parse_linear, "linear:<amount>[:<socket>,<core>]" },
-	{ "striding", BND_S_STRIDING, parse_striding, "striding:<amount>:<step>[:<socket>,<core>]" },
-	{ "explicit", BND_S_EXPLICIT, parse_explicit,
-	  "explicit:<socket>,<core>[:<socket>,<core>...] (or ; between pairs)" },
-	{ "packed", BND_S_PACKED, parse_packed,
-	  "packed:<amount>[:unit=<unit>][:type=task|node][:sort=<letters>][:start=<letter>]"
-	  "[:stop=<letter>][:filter=<topology>][:near=gpu[:visible=task|all]]" },
-	{ "balance", BND_S_LSF_BALANCE, parse_lsf_count, "balance:<n>[" LEVEL_FORM "]" },
-	{ "pack", BND_S_LSF_PACK, parse_lsf_count, "pack:<n>[" LEVEL_FORM "]" },
-	{ "any", BND_S_LSF_ANY, parse_lsf_count, "any:<n>[" LEVEL_FORM "]" },
-	{ "cpus", BND_S_LSF_CPUS, parse_lsf_cpus, "cpus:<list>[" LEVEL_FORM "], list like 0,5,7,9-11" },
-	{ "gpu", BND_S_GPU, parse_gpu, "gpu:<amount>[:visible=task|all]" },
+	{ { "none", BND_S_NONE, BND_F_GE, BND_SHARE_NONE, "none",
+	    "  none                                            no binding\n", NULL }, NULL },
+	{ { "linear", BND_S_LINEAR, BND_F_GE, BND_SHARE_AMOUNT, "linear:<amount>[:<socket>,<core>]",
+	    "  linear:<amount>[:<socket>,<core>]\n"
+	    "      <amount> cores, free sockets first; or successive from the one given\n",
+	    "linear:2" }, parse_linear },
+	{ { "striding", BND_S_STRIDING, BND_F_GE, BND_SHARE_AMOUNT,
+	    "striding:<amount>:<step>[:<socket>,<core>]",
+	    "  striding:<amount>:<step>[:<socket>,<core>]\n"
+	    "      every <step>-th core, from the one given or the first start that fits\n",
+	    "striding:2:2:0,0" }, parse_striding },
+	{ { "explicit", BND_S_EXPLICIT, BND_F_GE, BND_SHARE_PAIRS,
+	    "explicit:<socket>,<core>[:<socket>,<core>...] (or ; between pairs)",
+	    "  explicit:<socket>,<core>[:<socket>,<core>...]   exactly these cores\n",
+	    "explicit:0,0:1,0  explicit:0,0;1,0" }, parse_explicit },
+	{ { "packed", BND_S_PACKED, BND_F_OCS, BND_SHARE_AMOUNT,
+	    "packed:<amount>[:unit=<unit>][:type=task|node][:sort=<letters>][:start=<letter>]"
+	    "[:stop=<letter>][:filter=<topology>][:near=gpu[:visible=task|all]]",
+	    "  packed:<amount>[:<key>=<value>...]   each key at most once; packed:0 binds\n"
+	    "                    nothing (OCS -bamount 0)\n"
+	    "    unit=<u>        C power core (default), E efficiency core, T thread,\n"
+	    "                    S socket, X L3, Y L2, N NUMA node; CT ET CS ES CX EX CY\n"
+	    "                    EY CN EN restrict a unit to power (C) or efficiency (E)\n"
+	    "    type=task|node  <amount> units per task (default), or for all the node's\n"
+	    "                    tasks together (OCS slot and host are accepted too)\n"
+	    "    sort=<letters>  some of " BND_UNIT_LETTER_LIST ": upper case least used first,\n"
+	    "                    lower case most used first\n"
+	    "    start=<l> stop=<l>  walk from / up to a unit letter: upper case an\n"
+	    "                    unused unit, lower case a (partly) used one; end= is\n"
+	    "                    another name for stop=\n"
+	    "    filter=<topo>   a topology string whose lower-case units are never used\n"
+	    "    near=gpu        each task's units next to its own GPUs first (as gpu:)\n"
+	    "    visible=task|all  with near=gpu, as for gpu: below\n",
+	    "packed:4:sort=S:start=S" }, parse_packed },
+	{ { "balance", BND_S_LSF_BALANCE, BND_F_LSF, BND_SHARE_AMOUNT, "balance:<n>[" LEVEL_FORM "]",
+	    "  balance:<n>     one unit at a time on the least-loaded socket\n",
+	    "balance:2:level=socket" }, parse_lsf_count },
+	{ { "pack", BND_S_LSF_PACK, BND_F_LSF, BND_SHARE_AMOUNT, "pack:<n>[" LEVEL_FORM "]",
+	    "  pack:<n>        fill one socket, else as few sockets as possible\n",
+	    "pack:2" }, parse_lsf_count },
+	{ { "any", BND_S_LSF_ANY, BND_F_LSF, BND_SHARE_AMOUNT, "any:<n>[" LEVEL_FORM "]",
+	    "  any:<n>         the first <n> free units in OS order\n", NULL }, parse_lsf_count },
+	{ { "cpus", BND_S_LSF_CPUS, BND_F_LSF, BND_SHARE_LISTED,
+	    "cpus:<list>[" LEVEL_FORM "], list like 0,5,7,9-11",
+	    "  cpus:<list>     the listed OS cpus that exist, a list like 0,5,7,9-11\n",
+	    "cpus:0,2-3" }, parse_lsf_cpus },
+	{ { "gpu", BND_S_GPU, BND_F_GPU, BND_SHARE_AMOUNT, "gpu:<amount>[:visible=task|all]",
+	    "  gpu:<amount>[:visible=task|all]\n"
+	    "      <amount> whole cores per task, those local to the task's own GPUs\n"
+	    "      first, then the nearest by NUMA distance; a step whose GPUs Slurm did\n"
+	    "      not split is split as --gpus-per-task would, and each task sees only\n"
+	    "      its own (visible=all: every task keeps all of the step's GPUs)\n",
+	    "gpu:4 --mbind=gpu" }, parse_gpu },
 };
+
+#define NSTRATEGIES (sizeof(strategies) / sizeof(strategies[0]))
+
+const struct bnd_strategy_def *bnd_strategy_def(enum bnd_strategy s)
+{
+	for (size_t k = 0; k < NSTRATEGIES; k++)
+		if (strategies[k].d.strategy == s)
+			return &strategies[k].d;
+	return NULL;
+}
+
+const struct bnd_strategy_def *bnd_strategy_def_at(size_t i)
+{
+	return i < NSTRATEGIES ? &strategies[i].d : NULL;
+}
+
+/* "none, linear, ... or gpu; see --binding=help": the accepted strategies
+ * in a message. */
+static const char *strategy_list(char *buf, size_t len)
+{
+	size_t o = 0;
+	for (size_t k = 0; k < NSTRATEGIES && o < len; k++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s",
+				      k == 0 ? "" : k + 1 == NSTRATEGIES ? " or " : ", ",
+				      strategies[k].d.word);
+	if (o < len)
+		snprintf(buf + o, len - o, "; see --binding=help");
+	return buf;
+}
+
+int bnd_request_split(const struct bnd_request *r, int ntasks, int *per_task, int *shared,
+		      char *err, size_t errlen)
+{
+	const struct bnd_strategy_def *d = bnd_strategy_def(r->strategy);
+	*per_task = 0;
+	*shared = 0;
+	switch (d ? d->share : BND_SHARE_NONE) {
+	case BND_SHARE_AMOUNT:
+		*per_task = r->amount;
+		*shared = r->ptype == BND_PT_NODE;
+		return BND_OK;
+	case BND_SHARE_PAIRS:
+		if (ntasks < 1 || r->nexplicit % ntasks)
+			return bnd_fail(err, errlen, BND_ENOFIT,
+					"explicit lists %d cores, which cannot be shared out evenly "
+					"among %d tasks", r->nexplicit, ntasks);
+		*per_task = r->nexplicit / ntasks;
+		return BND_OK;
+	case BND_SHARE_LISTED:
+		*shared = 1; /* the strategy decides how many listed cpus exist */
+		return BND_OK;
+	default:
+		return bnd_fail(err, errlen, BND_EINVAL, "unknown strategy %d", (int)r->strategy);
+	}
+}
 
 /* Splits on ':'; returns the number of fields, which may exceed cap (the
  * fields beyond cap are not stored). */
@@ -603,16 +701,16 @@ static int parse(struct bnd_request *r, const struct ctx *base)
 			return fail(&c, "strategy is missing after instance \"%s\"", T(&t, f[0]));
 	}
 	int s = -1;
-	for (size_t k = 0; k < sizeof(strategies) / sizeof(strategies[0]); k++)
-		if (is(f[i], strategies[k].word))
+	for (size_t k = 0; k < NSTRATEGIES; k++)
+		if (is(f[i], strategies[k].d.word))
 			s = (int)k;
 	if (s < 0) {
 		if (!f[i].n)
 			return fail(&c, "strategy is missing before \":\"");
 		return fail(&c, "unknown strategy \"%s\"", T(&t, f[i]));
 	}
-	r->strategy = strategies[s].strategy;
-	c.expected = strategies[s].form;
+	r->strategy = strategies[s].d.strategy;
+	c.expected = strategies[s].d.form;
 	if (r->strategy == BND_S_NONE) {
 		if (i)
 			return fail(&c, "instance \"%s\" does not apply to none", T(&t, f[0]));
@@ -642,7 +740,7 @@ static int parse(struct bnd_request *r, const struct ctx *base)
 
 int bnd_request_parse(struct bnd_request *r, const char *text, char *err, size_t errlen)
 {
-	struct ctx c = { "--binding", text ? text : "", err, errlen, STRATEGY_LIST };
+	struct ctx c = { "--binding", text ? text : "", err, errlen, NULL };
 	if (!r)
 		return fail(&c, "no request to fill (internal error)");
 	reset(r, text);
@@ -678,29 +776,54 @@ int bnd_request_packed(struct bnd_request *r, int amount, const char *unit, char
 	return BND_OK;
 }
 
+/* The memory policies: one row each, with its lines of --mbind=help. */
+static const struct bnd_mbind_def mbinds[] = {
+	{ "none", BND_M_NONE, "  none          leave it alone (default)\n" },
+	{ "cores", BND_M_CORES, "  cores         prefer the NUMA node(s) of the task's cores\n" },
+	{ "cores:strict", BND_M_CORES_STRICT,
+	  "  cores:strict  allocate only on the NUMA node(s) of the task's cores\n" },
+	{ "round_robin", BND_M_ROUND_ROBIN,
+	  "  round_robin   interleave over the NUMA nodes the task may use\n" },
+	{ "nlocal", BND_M_NLOCAL,
+	  "  nlocal        the one NUMA node whose free cores and memory hold the step\n"
+	  "                (else the fewest, nearest nodes); implies linear:1 per task\n"
+	  "                without --binding; memory bound there (preferred when short)\n" },
+	{ "gpu", BND_M_GPU,
+	  "  gpu           prefer the NUMA node(s) of the task's GPUs (with gpu:<n> or\n"
+	  "                near=gpu, also where its cores had to go elsewhere)\n" },
+};
+
+#define NMBINDS (sizeof(mbinds) / sizeof(mbinds[0]))
+
+const struct bnd_mbind_def *bnd_mbind_def_at(size_t i)
+{
+	return i < NMBINDS ? &mbinds[i] : NULL;
+}
+
+/* "none, cores, ... or gpu" */
+static const char *mbind_list(char *buf, size_t len)
+{
+	size_t o = 0;
+	buf[0] = '\0';
+	for (size_t k = 0; k < NMBINDS && o < len; k++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s",
+				      k == 0 ? "" : k + 1 == NMBINDS ? " or " : ", ", mbinds[k].word);
+	return buf;
+}
+
 int bnd_mbind_parse(enum bnd_mbind *m, const char *text, char *err, size_t errlen)
 {
-	static const struct {
-		const char *word;
-		enum bnd_mbind m;
-	} words[] = {
-		{ "none", BND_M_NONE },
-		{ "cores", BND_M_CORES },
-		{ "cores:strict", BND_M_CORES_STRICT },
-		{ "round_robin", BND_M_ROUND_ROBIN },
-		{ "nlocal", BND_M_NLOCAL },
-		{ "gpu", BND_M_GPU },
-	};
-	struct ctx c = { "--mbind", text ? text : "", err, errlen, MBIND_LIST };
+	char list[128];
+	struct ctx c = { "--mbind", text ? text : "", err, errlen, mbind_list(list, sizeof(list)) };
 	struct tok t;
 	if (!m)
 		return fail(&c, "no policy to fill (internal error)");
 	*m = BND_M_NONE;
 	if (!text || !*text)
 		return fail(&c, "empty memory policy");
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (strcmp(text, words[i].word) == 0) {
-			*m = words[i].m;
+	for (size_t i = 0; i < NMBINDS; i++)
+		if (strcmp(text, mbinds[i].word) == 0) {
+			*m = mbinds[i].m;
 			return BND_OK;
 		}
 	struct span s = { text, strlen(text) };
@@ -709,14 +832,9 @@ int bnd_mbind_parse(enum bnd_mbind *m, const char *text, char *err, size_t errle
 
 const char *bnd_mbind_name(enum bnd_mbind m)
 {
-	switch (m) {
-	case BND_M_NONE: return "none";
-	case BND_M_CORES: return "cores";
-	case BND_M_CORES_STRICT: return "cores:strict";
-	case BND_M_ROUND_ROBIN: return "round_robin";
-	case BND_M_NLOCAL: return "nlocal";
-	case BND_M_GPU: return "gpu";
-	}
+	for (size_t i = 0; i < NMBINDS; i++)
+		if (mbinds[i].m == m)
+			return mbinds[i].word;
 	return "unknown";
 }
 
@@ -732,79 +850,6 @@ const char *bnd_instance_name(enum bnd_instance i)
 
 const char *bnd_strategy_name(enum bnd_strategy s)
 {
-	for (size_t k = 0; k < sizeof(strategies) / sizeof(strategies[0]); k++)
-		if (strategies[k].strategy == s)
-			return strategies[k].word;
-	return "unknown";
-}
-
-const char *bnd_request_help(void)
-{
-	return
-"--binding=[set:|env:|pe:]<strategy>  bind each task to whole cores\n"
-"\n"
-"Grid Engine 6.2u5 (a core is <socket>,<core>, both counted from 0):\n"
-"  linear:<amount>[:<socket>,<core>]\n"
-"      <amount> cores, free sockets first; or successive from the one given\n"
-"  striding:<amount>:<step>[:<socket>,<core>]\n"
-"      every <step>-th core, from the one given or the first start that fits\n"
-"  explicit:<socket>,<core>[:<socket>,<core>...]   exactly these cores\n"
-"  none                                            no binding\n"
-"  e.g. --binding=linear:2  striding:2:2:0,0  explicit:0,0:1,0  explicit:0,0;1,0\n"
-"\n"
-"OCS/GCS 9.1 packed: the first <amount> free units of the topology string:\n"
-"  packed:<amount>[:<key>=<value>...]   each key at most once; packed:0 binds\n"
-"                    nothing (OCS -bamount 0)\n"
-"    unit=<u>        C power core (default), E efficiency core, T thread,\n"
-"                    S socket, X L3, Y L2, N NUMA node; CT ET CS ES CX EX CY\n"
-"                    EY CN EN restrict a unit to power (C) or efficiency (E)\n"
-"    type=task|node  <amount> units per task (default), or for all the node's\n"
-"                    tasks together (OCS slot and host are accepted too)\n"
-"    sort=<letters>  some of " BND_UNIT_LETTER_LIST ": upper case least used first,\n"
-"                    lower case most used first\n"
-"    start=<l> stop=<l>  walk from / up to a unit letter: upper case an\n"
-"                    unused unit, lower case a (partly) used one; end= is\n"
-"                    another name for stop=\n"
-"    filter=<topo>   a topology string whose lower-case units are never used\n"
-"    near=gpu        each task's units next to its own GPUs first (as gpu:)\n"
-"    visible=task|all  with near=gpu, as for gpu: below\n"
-"  e.g. --binding=packed:4:sort=S:start=S\n"
-"\n"
-"LSF (optional :level=socket|core|thread, default core; processor = socket):\n"
-"  balance:<n>     one unit at a time on the least-loaded socket\n"
-"  pack:<n>        fill one socket, else as few sockets as possible\n"
-"  any:<n>         the first <n> free units in OS order\n"
-"  cpus:<list>     the listed OS cpus that exist, a list like 0,5,7,9-11\n"
-"  e.g. --binding=pack:2  balance:2:level=socket  cpus:0,2-3\n"
-"\n"
-"GPUs (the step's GPUs from Slurm, each task's by Slurm's per-task rule):\n"
-"  gpu:<amount>[:visible=task|all]\n"
-"      <amount> whole cores per task, those local to the task's own GPUs\n"
-"      first, then the nearest by NUMA distance; a step whose GPUs Slurm did\n"
-"      not split is split as --gpus-per-task would, and each task sees only\n"
-"      its own (visible=all: every task keeps all of the step's GPUs)\n"
-"  e.g. --binding=gpu:4 --mbind=gpu\n"
-"\n"
-"Instance prefix: set: binds (default); env: only exports the choice; pe:\n"
-"only exports the cores as 0,0:0,1 and writes an OpenMPI rankfile.\n"
-"Numbers are plain decimal, at most 1000000; amounts and steps at least 1\n"
-"(packed:0 is the one 0: no binding).\n"
-"\n"
-"--mbind=none|cores|cores:strict|round_robin|nlocal|gpu   memory policy\n";
-}
-
-const char *bnd_mbind_help(void)
-{
-	return
-"--mbind=<policy>  memory policy of each task\n"
-"  none          leave it alone (default)\n"
-"  cores         prefer the NUMA node(s) of the task's cores\n"
-"  cores:strict  allocate only on the NUMA node(s) of the task's cores\n"
-"  round_robin   interleave over the NUMA nodes the task may use\n"
-"  nlocal        the one NUMA node whose free cores and memory hold the step\n"
-"                (else the fewest, nearest nodes); implies linear:1 per task\n"
-"                without --binding; memory bound there (preferred when short)\n"
-"  gpu           prefer the NUMA node(s) of the task's GPUs (with gpu:<n> or\n"
-"                near=gpu, also where its cores had to go elsewhere)\n"
-"  e.g. --binding=linear:4 --mbind=cores:strict\n";
+	const struct bnd_strategy_def *d = bnd_strategy_def(s);
+	return d ? d->word : "unknown";
 }

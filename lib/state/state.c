@@ -92,6 +92,8 @@ static int place(const struct bnd_topology *t, struct bnd_state_file *f,
 	}
 	/* What the steps waiting before this one take counts as another job's. */
 	bnd_cpuset_or(&others, &ahead);
+	if (a->held_elsewhere)
+		bnd_cpuset_or(&others, a->held_elsewhere);
 	bnd_state_taken_of(a, &others, &script, &siblings, &taken);
 	if (a->inherit_job && !bnd_cpuset_empty(&script)) {
 		/* The script's cores first (minus what sibling steps hold), so a
@@ -311,5 +313,26 @@ int bnd_state_place(const struct bnd_topology *t, struct bnd_state_file *f,
 	int rc = place(t, f, r, a, out, &mres, err, errlen);
 	if (a->mem_out)
 		*a->mem_out = mres;
+	return rc;
+}
+
+int bnd_state_preview(const struct bnd_state_opts *o, const struct bnd_topology *t,
+		      const struct bnd_request *r, const struct bnd_alloc_args *a,
+		      struct bnd_placement *out, char *err, size_t errlen)
+{
+	struct bnd_state_file f;
+	memset(out, 0, sizeof(*out));
+	if (!t || !r || !a || a->ntasks < 1 || a->ntasks > BND_STATE_MAX_TASKS)
+		return bnd_fail(err, errlen, BND_EINVAL,
+				"state preview: need a topology, a request and 1..%d tasks",
+				BND_STATE_MAX_TASKS);
+	bnd_statefile_init(&f);
+	if (o) {
+		int rc = bnd_state_list(o, &f, err, errlen);
+		if (rc)
+			return rc;
+	}
+	int rc = bnd_state_place(t, &f, r, a, out, err, errlen);
+	bnd_statefile_free(&f);
 	return rc;
 }

@@ -62,3 +62,24 @@ else
 		else _report 0 "completion of sbind $cmd offers only its options" "offered: $offered | not in sbind $cmd --help: $bad"; fi
 	done
 fi
+
+# The words after --binding and --mbind come from sbind's tables (sbind
+# complete), which hold every strategy --binding=help shows.
+words=$($SBIND complete binding)
+missing=$(for w in $words; do case $w in help|set:|env:|pe:) ;; *)
+	$SBIND place --binding help | grep -qE "^  ${w%:}(:| )" || echo "$w" ;; esac; done)
+has=1
+for w in none linear: gpu: set: pe:; do case " $words " in *" $w "*) ;; *) has=0 ;; esac; done
+if [ "$has" = 1 ] && [ -z "$missing" ]; then _report 1 "sbind complete binding: every strategy of --binding=help"
+else _report 0 "sbind complete binding: every strategy of --binding=help" "words: $words | not in the help: $missing"; fi
+expect_out "sbind complete mbind" "none cores cores:strict round_robin nlocal gpu" $SBIND complete mbind
+expect_rc "sbind complete with no table is a usage error" 2 $SBIND complete strategies
+if command -v bash >/dev/null 2>&1; then
+	# shellcheck disable=SC2016 # for the inner bash
+	offered=$(bash -c '. "$1"; COMP_WORDS=("$2" place --binding ""); COMP_CWORD=3; _sbind; printf "%s " "${COMPREPLY[@]}"' _ "$comp" "$SBIND")
+	if [ "$offered" = "$words " ]; then _report 1 "completion after --binding asks sbind complete binding"
+	else _report 0 "completion after --binding asks sbind complete binding" "offered: $offered | sbind: $words"; fi
+	offered=$(bash -c '. "$1"; COMP_WORDS=("$2" place --mbind c); COMP_CWORD=3; _sbind; printf "%s " "${COMPREPLY[@]}"' _ "$comp" "$SBIND")
+	if [ "$offered" = "cores cores:strict " ]; then _report 1 "completion after --mbind asks sbind complete mbind"
+	else _report 0 "completion after --mbind asks sbind complete mbind" "offered: $offered"; fi
+fi

@@ -8,10 +8,25 @@
 #ifndef BINDING_STRATEGY_H
 #define BINDING_STRATEGY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "binding/placement/domain.h"
 #include "binding/request/request.h"
+
+/* What bnd_place hands a strategy: the units to pick for the step (need),
+ * its tasks, the units per task and whether all tasks share them (the
+ * request's share rule, request.h). */
+struct bnd_units {
+	int need, ntasks, per_task;
+	bool shared;
+};
+
+/* One strategy's placement, as placement's table of strategies (place.c)
+ * calls it: BND_OK with pick filled, BND_ENOFIT (err says why), others. */
+typedef int (*bnd_place_fn)(const struct bnd_topology *t, const struct bnd_domain *dom,
+			    const struct bnd_request *r, const struct bnd_units *u,
+			    struct bnd_pick *pick, char *err, size_t errlen);
 
 int bnd_strategy_linear(const struct bnd_topology *t, const struct bnd_domain *dom,
 			const struct bnd_request *r, int need, struct bnd_pick *out,

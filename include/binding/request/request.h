@@ -32,6 +32,7 @@ enum bnd_strategy {
 	BND_S_LSF_ANY,
 	BND_S_LSF_CPUS,
 	BND_S_GPU,         /* whole cores next to each task's GPUs (docs/gpu.md) */
+	BND_S_COUNT        /* not a strategy: how many there are */
 };
 
 enum bnd_instance { BND_I_SET = 0, BND_I_ENV, BND_I_PE };
@@ -114,8 +115,66 @@ const char *bnd_mbind_name(enum bnd_mbind m);
 const char *bnd_instance_name(enum bnd_instance i);
 const char *bnd_strategy_name(enum bnd_strategy s);
 
-/* The grammar, for --binding=help, sbind --help and the README. */
+/* The grammar, for --binding=help, sbind --help and the man pages: built
+ * from the tables of strategies and policies (request.c) by
+ * requesthelp.c. */
 const char *bnd_request_help(void);
 const char *bnd_mbind_help(void);
+/* One line each, what srun --help shows beside --binding and --mbind. */
+const char *bnd_request_usage(void);
+const char *bnd_mbind_usage(void);
+
+/* ---- the table of strategies ----------------------------------------- */
+
+/* How a strategy's units are shared out among the step's tasks. */
+enum bnd_share {
+	BND_SHARE_NONE = 0, /* binds nothing */
+	BND_SHARE_AMOUNT,   /* <amount> units per task (packed type=node: all
+	                       the node's tasks share <amount>) */
+	BND_SHARE_PAIRS,    /* the explicit list, split evenly among the tasks */
+	BND_SHARE_LISTED,   /* the listed cpus that exist, shared by all tasks */
+};
+
+/* The documents a strategy comes from: its block of --binding=help. */
+enum bnd_family { BND_F_GE = 0, BND_F_OCS, BND_F_LSF, BND_F_GPU, BND_F_COUNT };
+
+/* One row of the table: what the grammar, its help, the completion and
+ * placement's split of units need to know of a strategy (its parser is
+ * the row's private part, in request.c). */
+struct bnd_strategy_def {
+	const char *word;           /* as typed: "linear" */
+	enum bnd_strategy strategy;
+	enum bnd_family family;
+	enum bnd_share share;
+	const char *form;           /* the accepted form, for messages */
+	const char *help;           /* its lines of --binding=help */
+	const char *example;        /* "e.g." words (valid requests), or NULL */
+};
+
+/* The row of s, or NULL for a value that is no strategy; the i-th row
+ * (from 0, in the table's order), NULL past the last. */
+const struct bnd_strategy_def *bnd_strategy_def(enum bnd_strategy s);
+const struct bnd_strategy_def *bnd_strategy_def_at(size_t i);
+
+/* One memory policy: its word and its lines of --mbind=help. */
+struct bnd_mbind_def {
+	const char *word;
+	enum bnd_mbind m;
+	const char *help;
+};
+const struct bnd_mbind_def *bnd_mbind_def_at(size_t i);
+
+/* The words completion offers after --binding= (strategies and
+ * instances: "none linear: ... set: env: pe:") and after --mbind=,
+ * separated by sep, NUL-terminated. BND_OK, or BND_EINVAL when buf is too
+ * small. */
+int bnd_request_words(char sep, char *buf, size_t len);
+int bnd_mbind_words(char sep, char *buf, size_t len);
+
+/* Units per task and whether all tasks share them, by r's share rule
+ * (BND_SHARE_*): BND_ENOFIT when an explicit list cannot be shared out
+ * evenly among ntasks (err says why), BND_EINVAL for no strategy. */
+int bnd_request_split(const struct bnd_request *r, int ntasks, int *per_task, int *shared,
+		      char *err, size_t errlen);
 
 #endif

@@ -39,6 +39,9 @@ struct bnd_alloc_args {
 	pid_t owner_pid;            /* holds the record while alive; 0: caller */
 	uint32_t uid;
 	const bnd_cpuset_t *allowed; /* what Slurm gave the step; NULL: the node */
+	/* Cpus held outside the state, as another job's (sbind place
+	 * --mask); NULL: none. */
+	const bnd_cpuset_t *held_elsewhere;
 	/* Each placement group's GPUs (placement/domain.h), NULL when none:
 	 * GPU-aware requests are placed next to them, at start and on resume. */
 	const struct bnd_near *near;

@@ -70,6 +70,15 @@ int bnd_state_list(const struct bnd_state_opts *o, struct bnd_state_file *out,
 int bnd_state_snapshot(const struct bnd_state_opts *o, struct bnd_state_file *out,
 		       char *err, size_t errlen);
 
+/* The placement bnd_state_allocate would make for (r, a) now, by the same
+ * rules, without the lock and without recording anything (sbind place's
+ * dry run): against the records of o's state read as bnd_state_list reads
+ * them, or, o NULL, against a state without records (a node nobody uses),
+ * built in memory. Returns as bnd_state_place does. */
+int bnd_state_preview(const struct bnd_state_opts *o, const struct bnd_topology *t,
+		      const struct bnd_request *r, const struct bnd_alloc_args *a,
+		      struct bnd_placement *out, char *err, size_t errlen);
+
 /* Does a's placement read the records' memory (a memory request, or
  * nlocal's choice of the node with the most free)? */
 int bnd_state_asks_memory(const struct bnd_alloc_args *a);

@@ -279,9 +279,34 @@ START_TEST(more_tasks_than_slurm_allows_are_refused)
 }
 END_TEST
 
+/* Placement has a row for every strategy the grammar has (the two tables
+ * of strategies agree): each row's first example, or its bare word, is
+ * placed, or found not to fit, but never refused as unknown. */
+START_TEST(every_strategy_has_a_placement)
+{
+	struct bnd_topology *t = tu_topo("pack:2 core:8 pu:2");
+	for (int s = 0; s < BND_S_COUNT; s++) {
+		const struct bnd_strategy_def *d = bnd_strategy_def((enum bnd_strategy)s);
+		ck_assert_msg(d, "strategy %d has no row in the grammar", s);
+		char text[128], err[BND_ERRLEN] = "";
+		if (d->example)
+			snprintf(text, sizeof(text), "%.*s", (int)strcspn(d->example, " "), d->example);
+		else
+			snprintf(text, sizeof(text), "%s%s", d->word,
+				 d->share == BND_SHARE_NONE ? "" : ":1");
+		struct bnd_placement p;
+		int rc = bnd_place(t, NULL, req(text), 1, &p, err, sizeof(err));
+		ck_assert_msg(rc == BND_OK || rc == BND_ENOFIT, "%s: %d %s", text, rc, err);
+		if (rc == BND_OK)
+			bnd_placement_free(&p);
+	}
+	bnd_topology_free(t);
+}
+END_TEST
+
 int main(void)
 {
-	Suite *s = suite_create("place");
+Suite *s = suite_create("place");
 	TCase *tc = tcase_create("ge");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, linear_fills_free_socket_first);
@@ -297,6 +322,7 @@ int main(void)
 	tcase_add_test(tc, none_binds_nothing);
 	tcase_add_test(tc, real_machines);
 	tcase_add_test(tc, more_tasks_than_slurm_allows_are_refused);
+	tcase_add_test(tc, every_strategy_has_a_placement);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

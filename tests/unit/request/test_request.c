@@ -810,6 +810,49 @@ START_TEST(test_names)
 }
 END_TEST
 
+/* The table of strategies: one row per strategy, its word parses back to
+ * it, and the help and the completion words carry every row. */
+START_TEST(test_table)
+{
+	char words[512];
+	ck_assert_int_eq(bnd_request_words(' ', words, sizeof(words)), BND_OK);
+	ck_assert_ptr_null(bnd_strategy_def(BND_S_COUNT));
+	size_t rows = 0;
+	while (bnd_strategy_def_at(rows))
+		rows++;
+	ck_assert_uint_eq(rows, BND_S_COUNT);
+	for (int s = 0; s < BND_S_COUNT; s++) {
+		const struct bnd_strategy_def *d = bnd_strategy_def((enum bnd_strategy)s);
+		ck_assert_msg(d, "strategy %d has no row", s);
+		ck_assert_int_eq(d->strategy, s);
+		ck_assert_msg(d->form && *d->form && d->help && *d->help, "%s", d->word);
+		ck_assert_msg(d->help[strlen(d->help) - 1] == '\n', "%s help", d->word);
+		ck_assert_msg(strstr(bnd_request_help(), d->help), "help lacks %s's lines", d->word);
+		ck_assert_msg(strstr(bnd_request_usage(), d->word), "usage lacks %s", d->word);
+		char w[64], sample[64];
+		snprintf(w, sizeof(w), " %s%s ", d->word, d->share == BND_SHARE_NONE ? "" : ":");
+		char padded[520];
+		snprintf(padded, sizeof(padded), " %s ", words);
+		ck_assert_msg(strstr(padded, w), "completion lacks \"%s\": %s", w, words);
+		if (d->example)
+			snprintf(sample, sizeof(sample), "%.*s", (int)strcspn(d->example, " "),
+				 d->example);
+		else
+			snprintf(sample, sizeof(sample), "%s%s", d->word,
+				 d->share == BND_SHARE_NONE ? "" : ":1");
+		parse_ok(sample);
+		ck_assert_int_eq(got.strategy, s);
+	}
+	ck_assert_msg(strstr(words, "set: env: pe:"), "%s", words);
+	ck_assert_int_eq(bnd_request_words(' ', words, 8), BND_EINVAL);
+	ck_assert_int_eq(bnd_mbind_words('|', words, sizeof(words)), BND_OK);
+	ck_assert_str_eq(words, "none|cores|cores:strict|round_robin|nlocal|gpu");
+	ck_assert_msg(strstr(bnd_mbind_usage(), words), "%s", bnd_mbind_usage());
+	ck_assert_msg(strstr(bnd_request_usage(), "any, cpus or gpu. --binding=help"), "%s",
+		      bnd_request_usage());
+}
+END_TEST
+
 /* Lines of at most 79 columns; returns the number of lines. */
 static int check_lines(const char *h)
 {
@@ -855,7 +898,7 @@ START_TEST(test_help_examples)
 					    "--mbind=none|cores|cores:strict|round_robin|nlocal|gpu",
 					    "gpu:<amount>[:visible=task|all]", "near=gpu",
 					    "e.g. --binding=gpu:",
-					    "e.g. --binding=packed:", "e.g. --binding=pack:",
+					    "e.g. --binding=packed:", "e.g. --binding=balance:",
 					    "e.g. --binding=linear:" };
 	for (size_t i = 0; i < sizeof(must) / sizeof(must[0]); i++)
 		ck_assert_msg(strstr(h, must[i]), "help lacks %s", must[i]);
@@ -1010,6 +1053,7 @@ static Suite *request_suite(void)
 	tcase_add_test(tc, test_mbind);
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_help_examples);
+	tcase_add_test(tc, test_table);
 	tcase_add_test(tc, test_mbind_help);
 	tcase_add_test(tc, test_random);
 	tcase_add_test(tc, test_request_packed_data);

@@ -476,6 +476,71 @@ START_TEST(suspended_and_deferred_hold_nothing)
 }
 END_TEST
 
+/* What bnd_state_preview places, as a list ("ENOFIT: reason"); the state
+ * file is left as it was. */
+static const char *preview(const struct bnd_state_opts *o, const struct bnd_topology *t,
+			   const char *req, struct bnd_alloc_args a)
+{
+	static char out[BND_ERRLEN + 16];
+	char err[BND_ERRLEN] = "", *before = st_read(st_path(&env, "state"), NULL);
+	struct bnd_placement p;
+	int rc = bnd_state_preview(o, t, st_req(req), &a, &p, err, sizeof(err));
+	char *after = st_read(st_path(&env, "state"), NULL);
+	ck_assert_msg((!before && !after) || (before && after && !strcmp(before, after)),
+		      "the preview changed the state");
+	free(before);
+	free(after);
+	if (rc == BND_ENOFIT) {
+		snprintf(out, sizeof(out), "ENOFIT: %s", err);
+		return out;
+	}
+	ck_assert_msg(rc == BND_OK, "%s: %s", req, err);
+	ck_assert_int_eq(bnd_cpuset_format_list(&p.all_cpus, out, sizeof(out)), BND_OK);
+	bnd_placement_free(&p);
+	return out;
+}
+
+/* sbind place's dry run: the allocator's rules without the lock, recording
+ * nothing; a deferred step waiting for cores is served first, as the
+ * allocation itself would serve it. */
+START_TEST(preview_places_by_the_allocators_rules)
+{
+	struct bnd_topology *t = tu_topo("pack:1 core:4");
+	char err[BND_ERRLEN] = "";
+	/* no state: a node nobody uses */
+	ck_assert_str_eq(preview(NULL, t, "linear:4", args(0, 0, 1)), "0-3");
+	ck_assert_str_eq(alloc(t, "linear:3", args(1, 0, 1)), "0-2");
+	ck_assert_str_eq(preview(&env.opts, t, "linear:1", args(0, 0, 1)), "3");
+	ck_assert_str_eq(preview(&env.opts, t, "linear:2", args(0, 0, 1)),
+			 "ENOFIT: linear: 2 cores needed, only 1 free");
+	/* job 9 resumes while job 1 holds 3 of the 4 cores: deferred */
+	struct bnd_alloc_args a9 = args(9, 0, 1);
+	struct bnd_resume_args ra = { .a = &a9 };
+	struct bnd_placement p;
+	enum bnd_resume_result res;
+	ck_assert_int_eq(bnd_state_resume(&env.opts, t, st_req("linear:2"), &ra, &p, &res, err,
+					  sizeof(err)), BND_ENOFIT);
+	ck_assert_int_eq(res, BND_RESUME_DEFERRED);
+	ck_assert_int_eq(bnd_state_release(&env.opts, 1, 0, NULL, err, sizeof(err)), BND_OK);
+	/* every core is free, but job 9 waits ahead for two of them */
+	ck_assert_str_eq(preview(&env.opts, t, "linear:4", args(0, 0, 1)),
+			 "ENOFIT: linear: 4 cores needed, only 2 free");
+	char seen[64];
+	snprintf(seen, sizeof(seen), "%s", preview(&env.opts, t, "linear:2", args(0, 0, 1)));
+	ck_assert_str_eq(seen, alloc(t, "linear:2", args(2, 0, 1)));
+	/* cpus held outside the state count as another job's */
+	bnd_cpuset_t held;
+	bnd_cpuset_zero(&held);
+	bnd_cpuset_set(&held, 0);
+	struct bnd_alloc_args a = args(0, 0, 1);
+	a.held_elsewhere = &held;
+	ck_assert_str_eq(preview(NULL, t, "linear:3", a), "1-3");
+	ck_assert_str_eq(preview(NULL, t, "linear:4", a),
+			 "ENOFIT: linear: 4 cores needed, only 3 free");
+	bnd_topology_free(t);
+}
+END_TEST
+
 static void journal_cb(void *ctx, const char *line)
 {
 	char *buf = ctx;
@@ -1254,6 +1319,7 @@ int main(void)
 	tcase_add_test(tc, a_jobs_memory_is_capped_at_its_largest_record);
 	tcase_add_test(tc, a_jobs_steps_add_up_to_its_memory);
 	tcase_add_test(tc, suspended_and_deferred_hold_nothing);
+	tcase_add_test(tc, preview_places_by_the_allocators_rules);
 	tcase_add_test(tc, journal_in_commit_order);
 	tcase_add_test(tc, stale_owners_are_reclaimed);
 	tcase_add_test(tc, damaged_files_are_recovered);
