@@ -265,7 +265,7 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 {
 	(void)ac;
 	(void)av;
-	if (!spank_remote(sp) || !step.active)
+	if (!spank_remote(sp) || !bnd_step_active(&step))
 		return 0;
 
 	int local = 0;

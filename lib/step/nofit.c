@@ -16,6 +16,40 @@ static const char *plural(int n)
 	return n == 1 ? "" : "s";
 }
 
+static const char *implicit_note(const struct bnd_step *s)
+{
+	return s->source == BND_SRC_IMPLICIT ? " (the site's implicit binding)" : "";
+}
+
+/* What the reasons below repeat: Slurm's cpus and cores here, and the
+ * part of them the site keeps (filter=first_core). */
+struct given {
+	int ncores;
+	char dl[BND_CPULIST_TEXT];
+	char kept[BND_CPULIST_TEXT + 128];
+};
+
+static void list_or_dots(const bnd_cpuset_t *c, char *buf, size_t len)
+{
+	if (bnd_cpuset_format_list(c, buf, len) != BND_OK)
+		snprintf(buf, len, "...");
+}
+
+static void given_of(const struct bnd_step *s, struct given *g)
+{
+	char rl[BND_CPULIST_TEXT] = "";
+	memset(g, 0, sizeof(*g));
+	g->ncores = bnd_whole_cores_in(s->topo, &s->domain);
+	list_or_dots(&s->domain, g->dl, sizeof(g->dl));
+	bnd_cpuset_t res = s->reserved;
+	bnd_cpuset_and(&res, &s->domain);
+	if (bnd_cpuset_empty(&res))
+		return;
+	list_or_dots(&res, rl, sizeof(rl));
+	bnd_fail(g->kept, sizeof(g->kept), BND_OK, ", of which the site's filter=first_core keeps "
+		 "cpus %s from every job,", rl);
+}
+
 /* An OCS packed request whose start letter the node lacks, whose filter
  * does not match its layout, or whose amount exceeds the node: it fails
  * on the whole node too (the site's reserved core aside), and more cpus
@@ -43,87 +77,64 @@ static int node_cannot_hold(struct bnd_step *s)
 			 "job)", rl);
 	bnd_fail(s->reason, sizeof(s->reason), BND_OK,
 		 "--binding=%s%s cannot be placed on this node for %d task%s%s: %s", s->req.text,
-		 s->implicit ? " (the site's implicit binding)" : "", s->ntasks, plural(s->ntasks),
+		 implicit_note(s), s->ntasks, plural(s->ntasks),
 		 kept, werr);
 	return 1;
 }
 
-void bnd_nofit_explain(struct bnd_step *s, const struct bnd_nofit *n, const char *alloc_err)
+/* A start core fixes the cores: name the ones the step lacks rather than
+ * call the allocation too small. True when the reason is set. */
+static int start_core_reason(struct bnd_step *s, const struct given *g)
 {
-	char dl[BND_CPULIST_TEXT] = "", hl[BND_CPULIST_TEXT] = "", rl[BND_CPULIST_TEXT] = "";
-	char sl[BND_CPULIST_TEXT] = "", kept[BND_CPULIST_TEXT + 128] = "";
-	const char *perr = n->alone_err;
-	int rc = n->alone_rc;
-	int ncores = bnd_whole_cores_in(s->topo, &s->domain);
-	if (bnd_cpuset_format_list(&s->domain, dl, sizeof(dl)) != BND_OK)
-		snprintf(dl, sizeof(dl), "...");
-	bnd_cpuset_t res = s->reserved;
-	bnd_cpuset_and(&res, &s->domain);
-	if (!bnd_cpuset_empty(&res)) {
-		if (bnd_cpuset_format_list(&res, rl, sizeof(rl)) != BND_OK)
-			snprintf(rl, sizeof(rl), "...");
-		bnd_fail(kept, sizeof(kept), BND_OK, ", of which the site's filter=first_core keeps cpus %s "
-			 "from every job,", rl);
-	}
-	/* A start core fixes the cores: name the ones the step lacks rather
-	 * than call the allocation too small. */
-	if (rc == BND_ENOFIT && s->req.has_start) {
-		char miss[256] = "", werr[BND_ERRLEN] = "";
-		bnd_cpuset_t usable = s->domain;
-		bnd_cpuset_andnot(&usable, &s->reserved);
-		int mrc = bnd_start_cores_missing(s->topo, &usable, &s->req, s->ntasks, miss,
-						  sizeof(miss), werr, sizeof(werr));
-		if (mrc == BND_ENOFIT) {
-			bnd_fail(s->reason, sizeof(s->reason), BND_OK,
-				 "--binding=%s cannot be placed on this node for %d task%s: %s",
-				 s->req.text, s->ntasks, plural(s->ntasks), werr);
-			return;
-		}
-		if (mrc == BND_OK && *miss) {
-			bnd_fail(s->reason, sizeof(s->reason), BND_OK,
-				 "--binding=%s needs core%s %s, which %s not among this step's "
-				 "cores: Slurm gave it %d core%s (cpus %s)%s for %d task%s",
-				 s->req.text, strchr(miss, ':') ? "s" : "", miss,
-				 strchr(miss, ':') ? "are" : "is", ncores, plural(ncores), dl, kept,
-				 s->ntasks, plural(s->ntasks));
-			return;
-		}
-	}
-	if (rc == BND_ENOFIT && node_cannot_hold(s))
-		return;
-	/* An explicit or LSF cpus: list names its cores or cpus: more cpus
-	 * would not help. */
-	int named = s->req.strategy == BND_S_EXPLICIT || s->req.strategy == BND_S_LSF_CPUS;
-	if (rc == BND_ENOFIT && named) {
-		int listed = s->req.nexplicit;
-		if (s->req.strategy == BND_S_EXPLICIT && listed % s->ntasks)
-			bnd_fail(s->reason, sizeof(s->reason), BND_OK,
-				 "--binding=%s lists %d core%s, which cannot be shared out evenly "
-				 "among %s %d tasks on this node (list a multiple of %d cores)",
-				 s->req.text, listed, plural(listed), s->is_batch ? "the job's" : "this step's",
-				 s->ntasks, s->ntasks);
-		else
-			bnd_fail(s->reason, sizeof(s->reason), BND_OK,
-				 "--binding=%s names %s this step was not given: Slurm gave it "
-				 "%d core%s (cpus %s)%s for %d task%s; %s",
-				 s->req.text, s->req.strategy == BND_S_EXPLICIT ? "cores" : "cpus",
-				 ncores, plural(ncores), dl, kept, s->ntasks, plural(s->ntasks), perr);
-		return;
-	}
-	if (rc == BND_ENOFIT) {
+	char miss[256] = "", werr[BND_ERRLEN] = "";
+	bnd_cpuset_t usable = s->domain;
+	bnd_cpuset_andnot(&usable, &s->reserved);
+	int mrc = bnd_start_cores_missing(s->topo, &usable, &s->req, s->ntasks, miss, sizeof(miss),
+					  werr, sizeof(werr));
+	if (mrc == BND_ENOFIT) {
 		bnd_fail(s->reason, sizeof(s->reason), BND_OK,
-			 "the allocation on this node is too small for --binding=%s%s: Slurm gave "
-			 "this step %d core%s (cpus %s)%s for %d task%s; %s (ask for more cpus "
-			 "with -n/-c)",
-			 s->req.text, s->implicit ? " (the site's implicit binding)" : "",
-			 ncores, plural(ncores), dl, kept, s->ntasks, plural(s->ntasks), perr);
-		return;
+			 "--binding=%s cannot be placed on this node for %d task%s: %s", s->req.text,
+			 s->ntasks, plural(s->ntasks), werr);
+		return 1;
 	}
+	if (mrc != BND_OK || !*miss)
+		return 0;
+	bnd_fail(s->reason, sizeof(s->reason), BND_OK,
+		 "--binding=%s needs core%s %s, which %s not among this step's cores: Slurm gave "
+		 "it %d core%s (cpus %s)%s for %d task%s", s->req.text, strchr(miss, ':') ? "s" : "",
+		 miss, strchr(miss, ':') ? "are" : "is", g->ncores, plural(g->ncores), g->dl, g->kept,
+		 s->ntasks, plural(s->ntasks));
+	return 1;
+}
+
+/* An explicit or LSF cpus: list names its cores or cpus: more cpus would
+ * not help. */
+static void named_reason(struct bnd_step *s, const struct given *g, const char *perr)
+{
+	int listed = s->req.nexplicit;
+	if (s->req.strategy == BND_S_EXPLICIT && listed % s->ntasks)
+		bnd_fail(s->reason, sizeof(s->reason), BND_OK,
+			 "--binding=%s lists %d core%s, which cannot be shared out evenly among %s "
+			 "%d tasks on this node (list a multiple of %d cores)", s->req.text, listed,
+			 plural(listed), s->is_batch ? "the job's" : "this step's", s->ntasks, s->ntasks);
+	else
+		bnd_fail(s->reason, sizeof(s->reason), BND_OK,
+			 "--binding=%s names %s this step was not given: Slurm gave it %d core%s "
+			 "(cpus %s)%s for %d task%s; %s", s->req.text,
+			 s->req.strategy == BND_S_EXPLICIT ? "cores" : "cpus", g->ncores,
+			 plural(g->ncores), g->dl, g->kept, s->ntasks, plural(s->ntasks), perr);
+}
+
+/* The request fits Slurm's cpus alone: others hold them, or memory is
+ * short. */
+static void held_reason(struct bnd_step *s, const struct bnd_nofit *n, const char *dl,
+			const char *alloc_err)
+{
+	char hl[BND_CPULIST_TEXT] = "", sl[BND_CPULIST_TEXT] = "";
 	bnd_cpuset_t held = n->others, steps = n->siblings;
 	bnd_cpuset_and(&held, &s->domain);
 	bnd_cpuset_and(&steps, &s->domain);
-	if (bnd_cpuset_format_list(&held, hl, sizeof(hl)) != BND_OK)
-		snprintf(hl, sizeof(hl), "...");
+	list_or_dots(&held, hl, sizeof(hl));
 	/* The cores alone fit and nobody holds one: memory is what is short. */
 	if (bnd_cpuset_empty(&steps) && bnd_cpuset_empty(&held)) {
 		bnd_fail(s->reason, sizeof(s->reason), BND_OK,
@@ -138,11 +149,32 @@ void bnd_nofit_explain(struct bnd_step *s, const struct bnd_nofit *n, const char
 			 "jobs hold cpus %s; %s", dl, *hl ? hl : "none", alloc_err);
 		return;
 	}
-	if (bnd_cpuset_format_list(&steps, sl, sizeof(sl)) != BND_OK)
-		snprintf(sl, sizeof(sl), "...");
+	list_or_dots(&steps, sl, sizeof(sl));
 	bnd_fail(s->reason, sizeof(s->reason), BND_OK,
 		 "cores held by this job's other steps%s: Slurm gave this step cpus %s, of which "
 		 "the job's other running steps hold cpus %s and other jobs cpus %s; %s",
 		 *hl ? " and by other jobs" : "", dl, sl, *hl ? hl : "none", alloc_err);
 }
 
+void bnd_nofit_explain(struct bnd_step *s, const struct bnd_nofit *n, const char *alloc_err)
+{
+	struct given g;
+	given_of(s, &g);
+	if (n->alone_rc != BND_ENOFIT) {
+		held_reason(s, n, g.dl, alloc_err);
+		return;
+	}
+	if (s->req.has_start && start_core_reason(s, &g))
+		return;
+	if (node_cannot_hold(s))
+		return;
+	if (s->req.strategy == BND_S_EXPLICIT || s->req.strategy == BND_S_LSF_CPUS) {
+		named_reason(s, &g, n->alone_err);
+		return;
+	}
+	bnd_fail(s->reason, sizeof(s->reason), BND_OK,
+		 "the allocation on this node is too small for --binding=%s%s: Slurm gave this "
+		 "step %d core%s (cpus %s)%s for %d task%s; %s (ask for more cpus with -n/-c)",
+		 s->req.text, implicit_note(s), g.ncores, plural(g.ncores), g.dl, g.kept, s->ntasks,
+		 plural(s->ntasks), n->alone_err);
+}

@@ -13,8 +13,6 @@
 #include "binding/task/rankfile.h"
 #include "binding/util/error.h"
 #include "binding/util/safefile.h"
-#include "binding/request/implicit.h"
-#include "binding/request/lsfenv.h"
 #include "binding/placement/near.h"
 #include "binding/step/nofit.h"
 #include "binding/step/slurmconf.h"
@@ -89,48 +87,11 @@ static void first_core_cpus(const struct bnd_topology *t, bnd_cpuset_t *out)
 		bnd_topology_core_cpus(t, core, out);
 }
 
-/* The admin's implicit request, made now that the topology tells the
- * unit's size. Sets the reason and returns non-OK when it cannot be. */
-static int implicit_request(struct bnd_step *s, int cpus_per_task)
-{
-	char err[BND_ERRLEN] = "";
-	int rc = bnd_implicit_request(s->topo, s->cfg.default_unit, cpus_per_task, &s->req, err,
-				      sizeof(err));
-	if (rc != BND_OK) {
-		bnd_fail(s->reason, sizeof(s->reason), BND_OK, "%s", err);
-		step_log(s, "job %u: %s", s->job, err);
-	}
-	return rc;
-}
-
-/* LSF's user variables, turned into a request now that the topology tells
- * how many cores hold a task's CPUs. */
-static int lsf_env_request(struct bnd_step *s, const struct bnd_step_in *in, int cpus_per_task)
-{
-	char text[BND_MAX_REQUEST_TEXT], err[BND_ERRLEN] = "";
-	int amount = 1;
-	int rc = bnd_implicit_amount(s->topo, "C", cpus_per_task, &amount, err, sizeof(err));
-	if (rc == BND_OK)
-		rc = bnd_lsf_user_request(in->lsf_bind_job, in->lsf_cpu_list, amount, text,
-					  sizeof(text), err, sizeof(err));
-	if (rc == BND_OK)
-		rc = bnd_request_parse(&s->req, text, err, sizeof(err));
-	if (rc != BND_OK) {
-		bnd_fail(s->reason, sizeof(s->reason), BND_OK, "%s", err);
-		return rc;
-	}
-	bnd_fail(s->note, sizeof(s->note), BND_OK, " request=%s from LSB_USER_BIND_JOB=%s "
-		 "LSB_USER_BIND_CPU_LIST=%s", text, in->lsf_bind_job ? in->lsf_bind_job : "",
-		 in->lsf_cpu_list ? in->lsf_cpu_list : "");
-	return BND_OK;
-}
-
 /* Grid Engine reports such a node's topology as NONE; OCS's on_any_host
  * says whether jobs with a binding request run there (unbound) at all. */
 static void no_topology(struct bnd_step *s, const char *err)
 {
 	s->topo = NULL;
-	s->no_topology = 1;
 	bnd_fail(s->reason, sizeof(s->reason), BND_OK, "this node's topology is NONE: %s (%s)", err,
 		 s->cfg.on_any_host ? "on_any_host=yes: runs unbound"
 				    : "on_any_host=no: a binding request fails here");
@@ -218,13 +179,9 @@ static void near_groups(struct bnd_step *s)
 	s->near = (struct bnd_near){ groups, s->group_gpus };
 }
 
-int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
+/* The step's identity, copied before anything can go wrong. */
+static void step_init(struct bnd_step *s, const struct bnd_step_in *in)
 {
-	char err[BND_ERRLEN] = "";
-	int rc;
-
-	if (!s || !in || !in->cfg)
-		return BND_EINVAL;
 	memset(s, 0, sizeof(*s));
 	s->cfg = *in->cfg;
 	s->job = in->job;
@@ -235,51 +192,42 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 	s->uid = in->uid;
 	s->owner = in->owner;
 	s->is_batch = in->step == BND_STEP_BATCH;
-	node_name(s, in);
-
-	const char *text = in->binding;
-	int lsf = bnd_lsf_user_wanted(in->lsf_bind_job, in->lsf_cpu_list);
-	if (text && lsf)
-		bnd_fail(s->note, sizeof(s->note), BND_OK, " (--binding wins over LSB_USER_BIND_JOB=%s "
-			 "LSB_USER_BIND_CPU_LIST=%s)", in->lsf_bind_job ? in->lsf_bind_job : "",
-			 in->lsf_cpu_list ? in->lsf_cpu_list : "");
-	s->lsf_env = !text && lsf;
-	if (!text && !s->lsf_env && *s->cfg.default_spec)
-		text = s->cfg.default_spec;
-	/* default= wins over implicit= (bnd_config_parse already cleared
-	 * implicit then); --binding=none opts a job out of both, and so does
-	 * a request in LSF's user variables. */
-	s->implicit = !text && !s->lsf_env && s->cfg.implicit;
-	/* Nothing asked and no default: the step costs nothing. The extern
-	 * step runs no user task worth binding. */
-	if (!s->cfg.enabled || in->step == BND_STEP_EXTERN ||
-	    (!text && !s->implicit && !s->lsf_env && !in->mbind))
-		return BND_OK;
-	s->active = 1;
-
-	if (in->mbind && bnd_mbind_parse(&s->mbind, in->mbind, err, sizeof(err)) != BND_OK) {
-		bnd_fail(s->reason, sizeof(s->reason), BND_OK, "%s", err);
-		return BND_OK;
-	}
-	if (text && bnd_request_parse(&s->req, text, err, sizeof(err)) != BND_OK) {
-		bnd_fail(s->reason, sizeof(s->reason), BND_OK, "%s", err);
-		return BND_OK;
-	}
-	if (text && !(s->req_text = strdup(text))) {
-		bnd_fail(s->reason, sizeof(s->reason), BND_OK, "out of memory");
-		return BND_OK;
-	}
-	/* nlocal brings its own binding (memplace.h). */
-	s->have_request = s->implicit || s->lsf_env || (text && s->req.strategy != BND_S_NONE) ||
-			  s->mbind == BND_M_NLOCAL;
-	s->gpu_aware = s->req.near_gpu || s->mbind == BND_M_GPU;
 	s->mem_mib = in->mem_mib;
 	s->job_mem_mib = in->job_mem_mib;
+	node_name(s, in);
+}
 
-	/* The cache lives in the state dir: make sure it exists so the first
-	 * step's discovery is the last one this boot. A dir refused as
-	 * untrusted gets no cache written into it, nor read from it: hwloc
-	 * then, read-only (the state transaction will fail with the reason). */
+/* --mbind (the callback's parse, else its text), then a request that
+ * needs no topology. BND_OK, else the reason is set. */
+static int parse_options(struct bnd_step *s, const struct bnd_step_in *in)
+{
+	char err[BND_ERRLEN] = "";
+	const struct bnd_option_value *mv = in->mbind_opt;
+	if (mv && mv->text && mv->rc != BND_OK)
+		return bnd_fail(s->reason, sizeof(s->reason), mv->rc, "%s", mv->err);
+	if (mv && mv->text)
+		s->mbind = mv->mbind;
+	else if (!mv && in->mbind && bnd_mbind_parse(&s->mbind, in->mbind, err, sizeof(err)) != BND_OK)
+		return bnd_fail(s->reason, sizeof(s->reason), BND_EINVAL, "%s", err);
+	if (!bnd_step_source_needs_topology(s->source) &&
+	    bnd_step_source_make(s, in, 0) != BND_OK)
+		return BND_EINVAL;
+	/* nlocal brings its own binding (memplace.h). */
+	s->have_request = bnd_step_source_needs_topology(s->source) ||
+			  (s->source != BND_SRC_NONE && s->req.strategy != BND_S_NONE) ||
+			  s->mbind == BND_M_NLOCAL;
+	s->gpu_aware = s->req.near_gpu || s->mbind == BND_M_GPU;
+	return BND_OK;
+}
+
+/* The topology from the state dir's cache. The cache lives in the state
+ * dir: make sure it exists so the first step's discovery is the last one
+ * this boot. A dir refused as untrusted gets no cache written into it, nor
+ * read from it: hwloc then, read-only (the state transaction will fail
+ * with the reason). BND_OK, else the node's topology is NONE. */
+static int load_topology(struct bnd_step *s)
+{
+	char err[BND_ERRLEN] = "", note[2 * BND_ERRLEN] = "";
 	int dfd = -1, dir_ok = 0;
 	if (bnd_safedir_open(s->cfg.state_dir, 1, &dfd, err, sizeof(err)) == BND_OK && dfd >= 0) {
 		if (bnd_safedir_set_private(dfd, s->cfg.private_files, err, sizeof(err)) != BND_OK)
@@ -290,108 +238,165 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 		step_log(s, "state dir: %s", err);
 	}
 	err[0] = '\0';
-	char note[2 * BND_ERRLEN] = "";
 	if (bnd_topocache_load_source(&s->topo, dir_ok ? s->cfg.state_dir : NULL, s->cfg.topology,
 				      note, sizeof(note), err, sizeof(err)) != BND_OK) {
 		no_topology(s, err);
-		return BND_OK;
+		return BND_ESYS;
 	}
 	/* A miss rewrites the cache, so this is logged about once a boot; a
 	 * planted or damaged cache is named here. */
 	if (dir_ok && strncmp(note, "cache hit", 9))
 		step_log(s, "topology %s", note);
-	if (!s->have_request) {
-		/* --mbind=gpu alone: no cores, memory by the GPUs. */
-		if (s->gpu_aware)
-			learn_gpus(s, in, s->is_batch ? bnd_batch_tasks(in->tasks_per_node, in->ntasks_env)
-						      : (in->ntasks >= 1 ? in->ntasks : 1));
-		return BND_OK;
-	}
-	/* For the batch step Slurm's cpus per task is the script's whole
-	 * share of the node; the job's -c is in its environment. */
-	int cpt = s->is_batch ? bnd_batch_cpus_per_task(in->cpus_per_task_env)
-			      : in->cpus_per_task;
-	if (s->implicit && implicit_request(s, cpt) != BND_OK)
-		return BND_OK;
-	if (s->lsf_env && lsf_env_request(s, in, cpt) != BND_OK)
-		return BND_OK;
+	return BND_OK;
+}
 
+static int local_tasks(const struct bnd_step *s, const struct bnd_step_in *in)
+{
+	return s->is_batch ? bnd_batch_tasks(in->tasks_per_node, in->ntasks_env)
+			   : (in->ntasks >= 1 ? in->ntasks : 1);
+}
+
+/* What Slurm gave the step here, how many tasks share it, and each
+ * group's GPUs. BND_OK, else the reason is set. */
+static int step_domain(struct bnd_step *s, const struct bnd_step_in *in, bnd_cpuset_t *usable)
+{
+	char err[BND_ERRLEN] = "";
 	const char *cores = in->step_cores && *in->step_cores ? in->step_cores : in->job_cores;
-	if (bnd_slurm_cores_to_cpus(s->topo, cores, &s->domain, err, sizeof(err)) != BND_OK) {
-		bnd_fail(s->reason, sizeof(s->reason), BND_OK, "%s", err);
-		return BND_OK;
-	}
-	s->ntasks = s->is_batch ? bnd_batch_tasks(in->tasks_per_node, in->ntasks_env)
-				: (in->ntasks >= 1 ? in->ntasks : 1);
-	if (s->ntasks > BND_MAX_TASKS) {
-		bnd_fail(s->reason, sizeof(s->reason), BND_OK,
-			 "%d tasks on this node: more than Slurm allows (%d)", s->ntasks, BND_MAX_TASKS);
-		return BND_OK;
-	}
-
+	if (bnd_slurm_cores_to_cpus(s->topo, cores, &s->domain, err, sizeof(err)) != BND_OK)
+		return bnd_fail(s->reason, sizeof(s->reason), BND_EINVAL, "%s", err);
+	s->ntasks = local_tasks(s, in);
+	if (s->ntasks > BND_MAX_TASKS)
+		return bnd_fail(s->reason, sizeof(s->reason), BND_EINVAL,
+				"%d tasks on this node: more than Slurm allows (%d)", s->ntasks,
+				BND_MAX_TASKS);
 	/* The reserved core counts as taken for every request, on top of a
 	 * packed request's own filter=. */
-	bnd_cpuset_t usable = s->domain;
+	*usable = s->domain;
 	if (s->cfg.filter_first_core)
 		first_core_cpus(s->topo, &s->reserved);
-	bnd_cpuset_andnot(&usable, &s->reserved);
-	s->share = bnd_step_share(s->topo, &s->domain, &usable, &s->req, s->ntasks);
+	bnd_cpuset_andnot(usable, &s->reserved);
+	s->share = bnd_step_share(s->topo, &s->domain, usable, &s->req, s->ntasks);
 	if (s->gpu_aware) {
 		learn_gpus(s, in, s->ntasks);
 		near_groups(s);
 	}
+	return BND_OK;
+}
 
+/* The no-fit reason between what happens instead and its cause. */
+static void nofit_reason(struct bnd_step *s, const struct bnd_nofit *n, const char *alloc_err,
+			 const char *head, const char *tail)
+{
+	char why[sizeof(s->reason)];
+	bnd_nofit_explain(s, n, alloc_err);
+	memcpy(why, s->reason, sizeof(why));
+	bnd_fail(s->reason, sizeof(s->reason), BND_OK, "%s%s%s", head, why, tail);
+}
+
+/* on_failure=defer: one transaction places the step after all if cores
+ * freed meanwhile, else records it deferred, or never (the allocation is
+ * too small). Only for set bindings without --mbind: a task's memory
+ * policy is set at its start, one bound later from outside would have
+ * none. BND_OK: placed after all; BND_ENOFIT: deferred (*deferred set) or
+ * not (the reason set); else err says why. */
+static int try_defer(struct bnd_step *s, const struct bnd_state_opts *o,
+		     const struct bnd_alloc_args *a, const struct bnd_nofit *n, int *deferred,
+		     char *err, size_t errlen)
+{
+	enum bnd_resume_result res;
+	struct bnd_resume_args ra = { a, NULL, 0, s->cfg.defer_max };
+	char derr[BND_ERRLEN];
+	int rc = bnd_state_resume(o, s->topo, &s->req, &ra, &s->pl, &res, derr, sizeof(derr));
+	*deferred = rc == BND_ENOFIT && res == BND_RESUME_DEFERRED;
+	if (*deferred) {
+		nofit_reason(s, n, err, "deferred, bound as soon as a placement frees up "
+			     "(on_failure=defer): ", "");
+	} else if (rc == BND_ENOFIT && res == BND_RESUME_CAPPED) {
+		char tail[BND_ERRLEN + 32];
+		snprintf(tail, sizeof(tail), "; not deferred: %s", derr);
+		nofit_reason(s, n, err, "", tail);
+	} else if (rc == BND_ENOFIT)
+		bnd_nofit_explain(s, n, err);
+	else if (rc != BND_OK)
+		snprintf(err, errlen, "%s", derr);
+	return rc;
+}
+
+static int may_defer(const struct bnd_step *s)
+{
+	return s->cfg.on_failure == BND_ONFAIL_DEFER && s->req.instance == BND_I_SET &&
+	       s->mbind == BND_M_NONE;
+}
+
+/* One state transaction for all local tasks: placed, deferred, or not
+ * bound with the reason. */
+static enum bnd_step_state place(struct bnd_step *s, const struct bnd_step_in *in,
+				 const bnd_cpuset_t *usable)
+{
+	char err[BND_ERRLEN] = "";
 	struct bnd_state_opts o;
 	struct bnd_nofit nofit = { .alone_rc = BND_OK };
-	state_opts(s, &o);
 	struct bnd_alloc_args a;
-	bnd_step_alloc_args(s, &usable, &a);
+	int deferred = 0;
+	state_opts(s, &o);
+	bnd_step_alloc_args(s, usable, &a);
 	a.nofit = &nofit;
-	rc = bnd_state_allocate(&o, s->topo, &s->req, &a, &s->pl, err, sizeof(err));
-	/* With --mbind the task's memory policy is set in the task, at
-	 * start: one bound later from outside would have none. */
-	if (rc == BND_ENOFIT && s->cfg.on_failure == BND_ONFAIL_DEFER &&
-	    s->req.instance == BND_I_SET && s->mbind == BND_M_NONE) {
-		/* One transaction: placed after all if cores freed meanwhile,
-		 * else deferred, or never (the allocation is too small). */
-		enum bnd_resume_result res;
-		struct bnd_resume_args ra = { &a, NULL, 0, s->cfg.defer_max };
-		char derr[BND_ERRLEN];
-		rc = bnd_state_resume(&o, s->topo, &s->req, &ra, &s->pl, &res, derr, sizeof(derr));
-		if (rc == BND_ENOFIT && res == BND_RESUME_DEFERRED) {
-			char why[sizeof(s->reason)];
-			bnd_nofit_explain(s, &nofit, err);
-			memcpy(why, s->reason, sizeof(why));
-			bnd_fail(s->reason, sizeof(s->reason), BND_OK, "deferred, bound as soon as a "
-				 "placement frees up (on_failure=defer): %s", why);
-			s->deferred = 1;
-			s->recorded = 1;
-			return BND_OK;
-		}
-		if (rc == BND_ENOFIT && res == BND_RESUME_CAPPED) {
-			char why[sizeof(s->reason)];
-			bnd_nofit_explain(s, &nofit, err);
-			memcpy(why, s->reason, sizeof(why));
-			bnd_fail(s->reason, sizeof(s->reason), BND_OK, "%s; not deferred: %s", why,
-				 derr);
-			return BND_OK;
-		}
-		if (rc != BND_OK && rc != BND_ENOFIT)
-			snprintf(err, sizeof(err), "%s", derr);
-	}
-	if (rc == BND_ENOFIT) {
+	int rc = bnd_state_allocate(&o, s->topo, &s->req, &a, &s->pl, err, sizeof(err));
+	if (rc == BND_ENOFIT && may_defer(s))
+		rc = try_defer(s, &o, &a, &nofit, &deferred, err, sizeof(err));
+	else if (rc == BND_ENOFIT)
 		bnd_nofit_explain(s, &nofit, err);
-		return BND_OK;
-	}
+	if (deferred)
+		return BND_STEP_DEFERRED;
+	if (rc == BND_ENOFIT)
+		return BND_STEP_FAILED;
 	if (rc != BND_OK) {
 		bnd_fail(s->reason, sizeof(s->reason), BND_OK, "state (%s): %s", s->cfg.state_dir, err);
 		step_log(s, "job %u: %s", s->job, s->reason);
-		return BND_OK;
+		return BND_STEP_FAILED;
 	}
-	s->placed = 1;
-	s->recorded = 1;
 	if (s->req.instance == BND_I_PE && write_rankfile(s, in, err, sizeof(err)) != BND_OK)
 		step_log(s, "job %u: %s (SLURM_BINDING_RANKFILE left empty)", s->job, err);
+	return BND_STEP_PLACED;
+}
+
+/* Where an active step ends up: each stage either hands on or names the
+ * state the step stops in. */
+static enum bnd_step_state decide(struct bnd_step *s, const struct bnd_step_in *in)
+{
+	bnd_cpuset_t usable;
+	if (parse_options(s, in) != BND_OK)
+		return BND_STEP_FAILED;
+	if (load_topology(s) != BND_OK)
+		return BND_STEP_NO_TOPOLOGY;
+	if (!s->have_request) {
+		/* --mbind=gpu alone: no cores, memory by the GPUs. */
+		if (s->gpu_aware)
+			learn_gpus(s, in, local_tasks(s, in));
+		return BND_STEP_UNBOUND;
+	}
+	/* For the batch step Slurm's cpus per task is the script's whole
+	 * share of the node; the job's -c is in its environment. */
+	int cpt = s->is_batch ? bnd_batch_cpus_per_task(in->cpus_per_task_env) : in->cpus_per_task;
+	if (bnd_step_source_needs_topology(s->source) && bnd_step_source_make(s, in, cpt) != BND_OK)
+		return BND_STEP_FAILED;
+	if (step_domain(s, in, &usable) != BND_OK)
+		return BND_STEP_FAILED;
+	return place(s, in, &usable);
+}
+
+int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
+{
+	if (!s || !in || !in->cfg)
+		return BND_EINVAL;
+	step_init(s, in);
+	enum bnd_step_source src = bnd_step_source_pick(s, in);
+	int mbind = in->mbind_opt ? in->mbind_opt->text != NULL : in->mbind != NULL;
+	/* Nothing asked and no default: the step costs nothing. The extern
+	 * step runs no user task worth binding. */
+	if (!s->cfg.enabled || in->step == BND_STEP_EXTERN || (src == BND_SRC_NONE && !mbind))
+		return bnd_step_move(s, BND_STEP_IDLE);
+	bnd_step_move(s, decide(s, in));
 	return BND_OK;
 }
 
@@ -500,121 +505,148 @@ static void verbose_line(const struct bnd_step *s, int global_id, const bnd_cpus
 		 s->host, global_id, pairs, list, pol, gpus, bound ? "" : " (unbound)", s->note);
 }
 
-int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
-		  const struct bnd_task_vars *vars, const char *cgroup_root, const char *cpuset_file,
-		  struct bnd_task_result *out)
+/* The task's cpus, when it is bound: NULL, else why not (in buf). Never
+ * outside the allocation: the cpuset Slurm put the task in is the last
+ * word, whatever the core list said. */
+static const char *task_bind(const struct bnd_step *s, int local_id, const char *cgroup_root,
+			     const char *cpuset_file, bnd_cpuset_t *cpus, char *buf, size_t len)
 {
-	char why_buf[BND_REASON_MAX] = "", merr[BND_ERRLEN] = "", mdesc[BND_MEMPOLICY_TEXT] = "";
-	const char *why = s->reason[0] ? s->reason : NULL;
-	bnd_cpuset_t cpus;
-
-	memset(out, 0, sizeof(*out));
-	if (!s->active)
-		return BND_OK;
-	bnd_cpuset_zero(&cpus);
-
-	if (!why && s->placed) {
-		if (!bnd_step_task_cpus(s, &s->pl, local_id, &cpus)) {
-			bnd_fail(why_buf, sizeof(why_buf), BND_OK, "no cpus were placed for local task %d",
-				 local_id);
-			why = why_buf;
-		}
+	bnd_cpuset_t cg;
+	char cl[BND_CPULIST_TEXT] = "", pl[BND_CPULIST_TEXT] = "";
+	bnd_cpuset_zero(cpus);
+	if (s->reason[0])
+		return s->reason;
+	if (s->state != BND_STEP_PLACED)
+		return NULL;
+	if (!bnd_step_task_cpus(s, &s->pl, local_id, cpus)) {
+		bnd_fail(buf, len, BND_OK, "no cpus were placed for local task %d", local_id);
+		return buf;
 	}
-	/* Never outside the allocation: the cpuset Slurm put the task in is
-	 * the last word, whatever the core list said. */
-	if (!why && s->placed && cgroup_root && cpuset_file) {
-		bnd_cpuset_t cg;
-		char cl[BND_CPULIST_TEXT] = "", pl[BND_CPULIST_TEXT] = "";
-		if (bnd_cgroup_cpuset(cgroup_root, cpuset_file, &cg, NULL, 0) == BND_OK &&
-		    !bnd_cpuset_subset(&cpus, &cg)) {
-			bnd_cpuset_format_list(&cpus, pl, sizeof(pl));
-			bnd_cpuset_format_list(&cg, cl, sizeof(cl));
-			bnd_fail(why_buf, sizeof(why_buf), BND_OK,
-				 "placed cpus %s are outside the task's cpuset %s", pl, cl);
-			why = why_buf;
-		}
+	if (cgroup_root && cpuset_file &&
+	    bnd_cgroup_cpuset(cgroup_root, cpuset_file, &cg, NULL, 0) == BND_OK &&
+	    !bnd_cpuset_subset(cpus, &cg)) {
+		bnd_cpuset_format_list(cpus, pl, sizeof(pl));
+		bnd_cpuset_format_list(&cg, cl, sizeof(cl));
+		bnd_fail(buf, len, BND_OK, "placed cpus %s are outside the task's cpuset %s", pl, cl);
+		return buf;
 	}
-	if (!why && s->placed && s->req.instance == BND_I_SET &&
-	    bnd_apply_affinity(0, &cpus, why_buf, sizeof(why_buf)) != BND_OK)
-		why = why_buf;
-	int bound = !why && s->placed;
-	struct task_gpus gt;
-	task_gpus(s, local_id, bound, &gt);
+	if (s->req.instance == BND_I_SET && bnd_apply_affinity(0, cpus, buf, len) != BND_OK)
+		return buf;
+	return NULL;
+}
 
-	int mfail = 0;
-	char nodes[256] = "";
+/* What the task's memory policy came to. */
+struct task_mem {
+	int failed;
+	char nodes[256];                 /* SLURM_MBIND_NODES */
+	char desc[BND_MEMPOLICY_TEXT];
+	char err[BND_ERRLEN];
+};
+
+/* The task's memory policy (--mbind), bound or not. */
+static void task_memory(const struct bnd_step *s, const struct task_gpus *g, int bound,
+			const char *why, const bnd_cpuset_t *cpus, struct task_mem *m)
+{
+	memset(m, 0, sizeof(*m));
 	if (s->mbind == BND_M_GPU) {
-		mfail = gpu_memory(s, gt.positions, bound, &cpus, nodes, sizeof(nodes), mdesc,
-				   sizeof(mdesc), merr, sizeof(merr)) != BND_OK;
+		m->failed = gpu_memory(s, g->positions, bound, cpus, m->nodes, sizeof(m->nodes),
+				       m->desc, sizeof(m->desc), m->err, sizeof(m->err)) != BND_OK;
 	} else if (s->mbind == BND_M_NLOCAL && bound) {
 		bnd_nodeset_t os;
 		bnd_mem_os_nodes(s->topo, &s->mem, &os);
-		bnd_nodeset_format_list(&os, nodes, sizeof(nodes));
-		mfail = bnd_apply_mempolicy_nodes(&os, s->mem.bind, mdesc, sizeof(mdesc), merr,
-						  sizeof(merr)) != BND_OK;
+		bnd_nodeset_format_list(&os, m->nodes, sizeof(m->nodes));
+		m->failed = bnd_apply_mempolicy_nodes(&os, s->mem.bind, m->desc, sizeof(m->desc),
+						      m->err, sizeof(m->err)) != BND_OK;
 	} else if (s->mbind != BND_M_NONE) {
 		if (bound || s->mbind == BND_M_ROUND_ROBIN || s->mbind == BND_M_NLOCAL)
-			mfail = bnd_apply_mempolicy(s->topo, s->mbind, bound ? &cpus : NULL, mdesc,
-						    sizeof(mdesc), merr, sizeof(merr)) != BND_OK;
-		else if (s->have_request || !why) {
-			mfail = 1;
-			bnd_fail(merr, sizeof(merr), BND_OK, "--mbind=%s not applied: %s",
-				 bnd_mbind_name(s->mbind),
-				 s->have_request ? "the task is not bound" : "it needs a --binding");
-		}
+			m->failed = bnd_apply_mempolicy(s->topo, s->mbind, bound ? cpus : NULL, m->desc,
+							sizeof(m->desc), m->err, sizeof(m->err)) != BND_OK;
+		else if (s->have_request || !why)
+			m->failed = bnd_fail(m->err, sizeof(m->err), 1, "--mbind=%s not applied: %s",
+					     bnd_mbind_name(s->mbind), s->have_request
+					     ? "the task is not bound" : "it needs a --binding");
 	}
-
-	if (why || mfail) {
-		/* Without a topology on_any_host= decides, not on_failure=. */
-		int fail = s->no_topology ? s->have_request && !s->cfg.on_any_host
-					  : s->cfg.on_failure == BND_ONFAIL_FAIL;
-		const char *head = !fail ? "" : s->no_topology ? "binding failed (on_any_host=no): "
-							  : "binding failed (on_failure=fail): ";
-		bnd_fail(out->message, sizeof(out->message), BND_OK, "spank-binding: %s task %d: %s%s%s%s%s",
-			 s->host, global_id, head,
-			 why ? (fail ? "" : "not bound: ") : "", why ? why : "",
-			 why && mfail ? "; " : "", mfail ? merr : "");
-		out->failed = fail;
-	} else if (gt.warn[0]) {
-		bnd_fail(out->message, sizeof(out->message), BND_OK, "spank-binding: %s task %d: %s",
-			 s->host, global_id, gt.warn);
+	/* The nodes the policy names, as the kernel was told. */
+	if (!m->failed && !m->nodes[0] && bound &&
+	    (s->mbind == BND_M_CORES || s->mbind == BND_M_CORES_STRICT)) {
+		bnd_nodeset_t os;
+		bnd_topology_numa_of_cpus(s->topo, cpus, &os);
+		bnd_nodeset_format_list(&os, m->nodes, sizeof(m->nodes));
 	}
+}
 
+/* The task's stderr line, and whether the task fails. Without a topology
+ * on_any_host= decides, not on_failure=. */
+static void task_message(const struct bnd_step *s, int global_id, const char *why,
+			 const struct task_mem *m, const struct task_gpus *g,
+			 struct bnd_task_result *out)
+{
+	int nt = s->state == BND_STEP_NO_TOPOLOGY;
+	if (!why && !m->failed) {
+		if (g->warn[0])
+			bnd_fail(out->message, sizeof(out->message), BND_OK,
+				 "spank-binding: %s task %d: %s", s->host, global_id, g->warn);
+		return;
+	}
+	int fail = nt ? s->have_request && !s->cfg.on_any_host
+		      : s->cfg.on_failure == BND_ONFAIL_FAIL;
+	const char *head = !fail ? "" : nt ? "binding failed (on_any_host=no): "
+					   : "binding failed (on_failure=fail): ";
+	bnd_fail(out->message, sizeof(out->message), BND_OK, "spank-binding: %s task %d: %s%s%s%s%s",
+		 s->host, global_id, head, why ? (fail ? "" : "not bound: ") : "", why ? why : "",
+		 why && m->failed ? "; " : "", m->failed ? m->err : "");
+	out->failed = fail;
+}
+
+/* The task's environment (taskenv.h). */
+static int task_env(const struct bnd_step *s, const bnd_cpuset_t *cpus, const char *why,
+		    const struct task_mem *m, const struct task_gpus *g,
+		    const struct bnd_task_vars *vars, struct bnd_taskenv *env, char *err,
+		    size_t errlen)
+{
 	struct bnd_taskenv_in ein = {
 		.topo = s->topo,
 		.request = s->req_text ? s->req_text : s->req.text[0] ? s->req.text : "none",
-		.instance = s->req.instance,
-		.strategy = s->req.strategy,
-		.mbind = s->mbind,
-		.cpus = bound ? &cpus : NULL,
-		.reason = why,
+		.instance = s->req.instance, .strategy = s->req.strategy, .mbind = s->mbind,
+		.cpus = cpus, .reason = why,
 		.rankfile = s->rankfile[0] ? s->rankfile : NULL,
-		.mbind_nodes = nodes,
-		.gpus = gt.list,
-		.gpu_locality = gt.locality,
+		.mbind_nodes = m->nodes, .gpus = g->list, .gpu_locality = g->locality,
 		.gpu_narrow = s->gpus.split == BND_SPLIT_PLUGIN && s->req.visible == BND_VIS_TASK &&
 			      !s->is_batch,
-		.gpu_nstep = s->gpus.n,
-		.gpu_positions = gt.positions,
+		.gpu_nstep = s->gpus.n, .gpu_positions = g->positions,
 		.gpu_env = vars ? vars->gpu_env : NULL,
 	};
-	/* The nodes the policy names, as the kernel was told. */
-	if (!mfail && !nodes[0] && (s->mbind == BND_M_CORES || s->mbind == BND_M_CORES_STRICT) &&
-	    bound) {
-		bnd_nodeset_t os;
-		bnd_topology_numa_of_cpus(s->topo, &cpus, &os);
-		bnd_nodeset_format_list(&os, nodes, sizeof(nodes));
-	}
 	if (vars) {
 		ein.omp_places = vars->omp_places;
 		ein.omp_proc_bind = vars->omp_proc_bind;
 		ein.our_omp_places = vars->our_omp_places;
 		ein.our_omp_proc_bind = vars->our_omp_proc_bind;
 	}
-	int rc = bnd_taskenv_build(&out->env, &ein, merr, sizeof(merr));
-	if (rc != BND_OK && !out->message[0])
+	return bnd_taskenv_build(env, &ein, err, errlen);
+}
+
+int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
+		  const struct bnd_task_vars *vars, const char *cgroup_root, const char *cpuset_file,
+		  struct bnd_task_result *out)
+{
+	char why_buf[BND_REASON_MAX] = "", err[BND_ERRLEN] = "";
+	bnd_cpuset_t cpus;
+	struct task_gpus gt;
+	struct task_mem mem;
+
+	memset(out, 0, sizeof(*out));
+	if (!bnd_step_active(s))
+		return BND_OK;
+	const char *why = task_bind(s, local_id, cgroup_root, cpuset_file, &cpus, why_buf,
+				    sizeof(why_buf));
+	int bound = !why && s->state == BND_STEP_PLACED;
+	task_gpus(s, local_id, bound, &gt);
+	task_memory(s, &gt, bound, why, &cpus, &mem);
+	task_message(s, global_id, why, &mem, &gt, out);
+	if (task_env(s, bound ? &cpus : NULL, why, &mem, &gt, vars, &out->env, err,
+		     sizeof(err)) != BND_OK && !out->message[0])
 		bnd_fail(out->message, sizeof(out->message), BND_OK, "spank-binding: %s task %d: %s",
-			 s->host, global_id, merr);
+			 s->host, global_id, err);
 	if (verbose)
 		verbose_line(s, global_id, &cpus, bound, &gt, out);
 	return BND_OK;
@@ -660,14 +692,14 @@ int bnd_step_finish(struct bnd_step *s)
 {
 	char err[BND_ERRLEN] = "";
 	int rc = BND_OK;
-	if (s->recorded) {
+	if (bnd_step_recorded(s)) {
 		struct bnd_state_opts o;
 		int n = 0;
 		state_opts(s, &o);
 		rc = bnd_state_release(&o, s->job, s->step, &n, err, sizeof(err));
 		if (rc != BND_OK)
 			step_log(s, "job %u: release: %s (reclaimed as stale later)", s->job, err);
-		s->recorded = 0;
+		bnd_step_move(s, BND_STEP_RELEASED);
 	}
 	bnd_rankfile_remove(s->rankfile);
 	s->rankfile[0] = '\0';
@@ -687,9 +719,7 @@ int bnd_step_node_start(const struct bnd_config *cfg, char *err, size_t errlen)
 
 void bnd_step_free(struct bnd_step *s)
 {
-	if (s->placed)
-		bnd_placement_free(&s->pl);
-	s->placed = 0;
+	bnd_placement_free(&s->pl);
 	bnd_topology_free(s->topo);
 	s->topo = NULL;
 	free(s->req_text);
@@ -697,5 +727,7 @@ void bnd_step_free(struct bnd_step *s)
 	bnd_step_gpus_free(&s->gpus);
 	free(s->group_gpus);
 	s->group_gpus = NULL;
-	s->active = 0;
+	/* Freed: nothing to tell the tasks, nothing to release (not a move:
+	 * the struct is reset, whatever state it was in). */
+	s->state = BND_STEP_NEW;
 }

@@ -19,7 +19,6 @@ struct bnd_gang {
 	/* The step's cgroup: the rebind touches only threads inside it. */
 	char cgroup[1024];
 	struct bnd_watch *watch;
-	int suspended;
 	int suspends, resumes, deferrals;
 	int migrations; /* tasks whose pages followed them to other nodes */
 	int checks;     /* state changes that a lock-free check answered (no fit) */
@@ -45,7 +44,7 @@ static void glog(const struct bnd_gang *g, const char *fmt, ...)
 
 int bnd_gang_wanted(const struct bnd_step *s)
 {
-	return s && s->active && s->have_request && s->recorded && s->topo;
+	return s && bnd_step_recorded(s) && s->have_request && s->topo;
 }
 
 static void cpus_text(const bnd_cpuset_t *c, char *buf, size_t len)
@@ -56,14 +55,19 @@ static void cpus_text(const bnd_cpuset_t *c, char *buf, size_t len)
 		snprintf(buf, len, "none");
 }
 
+/* Slurm suspended the step: its record gives its cpus up. The step is
+ * suspended whether or not the transaction could say so (it is Slurm's
+ * fact; a record left active is found again by the resume). */
 static void on_suspend(struct bnd_gang *g, long long seen)
 {
 	struct bnd_step *s = g->in.step;
 	struct bnd_state_opts o;
 	char err[BND_ERRLEN], held[256] = "none";
-	g->suspended = 1;
+	int was_placed = s->state == BND_STEP_PLACED;
+	if (bnd_step_move(s, was_placed ? BND_STEP_SUSPENDED : BND_STEP_SUSPENDED_WAITING) != BND_OK)
+		return;
 	bnd_step_state_opts(s, &o);
-	if (s->placed && !s->deferred)
+	if (was_placed)
 		cpus_text(&s->pl.all_cpus, held, sizeof(held));
 	if (bnd_state_suspend(&o, s->job, s->step, "slurm-suspend", err, sizeof(err)) != BND_OK) {
 		glog(g, "suspended by Slurm, but its cpus stay held: %s", err);
@@ -90,7 +94,7 @@ static int rebind_all(struct bnd_gang *g, const struct bnd_placement *p, int *th
 		if (!bnd_step_task_cpus(s, p, i, &c))
 			continue;
 		/* cores (preferred): the pages follow when the nodes change */
-		if (migrate && s->placed && bnd_step_task_cpus(s, &s->pl, i, &old)) {
+		if (migrate && s->pl.ntasks && bnd_step_task_cpus(s, &s->pl, i, &old)) {
 			bnd_topology_numa_of_cpus(s->topo, &old, &from);
 			bnd_topology_numa_of_cpus(s->topo, &c, &to);
 			moved = !bnd_nodeset_empty(&from) && !bnd_nodeset_empty(&to) &&
@@ -108,30 +112,73 @@ static int rebind_all(struct bnd_gang *g, const struct bnd_placement *p, int *th
 	return rc;
 }
 
-/* Returns 1 while deferred (wants state events). */
+/* Placed (again): every task moves onto p, which the step keeps. */
+static void bound(struct bnd_gang *g, struct bnd_placement *p, enum bnd_resume_result res,
+		  long long seen, int slurm_resumed)
+{
+	struct bnd_step *s = g->in.step;
+	char rerr[BND_ERRLEN] = "", cl[256];
+	int threads = 0, migrated = g->migrations;
+	/* A step that waited for cpus before (deferred at its start, or at a
+	 * resume, suspended or not since) is bound, not resumed. */
+	int was_deferred = s->state == BND_STEP_DEFERRED ||
+			   s->state == BND_STEP_SUSPENDED_WAITING;
+	if (s->req.instance == BND_I_SET)
+		rebind_all(g, p, &threads, rerr, sizeof(rerr));
+	bnd_placement_free(&s->pl);
+	s->pl = *p;
+	bnd_step_move(s, BND_STEP_PLACED);
+	g->last_why[0] = '\0';
+	g->resumes++;
+	cpus_text(&s->pl.all_cpus, cl, sizeof(cl));
+	if (g->in.verbose || rerr[0])
+		glog(g, "%s on cpus %s (%s), %d thread%s moved%s, %lld ms after the %s was seen%s%s",
+		     was_deferred ? "bound (was deferred)" : "resumed",
+		     cl, res == BND_RESUME_SAME ? "its previous cpus" : "a new placement",
+		     threads, threads == 1 ? "" : "s",
+		     g->migrations > migrated ? ", pages migrated to the new NUMA nodes" : "",
+		     bnd_state_now_ms() - seen,
+		     slurm_resumed ? "resume" : "state change", rerr[0] ? "; " : "", rerr);
+}
+
+/* Others hold the cpus: the record waits. The tasks keep their affinity
+ * meanwhile: in the gang case their old cpus are exactly what they get
+ * back once the other job's watcher has released them (a wider set would
+ * show them on cpus they will not keep). */
+static void waits(struct bnd_gang *g, const char *why, long long seen, int slurm_resumed)
+{
+	struct bnd_step *s = g->in.step;
+	if (s->state == BND_STEP_SUSPENDED)
+		g->deferrals++;
+	if (s->state != BND_STEP_DEFERRED)
+		bnd_step_move(s, BND_STEP_DEFERRED);
+	if (g->in.verbose && strcmp(g->last_why, why)) {
+		glog(g, "%s (%lld ms after the %s was seen)", why, bnd_state_now_ms() - seen,
+		     slurm_resumed ? "resume" : "state change");
+		snprintf(g->last_why, sizeof(g->last_why), "%.*s", (int)sizeof(g->last_why) - 1, why);
+	}
+}
+
+/* A resumed or deferred step asks for cpus (its previous ones first).
+ * Returns 1 while it waits (wants state events). */
 static int on_resume(struct bnd_gang *g, long long seen, int slurm_resumed)
 {
 	struct bnd_step *s = g->in.step;
 	struct bnd_state_opts o;
-	char err[BND_ERRLEN] = "", cl[256];
-	if (slurm_resumed)
-		g->suspended = 0;
-	if (g->suspended || !s->recorded)
-		return 0;
-	bnd_step_state_opts(s, &o);
-	bnd_cpuset_t usable;
-	bnd_step_usable(s, &usable);
 	struct bnd_alloc_args a;
+	bnd_cpuset_t usable;
+	char err[BND_ERRLEN] = "";
+	bnd_step_state_opts(s, &o);
+	bnd_step_usable(s, &usable);
 	bnd_step_alloc_args(s, &usable, &a);
 	struct bnd_resume_args ra = {
-		.a = &a, .prev = s->placed ? &s->pl : NULL,
+		.a = &a, .prev = s->pl.ntasks ? &s->pl : NULL,
 		.prev_only = bnd_rebind_rule(s->mbind, s->req.instance) == BND_MOVE_KEEP,
 	};
 	/* A deferred step woken by a change of the state asks first, without
 	 * the lock, whether it would fit now: the node's lock is taken only by
 	 * the steps a change lets in, never by every waiting one. */
-	if (!slurm_resumed && s->deferred &&
-	    !bnd_state_resume_may_fit(&o, s->topo, &s->req, &ra)) {
+	if (!slurm_resumed && !bnd_state_resume_may_fit(&o, s->topo, &s->req, &ra)) {
 		g->checks++;
 		return 1;
 	}
@@ -139,50 +186,33 @@ static int on_resume(struct bnd_gang *g, long long seen, int slurm_resumed)
 	enum bnd_resume_result res;
 	int rc = bnd_state_resume(&o, s->topo, &s->req, &ra, &p, &res, err, sizeof(err));
 	if (rc == BND_OK && (res == BND_RESUME_SAME || res == BND_RESUME_MOVED)) {
-		int threads = 0, migrated = g->migrations;
-		char rerr[BND_ERRLEN] = "";
-		int was_deferred = s->deferred;
-		if (s->req.instance == BND_I_SET)
-			rebind_all(g, &p, &threads, rerr, sizeof(rerr));
-		if (s->placed)
-			bnd_placement_free(&s->pl);
-		s->pl = p;
-		s->placed = 1;
-		s->deferred = 0;
-		g->last_why[0] = '\0';
-		g->resumes++;
-		cpus_text(&s->pl.all_cpus, cl, sizeof(cl));
-		if (g->in.verbose || rerr[0])
-			glog(g, "%s on cpus %s (%s), %d thread%s moved%s, %lld ms after the %s was seen%s%s",
-			     was_deferred ? "bound (was deferred)" : "resumed",
-			     cl, res == BND_RESUME_SAME ? "its previous cpus" : "a new placement",
-			     threads, threads == 1 ? "" : "s",
-			     g->migrations > migrated ? ", pages migrated to the new NUMA nodes" : "",
-			     bnd_state_now_ms() - seen,
-			     slurm_resumed ? "resume" : "state change", rerr[0] ? "; " : "", rerr);
+		bound(g, &p, res, seen, slurm_resumed);
 		return 0;
 	}
-	if (rc == BND_OK)
-		return 0; /* already active */
+	if (rc == BND_OK) { /* already active: the suspension never took its cpus */
+		bnd_step_move(s, BND_STEP_PLACED);
+		return 0;
+	}
 	if (rc == BND_ENOFIT && res == BND_RESUME_DEFERRED) {
-		/* The tasks keep their affinity meanwhile: in the gang case their
-		 * old cpus are exactly what they get back once the other job's
-		 * watcher has released them (a wider set would show them on
-		 * cpus they will not keep). */
-		if (!s->deferred)
-			g->deferrals++;
-		s->deferred = 1;
-		if (g->in.verbose && strcmp(g->last_why, err)) {
-			glog(g, "%s (%lld ms after the %s was seen)", err, bnd_state_now_ms() - seen,
-			     slurm_resumed ? "resume" : "state change");
-			snprintf(g->last_why, sizeof(g->last_why), "%.*s",
-				 (int)sizeof(g->last_why) - 1, err);
-		}
+		waits(g, err, seen, slurm_resumed);
 		return 1;
 	}
 	glog(g, "cannot take cpus back: %s", err);
-	/* A lock timeout or I/O error: try again at the next change. */
+	/* The record holds no cpus yet: the step waits, and a lock timeout or
+	 * I/O error is tried again at the next change. */
+	if (s->state != BND_STEP_DEFERRED)
+		bnd_step_move(s, BND_STEP_DEFERRED);
 	return rc != BND_ENOFIT;
+}
+
+static int suspended(const struct bnd_step *s)
+{
+	return s->state == BND_STEP_SUSPENDED || s->state == BND_STEP_SUSPENDED_WAITING;
+}
+
+static int waiting(const struct bnd_step *s)
+{
+	return s->state == BND_STEP_DEFERRED;
 }
 
 int bnd_gang_event(struct bnd_gang *g, int ev, long long seen_ms)
@@ -192,13 +222,14 @@ int bnd_gang_event(struct bnd_gang *g, int ev, long long seen_ms)
 		on_suspend(g, seen_ms);
 		return 0;
 	case BND_WATCH_RESUMED:
-		return on_resume(g, seen_ms, 1);
+		/* A placed step has nothing to take back. */
+		return suspended(g->in.step) || waiting(g->in.step) ? on_resume(g, seen_ms, 1) : 0;
 	case BND_WATCH_STATE:
-		return g->in.step->deferred ? on_resume(g, seen_ms, 0) : 0;
+		return waiting(g->in.step) ? on_resume(g, seen_ms, 0) : 0;
 	case BND_WATCH_USER_STOP:
 		if (g->in.verbose)
 			glog(g, "tasks stopped, not by a Slurm suspension (a user's stop): cpus kept");
-		return g->in.step->deferred;
+		return waiting(g->in.step);
 	default:
 		return 0;
 	}
@@ -251,7 +282,7 @@ int bnd_gang_start(struct bnd_gang **out, const struct bnd_gang_in *in, char *er
 		.pids = g->pids, .npids = in->npids, .proc_root = g->proc_root,
 		.freezer = freezer, .freezer_v2 = v2, .state_dir = in->step->cfg.state_dir,
 		.sample_ms = in->sample_ms, .job_state = in->job_state ? job_cb : NULL,
-		.event = event_cb, .ctx = g, .start_deferred = in->step->deferred,
+		.event = event_cb, .ctx = g, .start_deferred = waiting(in->step),
 	};
 	rc = bnd_watch_start(&g->watch, &wc, err, errlen);
 	if (rc) {
@@ -262,7 +293,7 @@ int bnd_gang_start(struct bnd_gang **out, const struct bnd_gang_in *in, char *er
 	if (in->verbose)
 		glog(g, "watching %d task%s for suspend/resume (freezer %s)%s", in->npids,
 		     in->npids == 1 ? "" : "s", freezer[0] ? freezer : "none: task states",
-		     in->step->deferred ? "; deferred, waiting for cpus" : "");
+		     waiting(in->step) ? "; deferred, waiting for cpus" : "");
 	*out = g;
 	return BND_OK;
 }

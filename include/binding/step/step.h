@@ -3,11 +3,16 @@
  * glue and this logic can be driven by tests.
  *
  *   bnd_step_prepare   slurmstepd, root, before the tasks fork
- *                      (init_post_opt): request, topology (cache), domain,
- *                      state transaction for all local tasks, rankfile
+ *                      (init_post_opt): request (stepsource.h: which
+ *                      source wins), topology (cache), domain, state
+ *                      transaction for all local tasks, rankfile; leaves
+ *                      the step in one state (stepstate.h)
  *   bnd_step_task      each task, as the user, before exec (task_init):
  *                      affinity, memory policy, environment, verbose line
  *   bnd_step_finish    slurmstepd, root, at the end (exit): release
+ *
+ * In between, the step's watcher (lib/suspend) moves it between placed,
+ * deferred and suspended, through bnd_step_move only.
  *
  * A step is never refused here: whatever goes wrong becomes the reason
  * each task prints and exports, and only bnd_step_task may report a
@@ -25,9 +30,12 @@
 #include "binding/util/cpuset.h"
 #include "binding/util/error.h"
 #include "binding/placement/place.h"
+#include "binding/request/option.h"
 #include "binding/request/request.h"
 #include "binding/state/statefile.h"
 #include "binding/step/stepgpu.h"
+#include "binding/step/stepsource.h"
+#include "binding/step/stepstate.h"
 #include "binding/task/gpuenv.h"
 #include "binding/task/apply.h"
 #include "binding/memory/memplace.h"
@@ -56,6 +64,10 @@ struct bnd_step_in {
 	const char *job_cores;       /* S_JOB_ALLOC_CORES */
 	const char *binding;         /* --binding text, NULL when not given; any
 	                                length (copied whole) */
+	/* --binding and --mbind as the option callback parsed them (option.h:
+	 * the one parse in slurmstepd); when given, binding and mbind are not
+	 * read. NULL: prepare parses those texts (tests, tools). */
+	const struct bnd_option_value *binding_opt, *mbind_opt;
 	int cpus_per_task;           /* S_STEP_CPUS_PER_TASK (implicit=yes);
 	                                < 1: unknown, counted as 1; not used
 	                                for the batch step (see below) */
@@ -96,7 +108,10 @@ struct bnd_step_in {
 };
 
 struct bnd_step {
-	int active;           /* there is something to tell the tasks */
+	enum bnd_step_state state; /* stepstate.h; moved by bnd_step_move only */
+	/* Where req came from (stepsource.h's precedence): --binding, LSF's
+	 * variables, default=, implicit=; NONE: only --mbind. */
+	enum bnd_step_source source;
 	int is_batch;
 	struct bnd_config cfg;
 	uint32_t job, step, nodeid;
@@ -107,18 +122,16 @@ struct bnd_step {
 	 * only, and never parsed again. NULL: use req.text (implicit). */
 	char *req_text;
 	enum bnd_mbind mbind;
-	int have_request;     /* a request other than none */
-	struct bnd_topology *topo;
-	/* This node's topology could not be read (Grid Engine reports NONE):
-	 * cfg.on_any_host decides whether a binding request runs unbound. */
-	int no_topology;
+	int have_request;     /* a request other than none: cores wanted */
+	struct bnd_topology *topo; /* NULL in NO_TOPOLOGY (Grid Engine's NONE) */
 	int ntasks;           /* tasks here (batch: the job's tasks here) */
 	int share;            /* tasks per placement group (stepfit.h), >= 1 */
 	bnd_cpuset_t domain;  /* what Slurm gave the step here */
 	bnd_cpuset_t reserved; /* kept from every job by the admin (filter=) */
-	int implicit;         /* req is the admin's implicit packed request */
-	int lsf_env;          /* req comes from LSB_USER_BIND_JOB/_CPU_LIST */
 	char note[512];       /* for the verbose line: where the request came from */
+	/* The step's placement: in PLACED its cpus; in DEFERRED and the
+	 * suspended states the last one it held (a resume asks for it back),
+	 * empty (ntasks 0) when it never held any. */
 	struct bnd_placement pl;
 	/* GPUs: a GPU-aware request (gpu:<n>, near=gpu, --mbind=gpu) learns
 	 * each task's (stepgpu.h) and places each placement group next to
@@ -129,11 +142,6 @@ struct bnd_step {
 	struct bnd_near near;
 	struct bnd_mem_result mem; /* reserved per node; nlocal's nodes */
 	uint64_t mem_mib, job_mem_mib;
-	int placed;           /* pl valid */
-	int recorded;         /* a state record to release */
-	/* on_failure=defer: the record waits for cpus (no placement yet); the
-	 * step's watcher (lib/suspend) binds the tasks when they free up. */
-	int deferred;
 	uint32_t uid;
 	pid_t owner;          /* holds the state record */
 	char reason[BND_REASON_MAX]; /* why not bound ("" when bound or none asked) */
@@ -142,8 +150,9 @@ struct bnd_step {
 	void *log_ctx;
 };
 
-/* Fills s (free with bnd_step_free); returns BND_OK always except for
- * BND_EINVAL on NULL arguments. */
+/* Fills s (free with bnd_step_free) and moves it from NEW to the state
+ * prepare decides; returns BND_OK always except for BND_EINVAL on NULL
+ * arguments. */
 int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in);
 
 /* The task's current values of the variables the environment rules need
@@ -193,7 +202,8 @@ void bnd_step_alloc_args(struct bnd_step *s, const bnd_cpuset_t *usable,
 int bnd_step_task_cpus(const struct bnd_step *s, const struct bnd_placement *p, int local_id,
 		       bnd_cpuset_t *out);
 
-/* In slurmstepd at the end: releases the record, removes the rankfile. */
+/* In slurmstepd at the end: releases the record (the step is RELEASED),
+ * removes the rankfile. */
 int bnd_step_finish(struct bnd_step *s);
 
 void bnd_step_free(struct bnd_step *s);

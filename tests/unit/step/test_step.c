@@ -131,7 +131,7 @@ START_TEST(two_tasks_bound_and_released)
 	struct bnd_step_in in = base(11, 0, 2, "0-1", "linear:1");
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert_msg(s.reason[0] == '\0', "%s", s.reason);
-	ck_assert(s.active && s.placed && s.recorded);
+	ck_assert(bnd_step_active(&s) && s.state == BND_STEP_PLACED && bnd_step_recorded(&s));
 	ck_assert_int_eq(records(), 1);
 
 	struct bnd_task_result r;
@@ -157,7 +157,7 @@ START_TEST(allocation_too_small_names_both_numbers)
 	struct bnd_step s;
 	struct bnd_step_in in = base(12, 0, 1, "0", "linear:2");
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert(s.active && !s.placed && !s.recorded);
+	ck_assert(bnd_step_active(&s) && s.state != BND_STEP_PLACED && !bnd_step_recorded(&s));
 	char want[128];
 	snprintf(want, sizeof(want), "Slurm gave this step 1 core (cpus %s) for 1 task", cpus_of_core(0));
 	ck_assert_msg(strstr(s.reason, "allocation on this node is too small") &&
@@ -195,9 +195,9 @@ START_TEST(other_jobs_cores_are_never_taken)
 	struct bnd_step_in ia = base(21, 0, 1, "0", "linear:1");
 	struct bnd_step_in ib = base(22, 0, 1, "0", "linear:1");
 	ck_assert_int_eq(bnd_step_prepare(&a, &ia), BND_OK);
-	ck_assert(a.placed);
+	ck_assert(a.state == BND_STEP_PLACED);
 	ck_assert_int_eq(bnd_step_prepare(&b, &ib), BND_OK);
-	ck_assert(!b.placed);
+	ck_assert(b.state != BND_STEP_PLACED);
 	char want[64];
 	snprintf(want, sizeof(want), "other jobs hold cpus %s", cpus_of_core(0));
 	ck_assert_msg(strstr(b.reason, "cores held by other jobs") && strstr(b.reason, want), "%s",
@@ -207,7 +207,7 @@ START_TEST(other_jobs_cores_are_never_taken)
 	bnd_step_free(&a);
 	/* released: the same request fits now */
 	ck_assert_int_eq(bnd_step_prepare(&b, &ib), BND_OK);
-	ck_assert_msg(b.placed, "%s", b.reason);
+	ck_assert_msg(b.state == BND_STEP_PLACED, "%s", b.reason);
 	bnd_step_finish(&b);
 	bnd_step_free(&b);
 }
@@ -222,14 +222,14 @@ START_TEST(batch_script_holds_the_jobs_cores_and_steps_reuse_them)
 	ib.tasks_per_node = "2";
 	ib.ntasks_env = "2";
 	ck_assert_int_eq(bnd_step_prepare(&bat, &ib), BND_OK);
-	ck_assert_msg(bat.placed, "%s", bat.reason);
+	ck_assert_msg(bat.state == BND_STEP_PLACED, "%s", bat.reason);
 	ck_assert_int_eq(bat.ntasks, 2);
 	ck_assert_int_eq(bnd_cpuset_count(&bat.pl.all_cpus) , here->cores[0].npus + here->cores[1].npus);
 
 	/* the srun step inside: two tasks inside the script's cores */
 	struct bnd_step_in is = base(31, 0, 2, "0-1", "linear:1");
 	ck_assert_int_eq(bnd_step_prepare(&st, &is), BND_OK);
-	ck_assert_msg(st.placed, "%s", st.reason);
+	ck_assert_msg(st.state == BND_STEP_PLACED, "%s", st.reason);
 	ck_assert(bnd_cpuset_subset(&st.pl.all_cpus, &bat.pl.all_cpus));
 	ck_assert(!bnd_cpuset_intersects(&st.pl.tasks[0].cpus, &st.pl.tasks[1].cpus));
 
@@ -238,14 +238,14 @@ START_TEST(batch_script_holds_the_jobs_cores_and_steps_reuse_them)
 	struct bnd_step st2;
 	struct bnd_step_in is2 = base(31, 1, 1, "0-1", "linear:1");
 	ck_assert_int_eq(bnd_step_prepare(&st2, &is2), BND_OK);
-	ck_assert(!st2.placed);
+	ck_assert(st2.state != BND_STEP_PLACED);
 	char steps_want[96];
 	snprintf(steps_want, sizeof(steps_want), "the job's other running steps hold cpus %s and other "
 		 "jobs cpus none", list_of(&st.pl.all_cpus));
 	ck_assert_msg(strstr(st2.reason, "cores held by this job's other steps: Slurm gave this step") &&
 		      strstr(st2.reason, steps_want), "%s", st2.reason);
 	/* on_failure=defer (the default): it waits as a deferred record */
-	ck_assert_msg(st2.deferred && strstr(st2.reason, "deferred, bound as soon as a placement "
+	ck_assert_msg(st2.state == BND_STEP_DEFERRED && strstr(st2.reason, "deferred, bound as soon as a placement "
 					     "frees up (on_failure=defer): "), "%s", st2.reason);
 	bnd_step_finish(&st2);
 	bnd_step_free(&st2);
@@ -253,7 +253,7 @@ START_TEST(batch_script_holds_the_jobs_cores_and_steps_reuse_them)
 	/* another job on the same cores gets nothing */
 	struct bnd_step_in io = base(32, 0, 1, "0-1", "linear:1");
 	ck_assert_int_eq(bnd_step_prepare(&other, &io), BND_OK);
-	ck_assert_msg(!other.placed && strstr(other.reason, "held by other jobs"), "%s", other.reason);
+	ck_assert_msg(other.state != BND_STEP_PLACED && strstr(other.reason, "held by other jobs"), "%s", other.reason);
 	bnd_step_finish(&other);
 	bnd_step_free(&other);
 
@@ -284,7 +284,7 @@ START_TEST(env_and_pe_bind_nothing_pe_writes_a_rankfile)
 
 	struct bnd_step_in in = base(41, 3, 2, "0-1", "env:linear:1");
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert(s.placed);
+	ck_assert(s.state == BND_STEP_PLACED);
 	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_str_eq(status_cpus(), before);
 	ck_assert_str_eq(env(&r, "SLURM_BINDING_INSTANCE"), "env");
@@ -300,7 +300,7 @@ START_TEST(env_and_pe_bind_nothing_pe_writes_a_rankfile)
 	in.job_nodelist = "a,n[7-9],z";
 	in.nodeid = 2;
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert(s.placed);
+	ck_assert(s.state == BND_STEP_PLACED);
 	char path[256], want[128];
 	snprintf(path, sizeof(path), "%s/rankfile.42.3.2", state);
 	ck_assert_str_eq(s.rankfile, path);
@@ -355,7 +355,7 @@ START_TEST(planted_rankfile_is_never_opened)
 		in.log = keep_log;
 		in.log_ctx = logbuf;
 		ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-		ck_assert_msg(s.placed, "%s", s.reason);
+		ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 		const char *want = job == 50 ? path : link2;
 		ck_assert_str_eq(s.rankfile, want);
 		ck_assert_int_eq(lstat(want, &st), 0);
@@ -412,7 +412,7 @@ START_TEST(node_name_from_the_lists_never_injected)
 	struct bnd_step_in in = base(46, 0, 1, "0", "pe:linear:1");
 	in.step_nodelist = "x\nrank 99=evil slot=0:0";
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	char want[512];
 	snprintf(want, sizeof(want), "rank 0=%s slot=%d:%d\n", me, here->cores[0].socket,
 		 here->cores[0].core);
@@ -438,7 +438,7 @@ START_TEST(cpuset_check_refuses_cpus_outside)
 	struct bnd_step_in in = base(51, 0, 1, "0", "linear:1");
 	const char *before = strdup(status_cpus());
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert(s.placed);
+	ck_assert(s.state == BND_STEP_PLACED);
 	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, root, self, &r), BND_OK);
 	ck_assert_msg(strstr(r.message, "outside the task's cpuset"), "%s", r.message);
 	ck_assert_str_eq(status_cpus(), before);
@@ -455,7 +455,7 @@ START_TEST(nothing_asked_costs_nothing)
 	struct bnd_task_result r;
 	struct bnd_step_in in = base(61, 0, 1, "0", NULL);
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert(!s.active && !s.topo);
+	ck_assert(!bnd_step_active(&s) && !s.topo);
 	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 1, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_int_eq(r.env.n, 0);
 	ck_assert_str_eq(r.verbose, "");
@@ -463,7 +463,7 @@ START_TEST(nothing_asked_costs_nothing)
 	/* the admin's default applies to jobs without --binding */
 	snprintf(cfg.default_spec, sizeof(cfg.default_spec), "linear:1");
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert_str_eq(s.req.text, "linear:1");
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
@@ -471,16 +471,16 @@ START_TEST(nothing_asked_costs_nothing)
 	cfg.enabled = 0;
 	in.binding = "linear:1";
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert(!s.active);
+	ck_assert(!bnd_step_active(&s));
 	cfg.enabled = 1;
 	in.step = BND_STEP_EXTERN;
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert(!s.active);
+	ck_assert(!bnd_step_active(&s));
 	/* an explicit none clears what a batch script exported */
 	in.step = 0;
 	in.binding = "none";
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert(s.active && !s.placed);
+	ck_assert(bnd_step_active(&s) && s.state != BND_STEP_PLACED);
 	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_str_eq(r.message, "");
 	ck_assert_str_eq(env(&r, "SLURM_BINDING_STATUS"), "unbound: no binding requested");
@@ -519,7 +519,7 @@ START_TEST(mbind_nlocal_binds_and_reserves)
 	in.mem_mib = 100;
 	cfg.on_failure = BND_ONFAIL_FAIL;
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert_int_eq(s.mem.nshares, 1);
 	ck_assert(s.mem.shares[0].node == 0 && s.mem.shares[0].mib == 100);
 	ck_assert_int_eq(s.mem.bind, 1);
@@ -554,7 +554,7 @@ START_TEST(mbind_strict_memory_short)
 	in.mbind = "cores:strict";
 	in.mem_mib = 1ull << 40; /* a TiB per node: more than any test machine */
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert(!s.placed);
+	ck_assert(s.state != BND_STEP_PLACED);
 	ck_assert_msg(strstr(s.reason, "cores:strict") && strstr(s.reason, "free MiB per node"),
 		      "%s", s.reason);
 	/* memory is what is short: the reason must not blame other jobs' cores */
@@ -596,7 +596,7 @@ START_TEST(explicit_list_reasons)
 	struct bnd_step s;
 	struct bnd_step_in in = base(13, 0, 2, "0-3", "explicit:0,0:0,1:0,2");
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert(!s.placed);
+	ck_assert(s.state != BND_STEP_PLACED);
 	ck_assert_str_eq(s.reason, "--binding=explicit:0,0:0,1:0,2 lists 3 cores, which cannot be "
 			 "shared out evenly among this step's 2 tasks on this node (list a multiple "
 			 "of 2 cores)");
@@ -605,13 +605,13 @@ START_TEST(explicit_list_reasons)
 	in = base(14, BND_STEP_BATCH, 1, "0-3", "explicit:0,0:0,1:0,2");
 	in.tasks_per_node = "2";
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_msg(!s.placed && strstr(s.reason, "among the job's 2 tasks on this node"), "%s",
+	ck_assert_msg(s.state != BND_STEP_PLACED && strstr(s.reason, "among the job's 2 tasks on this node"), "%s",
 		      s.reason);
 	bnd_step_free(&s);
 	/* a core outside the step's allocation */
 	in = base(15, 0, 1, "0-1", "explicit:0,3");
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert(!s.placed);
+	ck_assert(s.state != BND_STEP_PLACED);
 	ck_assert_str_eq(s.reason, "--binding=explicit:0,3 names cores this step was not given: "
 			 "Slurm gave it 2 cores (cpus 0-1) for 1 task; explicit: core 0,3 is not free");
 	bnd_step_free(&s);
@@ -620,7 +620,7 @@ START_TEST(explicit_list_reasons)
 	 * but it names its cpus, like explicit. */
 	in = base(16, 0, 1, "0-1", "cpus:3");
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert(!s.placed);
+	ck_assert(s.state != BND_STEP_PLACED);
 	const char *cw = "--binding=cpus:3 names cpus this step was not given: Slurm gave it "
 			 "2 cores (cpus 0-1) for 1 task; cpus: ";
 	ck_assert_msg(!strncmp(s.reason, cw, strlen(cw)) && !strstr(s.reason, "ask for more"),
@@ -652,7 +652,7 @@ START_TEST(smt_tasks_share_the_core_slurm_gave)
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		struct bnd_step_in in = base(130 + (uint32_t)i, 0, v[i].ntasks, v[i].cores, v[i].req);
 		ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-		ck_assert_msg(s.placed, "%s: %s", v[i].req, s.reason);
+		ck_assert_msg(s.state == BND_STEP_PLACED, "%s: %s", v[i].req, s.reason);
 		for (int k = 0; k < v[i].ntasks; k++) {
 			ck_assert_int_eq(bnd_step_task(&s, k, k, 0, NULL, NULL, NULL, &r), BND_OK);
 			ck_assert_msg(!strcmp(env(&r, "SLURM_BINDING"), v[i].want[k]),
@@ -671,13 +671,13 @@ START_TEST(smt_tasks_share_the_core_slurm_gave)
 	struct bnd_step_in c = base(142, 0, 2, "0", "env:linear:1");
 	ck_assert_int_eq(bnd_step_prepare(&s, &a), BND_OK);
 	ck_assert_int_eq(bnd_step_prepare(&s2, &b), BND_OK);
-	ck_assert(s.placed && s2.placed);
+	ck_assert(s.state == BND_STEP_PLACED && s2.state == BND_STEP_PLACED);
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), "0-1");
 	ck_assert_str_eq(list_of(&s2.pl.all_cpus), "2-3");
 	ck_assert_int_eq(records(), 2);
 	struct bnd_step s3;
 	ck_assert_int_eq(bnd_step_prepare(&s3, &c), BND_OK);
-	ck_assert_msg(!s3.placed && strstr(s3.reason, "cores held by other jobs"), "%s", s3.reason);
+	ck_assert_msg(s3.state != BND_STEP_PLACED && strstr(s3.reason, "cores held by other jobs"), "%s", s3.reason);
 	bnd_step_free(&s3);
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
@@ -686,7 +686,7 @@ START_TEST(smt_tasks_share_the_core_slurm_gave)
 	/* pe: the rankfile gives both ranks their shared core */
 	struct bnd_step_in p = base(143, 0, 2, "5", "pe:linear:1");
 	ck_assert_int_eq(bnd_step_prepare(&s, &p), BND_OK);
-	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert_str_eq(slurp(s.rankfile), "rank 0=n1 slot=1:1\nrank 1=n1 slot=1:1\n");
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
@@ -694,14 +694,14 @@ START_TEST(smt_tasks_share_the_core_slurm_gave)
 	struct bnd_step_in ib = base(144, BND_STEP_BATCH, 1, "2", "linear:1");
 	ib.tasks_per_node = "2";
 	ck_assert_int_eq(bnd_step_prepare(&s, &ib), BND_OK);
-	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), "4-5");
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
 	/* two cores per task do not fit one core, shared or not */
 	struct bnd_step_in l2 = base(145, 0, 2, "0", "linear:2");
 	ck_assert_int_eq(bnd_step_prepare(&s, &l2), BND_OK);
-	ck_assert_msg(!s.placed && strstr(s.reason, "allocation on this node is too small"), "%s",
+	ck_assert_msg(s.state != BND_STEP_PLACED && strstr(s.reason, "allocation on this node is too small"), "%s",
 		      s.reason);
 	bnd_step_free(&s);
 	ck_assert_int_eq(records(), 0);
@@ -745,7 +745,7 @@ START_TEST(gpu_tasks_next_to_their_own_gpus)
 	struct bnd_step_in in = base(200, 0, 2, "0-15", "env:gpu:2");
 	in.gpu.step_gpus = "1,3";
 	ck_assert_int_eq(bnd_step_prepare(&a, &in), BND_OK);
-	ck_assert_msg(a.placed, "%s", a.reason);
+	ck_assert_msg(a.state == BND_STEP_PLACED, "%s", a.reason);
 	ck_assert_int_eq(a.gpus.split, BND_SPLIT_PLUGIN);
 	struct bnd_task_vars v = gpu_vars("1,3");
 	const char *want[2][4] = { { "8 9 10 11", "0001:02:00.0", "1", "local" },
@@ -777,7 +777,7 @@ START_TEST(gpu_tasks_next_to_their_own_gpus)
 	in = base(202, 0, 1, "0-15", "env:gpu:4");
 	in.gpu.step_gpus = "1";
 	ck_assert_int_eq(bnd_step_prepare(&c, &in), BND_OK);
-	ck_assert_msg(c.placed, "%s", c.reason);
+	ck_assert_msg(c.state == BND_STEP_PLACED, "%s", c.reason);
 	ck_assert_str_eq(list_of(&c.pl.all_cpus), "0-3,12-15");
 	v = gpu_vars("1");
 	ck_assert_int_eq(bnd_step_task(&c, 0, 0, 0, &v, NULL, NULL, &r), BND_OK);
@@ -820,7 +820,7 @@ START_TEST(start_core_outside_the_step_is_the_reason)
 	struct bnd_step s;
 	struct bnd_step_in in = base(150, 0, 1, "0-3", "linear:1:1,0");
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert(!s.placed);
+	ck_assert(s.state != BND_STEP_PLACED);
 	ck_assert_str_eq(s.reason, "--binding=linear:1:1,0 needs core 1,0, which is not among this "
 			 "step's cores: Slurm gave it 4 cores (cpus 0-7) for 1 task");
 	bnd_step_free(&s);
@@ -831,7 +831,7 @@ START_TEST(start_core_outside_the_step_is_the_reason)
 	bnd_step_free(&s);
 	in = base(152, 0, 2, "0-7", "linear:1:1,3");
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_msg(!s.placed && strstr(s.reason, "--binding=linear:1:1,3 cannot be placed on this "
+	ck_assert_msg(s.state != BND_STEP_PLACED && strstr(s.reason, "--binding=linear:1:1,3 cannot be placed on this "
 					   "node for 2 tasks: linear: 2 successive cores from 1,3 "
 					   "run past the last core"), "%s", s.reason);
 	bnd_step_free(&s);
@@ -839,7 +839,7 @@ START_TEST(start_core_outside_the_step_is_the_reason)
 	cfg.filter_first_core = 1;
 	in = base(153, 0, 1, "0-3", "linear:1:0,0");
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_msg(!s.placed && strstr(s.reason, "needs core 0,0, which is not among") &&
+	ck_assert_msg(s.state != BND_STEP_PLACED && strstr(s.reason, "needs core 0,0, which is not among") &&
 		      strstr(s.reason, "filter=first_core keeps cpus 0-1"), "%s", s.reason);
 	bnd_step_free(&s);
 	/* the start core is there but not enough after it: still named */
@@ -865,7 +865,7 @@ START_TEST(first_core_is_never_used)
 	cfg.filter_first_core = 1;
 	struct bnd_step_in in = base(81, 0, 1, "0-1", "linear:1");
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), cpus_of_core(1));
 	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_str_eq(status_cpus(), cpus_of_core(1));
@@ -877,7 +877,7 @@ START_TEST(first_core_is_never_used)
 	/* two cores asked, one left: the reason names the filter */
 	in = base(82, 0, 1, "0-1", "linear:2");
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert(!s.placed);
+	ck_assert(s.state != BND_STEP_PLACED);
 	char want[160];
 	snprintf(want, sizeof(want), "of which the site's filter=first_core keeps cpus %s from every job",
 		 cpus_of_core(0));
@@ -894,13 +894,13 @@ START_TEST(first_core_is_never_used)
 	snprintf(text, sizeof(text), "packed:1:filter=%s", filt);
 	in = base(83, 0, 1, "0-1", text);
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_msg(!s.placed && strstr(s.reason, "packed: 1 free C unit of power cores needed, 0 found"),
+	ck_assert_msg(s.state != BND_STEP_PLACED && strstr(s.reason, "packed: 1 free C unit of power cores needed, 0 found"),
 		      "%s", s.reason);
 	bnd_step_free(&s);
 	/* without the site filter the same request gets core 0 */
 	cfg.filter_first_core = 0;
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), cpus_of_core(0));
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
@@ -931,7 +931,7 @@ START_TEST(first_core_on_every_strategy)
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		struct bnd_step_in in = base(90 + (uint32_t)i, 0, v[i].ntasks, "0-3", v[i].req);
 		ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-		ck_assert_msg(s.placed, "%s: %s", v[i].req, s.reason);
+		ck_assert_msg(s.state == BND_STEP_PLACED, "%s: %s", v[i].req, s.reason);
 		ck_assert_msg(!strcmp(list_of(&s.pl.all_cpus), v[i].cpus), "%s: got %s, want %s",
 			      v[i].req, list_of(&s.pl.all_cpus), v[i].cpus);
 		bnd_step_finish(&s);
@@ -943,7 +943,7 @@ START_TEST(first_core_on_every_strategy)
 	for (int i = 0; i < 3; i++) {
 		struct bnd_step_in in = base(120, 0, i ? 1 : 4, "0-3", none[i]);
 		ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-		ck_assert_msg(!s.placed && strstr(s.reason, "filter=first_core keeps cpus 0-1"),
+		ck_assert_msg(s.state != BND_STEP_PLACED && strstr(s.reason, "filter=first_core keeps cpus 0-1"),
 			      "%s: %s", none[i], s.reason);
 		bnd_step_free(&s);
 	}
@@ -951,7 +951,7 @@ START_TEST(first_core_on_every_strategy)
 	struct bnd_step_in ib = base(121, BND_STEP_BATCH, 1, "0-3", "packed:1");
 	ib.tasks_per_node = "2";
 	ck_assert_int_eq(bnd_step_prepare(&s, &ib), BND_OK);
-	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), "2-5");
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
@@ -973,8 +973,8 @@ START_TEST(implicit_binding_from_cpus_per_task)
 	struct bnd_step_in in = base(131, 0, 1, "0-3", NULL);
 	in.cpus_per_task = 4;
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_msg(s.placed, "%s", s.reason);
-	ck_assert(s.implicit);
+	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
+	ck_assert(s.source == BND_SRC_IMPLICIT);
 	ck_assert_str_eq(s.req.text, "packed:2:unit=C");
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), "0-3");
 	/* what the task is told (env instance: nothing to bind here) */
@@ -1020,7 +1020,7 @@ START_TEST(implicit_binding_from_cpus_per_task)
 	ib.tasks_per_node = "2";
 	ib.cpus_per_task = 2;
 	ck_assert_int_eq(bnd_step_prepare(&s, &ib), BND_OK);
-	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert_str_eq(s.req.text, "packed:1:unit=C");
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), "0-3");
 	bnd_step_finish(&s);
@@ -1031,7 +1031,7 @@ START_TEST(implicit_binding_from_cpus_per_task)
 	ib.cpus_per_task = 8;
 	ib.cpus_per_task_env = "4";
 	ck_assert_int_eq(bnd_step_prepare(&s, &ib), BND_OK);
-	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert_str_eq(s.req.text, "packed:2:unit=C");
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), "0-7");
 	bnd_step_finish(&s);
@@ -1041,14 +1041,14 @@ START_TEST(implicit_binding_from_cpus_per_task)
 	in = base(136, 0, 1, "0", NULL);
 	in.cpus_per_task = 4;
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_msg(!s.placed && strstr(s.reason, "--binding=packed:2:unit=C (the site's implicit "
+	ck_assert_msg(s.state != BND_STEP_PLACED && strstr(s.reason, "--binding=packed:2:unit=C (the site's implicit "
 					   "binding)"), "%s", s.reason);
 	bnd_step_free(&s);
 
 	/* --binding=none opts out; an explicit --binding is used as given */
 	in = base(137, 0, 1, "0-3", "none");
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert(!s.placed && !s.implicit);
+	ck_assert(s.state != BND_STEP_PLACED && s.source != BND_SRC_IMPLICIT);
 	bnd_step_free(&s);
 	in = base(138, 0, 1, "0-3", "linear:1");
 	in.cpus_per_task = 4;
@@ -1063,7 +1063,7 @@ START_TEST(implicit_binding_from_cpus_per_task)
 	in.cpus_per_task = 4;
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert_str_eq(s.req.text, "linear:1");
-	ck_assert(!s.implicit);
+	ck_assert(s.source != BND_SRC_IMPLICIT);
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
 	cfg.default_spec[0] = '\0';
@@ -1072,7 +1072,7 @@ START_TEST(implicit_binding_from_cpus_per_task)
 	snprintf(cfg.default_unit, sizeof(cfg.default_unit), "E");
 	in = base(140, 0, 1, "0-3", NULL);
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_msg(s.active && !s.placed && strstr(s.reason, "default_unit=E"), "%s", s.reason);
+	ck_assert_msg(bnd_step_active(&s) && s.state != BND_STEP_PLACED && strstr(s.reason, "default_unit=E"), "%s", s.reason);
 	bnd_step_free(&s);
 	ck_assert_int_eq(records(), 0);
 	bnd_topology_free(t);
@@ -1091,8 +1091,8 @@ START_TEST(lsf_user_variables)
 	struct bnd_step_in in = base(151, 0, 2, "0-7", NULL);
 	in.lsf_bind_job = "BALANCE";
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_msg(s.placed, "%s", s.reason);
-	ck_assert(s.lsf_env);
+	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
+	ck_assert(s.source == BND_SRC_LSF);
 	ck_assert_str_eq(s.req.text, "balance:1");
 	ck_assert_str_eq(list_of(&s.pl.tasks[0].cpus), "0");
 	ck_assert_str_eq(list_of(&s.pl.tasks[1].cpus), "4");
@@ -1111,7 +1111,7 @@ START_TEST(lsf_user_variables)
 	in.lsf_bind_job = "USER";
 	in.lsf_cpu_list = "1,2";
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert_str_eq(s.req.text, "cpus:1,2");
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), "1-2");
 	bnd_step_finish(&s);
@@ -1137,7 +1137,7 @@ START_TEST(lsf_user_variables)
 	in = base(155, 0, 1, "0-7", "env:linear:2");
 	in.lsf_bind_job = "PACK";
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert(!s.lsf_env);
+	ck_assert(s.source != BND_SRC_LSF);
 	ck_assert_str_eq(s.req.text, "env:linear:2");
 	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 1, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_msg(strstr(r.verbose, "(--binding wins over LSB_USER_BIND_JOB=PACK"), "%s",
@@ -1153,7 +1153,7 @@ START_TEST(lsf_user_variables)
 	in.lsf_bind_job = "whatever";
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert_str_eq(s.req.text, "any:1");
-	ck_assert(!s.implicit);
+	ck_assert(s.source != BND_SRC_IMPLICIT);
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
 	/* N: no request from LSF, the site's default applies */
@@ -1170,7 +1170,7 @@ START_TEST(lsf_user_variables)
 	in = base(158, 0, 1, "0-7", NULL);
 	in.lsf_bind_job = "USER";
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_msg(s.active && !s.placed && strstr(s.reason, "needs LSB_USER_BIND_CPU_LIST"),
+	ck_assert_msg(bnd_step_active(&s) && s.state != BND_STEP_PLACED && strstr(s.reason, "needs LSB_USER_BIND_CPU_LIST"),
 		      "%s", s.reason);
 	bnd_step_free(&s);
 	ck_assert_int_eq(records(), 0);
@@ -1187,7 +1187,7 @@ START_TEST(implicit_binding_binds_here)
 	struct bnd_step_in in = base(141, 0, 1, "0", NULL);
 	in.cpus_per_task = 1;
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_str_eq(status_cpus(), cpus_of_core(0));
 	ck_assert_str_eq(env(&r, "SLURM_BINDING_REQUEST"), "packed:1:unit=C");
@@ -1215,7 +1215,7 @@ START_TEST(long_request_used_whole)
 	/* cut at 255: only ids this node lacks, so no binding at all */
 	struct bnd_step_in in = base(150, 0, 1, "0-63", text);
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), "5");
 	s.req.instance = BND_I_ENV; /* cpu 5 need not exist here */
 	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, &r), BND_OK);
@@ -1235,7 +1235,7 @@ START_TEST(long_request_used_whole)
 	ck_assert_int_gt(strlen(text), 256);
 	in = base(151, 0, 1, "0-63", text);
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), "0-63");
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
@@ -1255,7 +1255,7 @@ START_TEST(refused_state_dir_gets_no_cache)
 	struct bnd_step s;
 	struct bnd_step_in in = base(160, 0, 1, "0", "linear:1");
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert(s.topo && !s.placed);
+	ck_assert(s.topo && s.state != BND_STEP_PLACED);
 	ck_assert_msg(strstr(s.reason, "state (") && strstr(s.reason, "writable"), "%s", s.reason);
 	snprintf(path, sizeof(path), "%s/" BND_TOPOCACHE_FILE, state);
 	ck_assert_int_eq(access(path, F_OK), -1);
@@ -1274,13 +1274,13 @@ START_TEST(packed_that_the_node_cannot_hold)
 	struct bnd_step s;
 	struct bnd_step_in in = base(41, 0, 1, "0", "packed:1:start=E");
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert(!s.placed && !s.deferred && !s.recorded);
+	ck_assert(s.state != BND_STEP_PLACED && s.state != BND_STEP_DEFERRED && !bnd_step_recorded(&s));
 	ck_assert_str_eq(s.reason, "--binding=packed:1:start=E cannot be placed on this node for 1 "
 			 "task: packed: start=E: this node has no such unit (its units: NSC)");
 	bnd_step_free(&s);
 	in = base(42, 0, 1, "0", "packed:1:filter=SCCCCC");
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_msg(!s.placed && !s.deferred && strstr(s.reason, "cannot be placed on this node") &&
+	ck_assert_msg(s.state != BND_STEP_PLACED && s.state != BND_STEP_DEFERRED && strstr(s.reason, "cannot be placed on this node") &&
 		      strstr(s.reason, "filter does not match this node's topology"), "%s", s.reason);
 	bnd_step_free(&s);
 	/* what the node holds but Slurm's cpus do not: the allocation, still */
@@ -1324,7 +1324,7 @@ START_TEST(no_topology_is_none_and_on_any_host_decides)
 		struct bnd_step s;
 		struct bnd_step_in in = base(31, 0, 1, "0", "linear:1");
 		ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-		ck_assert(s.active && s.no_topology && !s.placed && !s.recorded && !s.topo);
+		ck_assert(bnd_step_active(&s) && s.state == BND_STEP_NO_TOPOLOGY && s.state != BND_STEP_PLACED && !bnd_step_recorded(&s) && !s.topo);
 		ck_assert_msg(strstr(s.reason, "this node's topology is NONE: ") &&
 			      strstr(s.reason, any ? "(on_any_host=yes: runs unbound)"
 						   : "(on_any_host=no: a binding request fails here)"),
@@ -1376,7 +1376,7 @@ START_TEST(topology_setting_reads_that_xml)
 	struct bnd_step s;
 	struct bnd_step_in in = base(33, 0, 1, "0-1", "linear:1");
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_msg(s.placed && !s.no_topology, "%s", s.reason);
+	ck_assert_msg(s.state == BND_STEP_PLACED && s.state != BND_STEP_NO_TOPOLOGY, "%s", s.reason);
 	ck_assert_int_eq(s.topo->nnuma, 4);
 	struct bnd_task_result r;
 	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, &r), BND_OK);
@@ -1427,13 +1427,13 @@ START_TEST(counts_near_int_max_leave_the_step_unbound)
 	ib.tasks_per_node = "1";
 	ib.cpus_per_task_env = "2147483647";
 	ck_assert_int_eq(bnd_step_prepare(&s, &ib), BND_OK);
-	ck_assert_msg(!s.placed && strstr(s.reason, "is not 1..1000000"), "%s", s.reason);
+	ck_assert_msg(s.state != BND_STEP_PLACED && strstr(s.reason, "is not 1..1000000"), "%s", s.reason);
 	bnd_step_free(&s);
 	cfg.implicit = 0;
 	ib = base(151, BND_STEP_BATCH, 1, "0", "linear:1");
 	ib.tasks_per_node = "2147483647";
 	ck_assert_int_eq(bnd_step_prepare(&s, &ib), BND_OK);
-	ck_assert_msg(!s.placed, "placed");
+	ck_assert_msg(s.state != BND_STEP_PLACED, "placed");
 	ck_assert_str_eq(s.reason, "2147483647 tasks on this node: more than Slurm allows (65533)");
 	bnd_step_free(&s);
 	struct bnd_step_in in = base(152, 0, INT_MAX, "0", "linear:1");
@@ -1492,7 +1492,7 @@ START_TEST(private_files_keep_state_and_rankfiles_from_other_users)
 	struct bnd_step_in in = base(160, 0, 1, "0", "pe:linear:1");
 	in.uid = 65534;
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_msg(s.placed && s.rankfile[0], "%s", s.reason);
+	ck_assert_msg(s.state == BND_STEP_PLACED && s.rankfile[0], "%s", s.reason);
 	ck_assert_int_eq(mode_of(state, NULL), 0711);
 	ck_assert_int_eq(mode_of(statefile, &owner), 0600);
 	ck_assert_int_eq(owner, 0);
@@ -1514,7 +1514,7 @@ START_TEST(private_files_keep_state_and_rankfiles_from_other_users)
 	cfg.private_files = 0;
 	in = base(161, 0, 1, "0", "pe:linear:1");
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_msg(s.placed, "%s", s.reason);
+	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert_int_eq(mode_of(state, NULL), 0755);
 	ck_assert_int_eq(mode_of(statefile, NULL), 0644);
 	ck_assert_int_eq(mode_of(s.rankfile, &owner), 0644);

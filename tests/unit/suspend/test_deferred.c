@@ -53,7 +53,7 @@ static void init_step(struct bnd_step *s, struct bnd_topology *t, uint32_t job, 
 	memset(s, 0, sizeof(*s));
 	bnd_config_defaults(&s->cfg);
 	snprintf(s->cfg.state_dir, sizeof(s->cfg.state_dir), "%s", env.dir);
-	s->active = s->have_request = 1;
+	s->have_request = 1;
 	s->topo = t;
 	s->job = job;
 	s->ntasks = 1;
@@ -75,7 +75,7 @@ static void run_step(struct bnd_step *s, struct bnd_topology *t, uint32_t job, c
 	bnd_step_alloc_args(s, &s->domain, &a);
 	ck_assert_msg(bnd_state_allocate(&o, t, &s->req, &a, &s->pl, err, sizeof(err)) == BND_OK,
 		      "%s", err);
-	s->placed = s->recorded = 1;
+	ck_assert_int_eq(bnd_step_move(s, BND_STEP_PLACED), BND_OK);
 }
 
 /* Deferred at its start, as bnd_step_prepare defers. Returns the result. */
@@ -93,7 +93,8 @@ static enum bnd_resume_result defer_step(struct bnd_step *s, struct bnd_topology
 	enum bnd_resume_result res;
 	ck_assert_int_eq(bnd_state_resume(&o, t, &s->req, &ra, &p, &res, err, sizeof(err)),
 			 BND_ENOFIT);
-	s->deferred = s->recorded = res == BND_RESUME_DEFERRED;
+	if (res == BND_RESUME_DEFERRED)
+		ck_assert_int_eq(bnd_step_move(s, BND_STEP_DEFERRED), BND_OK);
 	return res;
 }
 
@@ -154,7 +155,7 @@ START_TEST(a_state_change_takes_the_lock_only_for_the_step_it_lets_in)
 	ck_assert_str_eq(cpus, "1");
 	for (int i = 1; i < WAITING; i++)
 		ck_assert_int_eq(record_of(&f, 10 + (uint32_t)i)->status, BND_ST_DEFERRED);
-	ck_assert(!waiting[0].deferred && waiting[1].deferred);
+	ck_assert(waiting[0].state != BND_STEP_DEFERRED && waiting[1].state == BND_STEP_DEFERRED);
 
 	/* The next change (job 1 ends) lets the next oldest in, and only it. */
 	ck_assert_int_eq(bnd_step_finish(&held[0]), BND_OK);
@@ -170,8 +171,7 @@ START_TEST(a_state_change_takes_the_lock_only_for_the_step_it_lets_in)
 	for (int i = 0; i < WAITING; i++) {
 		bnd_gang_stop(g[i]);
 		bnd_step_finish(&waiting[i]);
-		if (waiting[i].placed)
-			bnd_placement_free(&waiting[i].pl);
+		bnd_placement_free(&waiting[i].pl);
 	}
 	for (int i = 0; i < 2; i++)
 		bnd_placement_free(&held[i].pl);

@@ -62,7 +62,7 @@ static void make_step(struct bnd_step *s, struct bnd_topology *t, uint32_t job, 
 	memset(s, 0, sizeof(*s));
 	bnd_config_defaults(&s->cfg);
 	snprintf(s->cfg.state_dir, sizeof(s->cfg.state_dir), "%s", env.dir);
-	s->active = s->have_request = 1;
+	s->have_request = 1;
 	s->topo = t;
 	s->job = job;
 	s->step = 0;
@@ -78,7 +78,7 @@ static void make_step(struct bnd_step *s, struct bnd_topology *t, uint32_t job, 
 				    .allowed = &s->domain };
 	ck_assert_msg(bnd_state_allocate(&o, t, &s->req, &a, &s->pl, err, sizeof(err)) == BND_OK,
 		      "%s", err);
-	s->placed = s->recorded = 1;
+	ck_assert_int_eq(bnd_step_move(s, BND_STEP_PLACED), BND_OK);
 }
 
 static const struct bnd_state_record *find(struct bnd_state_file *f, uint32_t job)
