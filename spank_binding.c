@@ -25,18 +25,18 @@ SPANK_PLUGIN(binding, 1);
 #define TAG "spank-binding"
 
 static struct bnd_config cfg;
-/* The options' values, whole (heap: a request has no length limit).
- * In slurmstepd, Slurm 22.05 calls the option callback once per source:
- * first with the value of srun's launch message, then with
- * _SLURM_SPANK_OPTION_binding_<name> from the step's environment (the
+/* The options' values, whole (heap: a request has no length limit), and
+ * their one parse in slurmstepd (the text crossed from srun; the step
+ * takes the parse). In slurmstepd, Slurm 22.05 calls the option callback
+ * once per source: first with the value of srun's launch message, then
+ * with _SLURM_SPANK_OPTION_binding_<name> from the step's environment (the
  * batch step has only the latter). srun writes the same value into both,
  * but the environment is the user's and can differ (srun --export=NAME=...,
  * a launcher other than srun). The first value wins: it is the one srun
  * validated, and newer Slurm skips the environment once the launch message
- * had the option. Either way init_post_opt parses it again, so a bad
- * value can only leave the step unbound. */
-static char *opt_text[3];
-static int opt_given[3];
+ * had the option. A value that does not parse here can only leave the
+ * step unbound, with the parser's reason. */
+static struct bnd_option_value opt[3];
 static struct bnd_step step;
 /* slurmstepd: the tasks' pids (task_post_fork), then the step's watcher
  * (lib/suspend), started once every task exists, joined in exit. */
@@ -75,17 +75,14 @@ static int opt_cb(int val, const char *optarg, int remote)
 		}
 		if (err[0])
 			slurm_info("%s", err);
+		return 0; /* srun's parse; slurmstepd parses what it receives */
 	}
-	if (remote && opt_given[val])
+	if (opt[val].text)
 		return 0;
-	char *copy = strdup(v);
-	if (!copy) {
+	if (bnd_option_value_set(&opt[val], (enum bnd_option)val, v) != BND_OK) {
 		slurm_error(TAG ": --%s: out of memory", val == BND_OPT_MBIND ? "mbind" : "binding");
 		return -1;
 	}
-	free(opt_text[val]);
-	opt_text[val] = copy;
-	opt_given[val] = 1;
 	return 0;
 }
 
@@ -204,9 +201,8 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 		.cfg = &cfg, .job = job, .step = stepid, .uid = (uint32_t)uid, .nodeid = nodeid,
 		.ntasks = (int)ntasks, .global_ids = gids,
 		.step_cores = step_cores, .job_cores = job_cores,
-		.binding = opt_given[BND_OPT_BINDING] ? opt_text[BND_OPT_BINDING] : NULL,
+		.binding_opt = &opt[BND_OPT_BINDING], .mbind_opt = &opt[BND_OPT_MBIND],
 		.cpus_per_task = (int)cpt,
-		.mbind = opt_given[BND_OPT_MBIND] ? opt_text[BND_OPT_MBIND] : NULL,
 		.mem_mib = mem, .job_mem_mib = job_mem,
 		.tasks_per_node = tpn, .ntasks_env = nt, .cpus_per_task_env = cptenv,
 		.step_nodelist = nodes, .job_nodelist = jnodes,
@@ -363,10 +359,8 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
 	(void)ac;
 	(void)av;
-	for (int i = 0; i < 3; i++) {
-		free(opt_text[i]);
-		opt_text[i] = NULL;
-	}
+	for (int i = 0; i < 3; i++)
+		bnd_option_value_clear(&opt[i]);
 	if (!spank_remote(sp))
 		return 0;
 	int suspends = 0, resumes = 0, deferrals = 0;
