@@ -163,95 +163,120 @@ static int recheck_due(struct bnd_watch *w, long long now, long long last_ask,
 	return 1;
 }
 
+/* What the thread carries from one pass to the next. */
+struct pass {
+	struct sample last;
+	int suspended;
+	/* From a resume until the tasks are seen running: a stop then is
+	 * Slurm's SIGTSTP waiting for its SIGCONT, which follows the thaw. */
+	int resuming;
+	int unsettled;  /* stopped, suspended or freezing: sample fast */
+	long long last_ask, last_try, recheck_cur;
+	int sample_ms, fast_ms, recheck_ms, retry_ms;
+};
+
+static void pass_init(const struct bnd_watch *w, struct pass *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->last = (struct sample){ -1, BND_FREEZE_NONE, 0 };
+	p->last_try = mono_ms();
+	p->sample_ms = w->cfg.sample_ms > 0 ? w->cfg.sample_ms : 250;
+	p->fast_ms = w->cfg.fast_ms > 0 ? w->cfg.fast_ms : 50;
+	p->recheck_ms = w->cfg.recheck_ms > 0 ? w->cfg.recheck_ms : 2000;
+	p->retry_ms = w->cfg.retry_ms > 0 ? w->cfg.retry_ms : 30000;
+	p->recheck_cur = p->recheck_ms;
+}
+
+/* Sleeps until something may have changed: 0 when the thread is to stop,
+ * else *state_changed says whether the state file was replaced. */
+static int wait_wake(struct bnd_watch *w, const struct pass *p, int *state_changed)
+{
+	struct pollfd fds[3] = {
+		{ w->stopfd, POLLIN, 0 },
+		{ w->infd, POLLIN, 0 },
+		{ w->frz_poll ? w->frzfd : -1, POLLPRI, 0 },
+	};
+	/* With cgroup.events the kernel wakes us; sampling then only guards
+	 * against a missed event. */
+	int timeout = p->unsettled ? p->fast_ms : p->sample_ms;
+	if (w->frz_poll)
+		timeout *= 10;
+	int n = poll(fds, 3, timeout);
+	atomic_fetch_add(&w->wakeups, 1);
+	if ((n < 0 && errno != EINTR) || fds[0].revents)
+		return 0;
+	*state_changed = (fds[1].revents & POLLIN) ? drain(w->infd) : 0;
+	return 1;
+}
+
+/* What changed, judged (verdict.h) and told to the owner: a suspension,
+ * a resume or a user's stop. 1 when a suspension or resume was told. */
+static int judge(struct bnd_watch *w, struct pass *p, const struct sample *s, int changed,
+		 long long seen, long long now)
+{
+	const struct sample *last = &p->last;
+	struct bnd_suspend_obs o = { s->freezer, BND_JOB_UNKNOWN, s->stopped, 0 };
+	/* from FREEZING too: a v1 freezer can stay there a while with tasks
+	 * that SIGTSTP had stopped */
+	o.thawed = p->suspended && s->freezer == BND_FREEZE_THAWED &&
+		   (last->freezer == BND_FREEZE_FROZEN || last->freezer == BND_FREEZE_FREEZING);
+	/* Asking costs an RPC: only when something may have changed. */
+	if (w->cfg.job_state && (p->unsettled || p->suspended) && !o.thawed) {
+		o.job = w->cfg.job_state(w->cfg.ctx);
+		atomic_fetch_add(&w->job_reads, 1);
+		p->last_ask = now;
+	}
+	int v = bnd_suspend_verdict(&o);
+	/* proctrack/cgroup turns scancel -s STOP into a freeze */
+	int frozen = s->freezer == BND_FREEZE_FROZEN || s->freezer == BND_FREEZE_FREEZING;
+	int was = last->freezer == BND_FREEZE_FROZEN || last->freezer == BND_FREEZE_FREEZING;
+	/* A thaw of a Slurm suspension can find the tasks still stopped by
+	 * its SIGTSTP (SIGCONT follows the thaw), in the pass that ends the
+	 * suspension or after it (a frozen task shows D, and T once thawed):
+	 * that is the resume, not a user's stop. */
+	if (!v && !p->suspended && !p->resuming && changed && !o.thawed &&
+	    ((s->stopped > 0 && s->stopped > last->stopped) || (frozen && !was)))
+		call(w, BND_WATCH_USER_STOP, seen);
+	if (v == p->suspended)
+		return 0;
+	p->suspended = v;
+	p->resuming = !v;
+	call(w, v ? BND_WATCH_SUSPENDED : BND_WATCH_RESUMED, seen);
+	return 1;
+}
+
 static void *run(void *arg)
 {
 	struct bnd_watch *w = arg;
-	struct sample last = { -1, BND_FREEZE_NONE, 0 };
-	int suspended = 0;
-	/* From a resume until the tasks are seen running: a stop then is
-	 * Slurm's SIGTSTP waiting for its SIGCONT, which follows the thaw. */
-	int resuming = 0;
-	long long last_ask = 0, last_try = mono_ms();
-	const int sample_ms = w->cfg.sample_ms > 0 ? w->cfg.sample_ms : 250;
-	const int fast_ms = w->cfg.fast_ms > 0 ? w->cfg.fast_ms : 50;
-	int unsettled = 0;
-	const int recheck_ms = w->cfg.recheck_ms > 0 ? w->cfg.recheck_ms : 2000;
-	const int retry_ms = w->cfg.retry_ms > 0 ? w->cfg.retry_ms : 30000;
-	long long recheck_cur = recheck_ms;
-
+	struct pass p;
+	int state_changed = 0;
+	pass_init(w, &p);
 	if (w->cfg.start_deferred)
 		call(w, BND_WATCH_STATE, bnd_state_now_ms());
-	for (;;) {
-		struct pollfd p[3] = {
-			{ w->stopfd, POLLIN, 0 },
-			{ w->infd, POLLIN, 0 },
-			{ w->frz_poll ? w->frzfd : -1, POLLPRI, 0 },
-		};
-		/* With cgroup.events the kernel wakes us; sampling then only
-		 * guards against a missed event. */
-		int timeout = unsettled ? fast_ms : sample_ms;
-		if (w->frz_poll)
-			timeout *= 10;
-		int n = poll(p, 3, timeout);
-		atomic_fetch_add(&w->wakeups, 1);
-		if (n < 0 && errno != EINTR)
-			break;
-		if (p[0].revents)
-			break;
+	while (wait_wake(w, &p, &state_changed)) {
 		long long seen = bnd_state_now_ms();
-		int state_changed = 0;
-		if (p[1].revents & POLLIN)
-			state_changed = drain(w->infd);
 		struct sample s;
 		take_sample(w, &s);
 		long long now = mono_ms();
-		int changed = s.stopped != last.stopped || s.freezer != last.freezer;
-		unsettled = s.stopped || suspended ||
-				(s.freezer != BND_FREEZE_NONE && s.freezer != BND_FREEZE_THAWED);
+		int changed = s.stopped != p.last.stopped || s.freezer != p.last.freezer;
+		p.unsettled = s.stopped || p.suspended ||
+			      (s.freezer != BND_FREEZE_NONE && s.freezer != BND_FREEZE_THAWED);
 		if (changed)
-			recheck_cur = recheck_ms;
-		if (changed || (unsettled && recheck_due(w, now, last_ask, &recheck_cur))) {
-			struct bnd_suspend_obs o = { s.freezer, BND_JOB_UNKNOWN, s.stopped, 0 };
-			/* from FREEZING too: a v1 freezer can stay there a while
-			 * with tasks that SIGTSTP had stopped */
-			o.thawed = suspended && s.freezer == BND_FREEZE_THAWED &&
-				   (last.freezer == BND_FREEZE_FROZEN ||
-				    last.freezer == BND_FREEZE_FREEZING);
-			/* Asking costs an RPC: only when something may have changed. */
-			if (w->cfg.job_state && (unsettled || suspended) && !o.thawed) {
-				o.job = w->cfg.job_state(w->cfg.ctx);
-				atomic_fetch_add(&w->job_reads, 1);
-				last_ask = now;
-			}
-			int v = bnd_suspend_verdict(&o);
-			/* proctrack/cgroup turns scancel -s STOP into a freeze */
-			int frozen = s.freezer == BND_FREEZE_FROZEN || s.freezer == BND_FREEZE_FREEZING;
-			int was = last.freezer == BND_FREEZE_FROZEN || last.freezer == BND_FREEZE_FREEZING;
-			/* A thaw of a Slurm suspension can find the tasks still
-			 * stopped by its SIGTSTP (SIGCONT follows the thaw), in
-			 * the pass that ends the suspension or after it (a frozen
-			 * task shows D, and T once thawed): that is the resume,
-			 * not a user's stop. */
-			if (!v && !suspended && !resuming && changed && !o.thawed &&
-			    ((s.stopped > 0 && s.stopped > last.stopped) || (frozen && !was)))
-				call(w, BND_WATCH_USER_STOP, seen);
-			if (v != suspended) {
-				suspended = v;
-				resuming = !v;
-				call(w, v ? BND_WATCH_SUSPENDED : BND_WATCH_RESUMED, seen);
+			p.recheck_cur = p.recheck_ms;
+		if (changed || (p.unsettled && recheck_due(w, now, p.last_ask, &p.recheck_cur))) {
+			if (judge(w, &p, &s, changed, seen, now))
 				state_changed = 0;
-			}
-			last = s;
+			p.last = s;
 		}
-		if (resuming && !s.stopped && !s.dwait &&
+		if (p.resuming && !s.stopped && !s.dwait &&
 		    (s.freezer == BND_FREEZE_NONE || s.freezer == BND_FREEZE_THAWED))
-			resuming = 0;
+			p.resuming = 0;
 		/* A deferred step also tries now and then with no change seen:
 		 * a holder of its cpus may have died without a transaction. */
-		if (!state_changed && !suspended && w->wd >= 0 && now - last_try >= retry_ms)
+		if (!state_changed && !p.suspended && w->wd >= 0 && now - p.last_try >= p.retry_ms)
 			state_changed = 1;
-		if (state_changed && !suspended) {
-			last_try = now;
+		if (state_changed && !p.suspended) {
+			p.last_try = now;
 			call(w, BND_WATCH_STATE, seen);
 		}
 	}
@@ -283,6 +308,21 @@ static void destroy(struct bnd_watch *w)
 	free(w);
 }
 
+/* Each task's /proc/PID/stat, kept open for the first tasks only: a wide
+ * step must not cost slurmstepd hundreds of fds. */
+static int open_stats(struct bnd_watch *w)
+{
+	w->statfd = malloc((size_t)(w->cfg.npids ? w->cfg.npids : 1) * sizeof(*w->statfd));
+	if (!w->statfd)
+		return BND_ENOMEM;
+	for (int i = 0; i < w->cfg.npids; i++) {
+		char path[1100];
+		snprintf(path, sizeof(path), "%s/%d/stat", w->proc_root, (int)w->pids[i]);
+		w->statfd[i] = i < BND_WATCH_OPEN_MAX ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	}
+	return BND_OK;
+}
+
 int bnd_watch_start(struct bnd_watch **out, const struct bnd_watch_cfg *cfg,
 		    char *err, size_t errlen)
 {
@@ -305,17 +345,9 @@ int bnd_watch_start(struct bnd_watch **out, const struct bnd_watch_cfg *cfg,
 	}
 	if (cfg->npids)
 		memcpy(w->pids, cfg->pids, (size_t)cfg->npids * sizeof(*w->pids));
-	w->statfd = malloc((size_t)(cfg->npids ? cfg->npids : 1) * sizeof(*w->statfd));
-	if (!w->statfd) {
+	if (open_stats(w) != BND_OK) {
 		destroy(w);
 		return bnd_fail(err, errlen, BND_ENOMEM, "watcher: out of memory");
-	}
-	/* Kept open for the first tasks only: a wide step must not cost
-	 * slurmstepd hundreds of fds. */
-	for (int i = 0; i < cfg->npids; i++) {
-		char path[1100];
-		snprintf(path, sizeof(path), "%s/%d/stat", w->proc_root, (int)w->pids[i]);
-		w->statfd[i] = i < BND_WATCH_OPEN_MAX ? open(path, O_RDONLY | O_CLOEXEC) : -1;
 	}
 	w->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (w->stopfd < 0) {
