@@ -19,7 +19,9 @@
  * instances told their tasks the cpus in the environment, which cannot
  * change either: the same rule.
  *
- * The watcher thread (watcher.h) drives this; bnd_gang_stop joins it.
+ * The watcher thread (watcher.h) drives this, and changes the step only
+ * through bnd_step_move (stepstate.h: PLACED, DEFERRED, SUSPENDED,
+ * SUSPENDED_WAITING); bnd_gang_stop joins it.
  */
 #ifndef BINDING_SUSPEND_GANG_H
 #define BINDING_SUSPEND_GANG_H
