@@ -64,9 +64,10 @@ static int option_make(struct bnd_step *s, const struct bnd_step_in *in, int cpt
 	(void)cpt;
 	if (!v)
 		return from_text(s, in->binding);
+	/* A failed parse too: it holds the text the task reports. */
+	s->req = v->req;
 	if (v->rc != BND_OK)
 		return bnd_fail(s->reason, sizeof(s->reason), v->rc, "%s", v->err);
-	s->req = v->req;
 	if (!(s->req_text = strdup(v->text)))
 		return bnd_fail(s->reason, sizeof(s->reason), BND_ENOMEM, "out of memory");
 	return BND_OK;

@@ -140,6 +140,11 @@ START_TEST(the_callbacks_parse_is_taken)
 	ck_assert_int_eq(s.state, BND_STEP_FAILED);
 	ck_assert_int_eq(s.source, BND_SRC_OPTION);
 	ck_assert_str_eq(s.reason, b.err);
+	/* the task still reports what was asked, as from the text */
+	struct bnd_task_result r;
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_str_eq(tu_taskenv_get(&r.env, "SLURM_BINDING_REQUEST"), "linear:0");
+	bnd_taskenv_free(&r.env);
 	bnd_step_free(&s);
 
 	ck_assert_int_eq(bnd_option_value_set(&m, BND_OPT_MBIND, "cores:loose"), BND_OK);
