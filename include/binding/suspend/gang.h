@@ -34,7 +34,7 @@
 
 struct bnd_gang_in {
 	/* Prepared by bnd_step_prepare. Until bnd_gang_stop returns, the
-	 * watcher thread owns its placement and record fields. */
+	 * watcher thread owns its placement and state (bnd_step_move). */
 	struct bnd_step *step;
 	const pid_t *pids;        /* local task i's pid (the batch step: the script) */
 	int npids;
