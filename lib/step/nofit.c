@@ -46,7 +46,7 @@ static void given_of(const struct bnd_step *s, struct given *g)
 	if (bnd_cpuset_empty(&res))
 		return;
 	list_or_dots(&res, rl, sizeof(rl));
-	bnd_fail(g->kept, sizeof(g->kept), BND_OK, ", of which the site's filter=first_core keeps "
+	bnd_format(g->kept, sizeof(g->kept), ", of which the site's filter=first_core keeps "
 		 "cpus %s from every job,", rl);
 }
 
@@ -75,8 +75,8 @@ static int node_cannot_hold(struct bnd_step *s)
 	    bnd_cpuset_format_list(&s->reserved, rl, sizeof(rl)) == BND_OK)
 		snprintf(kept, sizeof(kept), " (the site's filter=first_core keeps cpus %s from every "
 			 "job)", rl);
-	bnd_fail(s->reason, sizeof(s->reason), BND_OK,
-		 "--binding=%s%s cannot be placed on this node for %d task%s%s: %s", s->req.text,
+	bnd_format(s->reason, sizeof(s->reason),
+		   "--binding=%s%s cannot be placed on this node for %d task%s%s: %s", s->req.text,
 		 implicit_note(s), s->ntasks, plural(s->ntasks),
 		 kept, werr);
 	return 1;
@@ -92,15 +92,15 @@ static int start_core_reason(struct bnd_step *s, const struct given *g)
 	int mrc = bnd_start_cores_missing(s->topo, &usable, &s->req, s->ntasks, miss, sizeof(miss),
 					  werr, sizeof(werr));
 	if (mrc == BND_ENOFIT) {
-		bnd_fail(s->reason, sizeof(s->reason), BND_OK,
-			 "--binding=%s cannot be placed on this node for %d task%s: %s", s->req.text,
+		bnd_format(s->reason, sizeof(s->reason),
+			   "--binding=%s cannot be placed on this node for %d task%s: %s", s->req.text,
 			 s->ntasks, plural(s->ntasks), werr);
 		return 1;
 	}
 	if (mrc != BND_OK || !*miss)
 		return 0;
-	bnd_fail(s->reason, sizeof(s->reason), BND_OK,
-		 "--binding=%s needs core%s %s, which %s not among this step's cores: Slurm gave "
+	bnd_format(s->reason, sizeof(s->reason),
+		   "--binding=%s needs core%s %s, which %s not among this step's cores: Slurm gave "
 		 "it %d core%s (cpus %s)%s for %d task%s", s->req.text, strchr(miss, ':') ? "s" : "",
 		 miss, strchr(miss, ':') ? "are" : "is", g->ncores, plural(g->ncores), g->dl, g->kept,
 		 s->ntasks, plural(s->ntasks));
@@ -113,13 +113,13 @@ static void named_reason(struct bnd_step *s, const struct given *g, const char *
 {
 	int listed = s->req.nexplicit;
 	if (s->req.strategy == BND_S_EXPLICIT && listed % s->ntasks)
-		bnd_fail(s->reason, sizeof(s->reason), BND_OK,
-			 "--binding=%s lists %d core%s, which cannot be shared out evenly among %s "
+		bnd_format(s->reason, sizeof(s->reason),
+			   "--binding=%s lists %d core%s, which cannot be shared out evenly among %s "
 			 "%d tasks on this node (list a multiple of %d cores)", s->req.text, listed,
 			 plural(listed), s->is_batch ? "the job's" : "this step's", s->ntasks, s->ntasks);
 	else
-		bnd_fail(s->reason, sizeof(s->reason), BND_OK,
-			 "--binding=%s names %s this step was not given: Slurm gave it %d core%s "
+		bnd_format(s->reason, sizeof(s->reason),
+			   "--binding=%s names %s this step was not given: Slurm gave it %d core%s "
 			 "(cpus %s)%s for %d task%s; %s", s->req.text,
 			 s->req.strategy == BND_S_EXPLICIT ? "cores" : "cpus", g->ncores,
 			 plural(g->ncores), g->dl, g->kept, s->ntasks, plural(s->ntasks), perr);
@@ -137,21 +137,21 @@ static void held_reason(struct bnd_step *s, const struct bnd_nofit *n, const cha
 	list_or_dots(&held, hl, sizeof(hl));
 	/* The cores alone fit and nobody holds one: memory is what is short. */
 	if (bnd_cpuset_empty(&steps) && bnd_cpuset_empty(&held)) {
-		bnd_fail(s->reason, sizeof(s->reason), BND_OK,
-			 "not enough free memory on the NUMA nodes of this step's cores: Slurm "
+		bnd_format(s->reason, sizeof(s->reason),
+			   "not enough free memory on the NUMA nodes of this step's cores: Slurm "
 			 "gave this step cpus %s, none of them held by another job; %s", dl,
 			 alloc_err);
 		return;
 	}
 	if (bnd_cpuset_empty(&steps)) {
-		bnd_fail(s->reason, sizeof(s->reason), BND_OK,
-			 "cores held by other jobs: Slurm gave this step cpus %s, of which other "
+		bnd_format(s->reason, sizeof(s->reason),
+			   "cores held by other jobs: Slurm gave this step cpus %s, of which other "
 			 "jobs hold cpus %s; %s", dl, *hl ? hl : "none", alloc_err);
 		return;
 	}
 	list_or_dots(&steps, sl, sizeof(sl));
-	bnd_fail(s->reason, sizeof(s->reason), BND_OK,
-		 "cores held by this job's other steps%s: Slurm gave this step cpus %s, of which "
+	bnd_format(s->reason, sizeof(s->reason),
+		   "cores held by this job's other steps%s: Slurm gave this step cpus %s, of which "
 		 "the job's other running steps hold cpus %s and other jobs cpus %s; %s",
 		 *hl ? " and by other jobs" : "", dl, sl, *hl ? hl : "none", alloc_err);
 }
@@ -172,8 +172,8 @@ void bnd_nofit_explain(struct bnd_step *s, const struct bnd_nofit *n, const char
 		named_reason(s, &g, n->alone_err);
 		return;
 	}
-	bnd_fail(s->reason, sizeof(s->reason), BND_OK,
-		 "the allocation on this node is too small for --binding=%s%s: Slurm gave this "
+	bnd_format(s->reason, sizeof(s->reason),
+		   "the allocation on this node is too small for --binding=%s%s: Slurm gave this "
 		 "step %d core%s (cpus %s)%s for %d task%s; %s (ask for more cpus with -n/-c)",
 		 s->req.text, implicit_note(s), g.ncores, plural(g.ncores), g.dl, g.kept, s->ntasks,
 		 plural(s->ntasks), n->alone_err);

@@ -92,7 +92,7 @@ static void first_core_cpus(const struct bnd_topology *t, bnd_cpuset_t *out)
 static void no_topology(struct bnd_step *s, const char *err)
 {
 	s->topo = NULL;
-	bnd_fail(s->reason, sizeof(s->reason), BND_OK, "this node's topology is NONE: %s (%s)", err,
+	bnd_format(s->reason, sizeof(s->reason), "this node's topology is NONE: %s (%s)", err,
 		 s->cfg.on_any_host ? "on_any_host=yes: runs unbound"
 				    : "on_any_host=no: a binding request fails here");
 	step_log(s, "job %u: %s", s->job, s->reason);
@@ -290,7 +290,7 @@ static void nofit_reason(struct bnd_step *s, const struct bnd_nofit *n, const ch
 	char why[sizeof(s->reason)];
 	bnd_nofit_explain(s, n, alloc_err);
 	memcpy(why, s->reason, sizeof(why));
-	bnd_fail(s->reason, sizeof(s->reason), BND_OK, "%s%s%s", head, why, tail);
+	bnd_format(s->reason, sizeof(s->reason), "%s%s%s", head, why, tail);
 }
 
 /* on_failure=defer: one transaction places the step after all if cores
@@ -351,7 +351,7 @@ static enum bnd_step_state place(struct bnd_step *s, const struct bnd_step_in *i
 	if (rc == BND_ENOFIT)
 		return BND_STEP_FAILED;
 	if (rc != BND_OK) {
-		bnd_fail(s->reason, sizeof(s->reason), BND_OK, "state (%s): %s", s->cfg.state_dir, err);
+		bnd_format(s->reason, sizeof(s->reason), "state (%s): %s", s->cfg.state_dir, err);
 		step_log(s, "job %u: %s", s->job, s->reason);
 		return BND_STEP_FAILED;
 	}
@@ -500,8 +500,8 @@ static void verbose_line(const struct bnd_step *s, int global_id, const bnd_cpus
 	char gpus[sizeof(g->list) + 8] = "";
 	if (s->gpu_aware)
 		snprintf(gpus, sizeof(gpus), " gpus=%s", g->list[0] ? g->list : "-");
-	bnd_fail(out->verbose, sizeof(out->verbose), BND_OK,
-		 "spank-binding: host=%s task=%d cores=%s cpus=%s mempolicy=%s%s%s%s",
+	bnd_format(out->verbose, sizeof(out->verbose),
+		   "spank-binding: host=%s task=%d cores=%s cpus=%s mempolicy=%s%s%s%s",
 		 s->host, global_id, pairs, list, pol, gpus, bound ? "" : " (unbound)", s->note);
 }
 
@@ -519,7 +519,7 @@ static const char *task_bind(const struct bnd_step *s, int local_id, const char 
 	if (s->state != BND_STEP_PLACED)
 		return NULL;
 	if (!bnd_step_task_cpus(s, &s->pl, local_id, cpus)) {
-		bnd_fail(buf, len, BND_OK, "no cpus were placed for local task %d", local_id);
+		bnd_format(buf, len, "no cpus were placed for local task %d", local_id);
 		return buf;
 	}
 	if (cgroup_root && cpuset_file &&
@@ -527,7 +527,7 @@ static const char *task_bind(const struct bnd_step *s, int local_id, const char 
 	    !bnd_cpuset_subset(cpus, &cg)) {
 		bnd_cpuset_format_list(cpus, pl, sizeof(pl));
 		bnd_cpuset_format_list(&cg, cl, sizeof(cl));
-		bnd_fail(buf, len, BND_OK, "placed cpus %s are outside the task's cpuset %s", pl, cl);
+		bnd_format(buf, len, "placed cpus %s are outside the task's cpuset %s", pl, cl);
 		return buf;
 	}
 	if (s->req.instance == BND_I_SET && bnd_apply_affinity(0, cpus, buf, len) != BND_OK)
@@ -584,15 +584,15 @@ static void task_message(const struct bnd_step *s, int global_id, const char *wh
 	int nt = s->state == BND_STEP_NO_TOPOLOGY;
 	if (!why && !m->failed) {
 		if (g->warn[0])
-			bnd_fail(out->message, sizeof(out->message), BND_OK,
-				 "spank-binding: %s task %d: %s", s->host, global_id, g->warn);
+			bnd_format(out->message, sizeof(out->message),
+				   "spank-binding: %s task %d: %s", s->host, global_id, g->warn);
 		return;
 	}
 	int fail = nt ? s->have_request && !s->cfg.on_any_host
 		      : s->cfg.on_failure == BND_ONFAIL_FAIL;
 	const char *head = !fail ? "" : nt ? "binding failed (on_any_host=no): "
 					   : "binding failed (on_failure=fail): ";
-	bnd_fail(out->message, sizeof(out->message), BND_OK, "spank-binding: %s task %d: %s%s%s%s%s",
+	bnd_format(out->message, sizeof(out->message), "spank-binding: %s task %d: %s%s%s%s%s",
 		 s->host, global_id, head, why ? (fail ? "" : "not bound: ") : "", why ? why : "",
 		 why && m->failed ? "; " : "", m->failed ? m->err : "");
 	out->failed = fail;
@@ -645,7 +645,7 @@ int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
 	task_message(s, global_id, why, &mem, &gt, out);
 	if (task_env(s, bound ? &cpus : NULL, why, &mem, &gt, vars, &out->env, err,
 		     sizeof(err)) != BND_OK && !out->message[0])
-		bnd_fail(out->message, sizeof(out->message), BND_OK, "spank-binding: %s task %d: %s",
+		bnd_format(out->message, sizeof(out->message), "spank-binding: %s task %d: %s",
 			 s->host, global_id, err);
 	if (verbose)
 		verbose_line(s, global_id, &cpus, bound, &gt, out);

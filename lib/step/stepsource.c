@@ -95,7 +95,7 @@ static int lsf_make(struct bnd_step *s, const struct bnd_step_in *in, int cpt)
 		rc = bnd_request_parse(&s->req, text, err, sizeof(err));
 	if (rc != BND_OK)
 		return bnd_fail(s->reason, sizeof(s->reason), rc, "%s", err);
-	bnd_fail(s->note, sizeof(s->note), BND_OK, " request=%s from LSB_USER_BIND_JOB=%s "
+	bnd_format(s->note, sizeof(s->note), " request=%s from LSB_USER_BIND_JOB=%s "
 		 "LSB_USER_BIND_CPU_LIST=%s", text, in->lsf_bind_job ? in->lsf_bind_job : "",
 		 in->lsf_cpu_list ? in->lsf_cpu_list : "");
 	return BND_OK;
@@ -110,7 +110,7 @@ static int implicit_make(struct bnd_step *s, const struct bnd_step_in *in, int c
 	int rc = bnd_implicit_request(s->topo, s->cfg.default_unit, cpt, &s->req, err, sizeof(err));
 	if (rc == BND_OK)
 		return BND_OK;
-	bnd_fail(s->reason, sizeof(s->reason), BND_OK, "%s", err);
+	bnd_format(s->reason, sizeof(s->reason), "%s", err);
 	if (s->log) {
 		char msg[BND_ERRLEN + 32];
 		snprintf(msg, sizeof(msg), "job %u: %s", s->job, err);
@@ -144,7 +144,7 @@ enum bnd_step_source bnd_step_source_pick(struct bnd_step *s, const struct bnd_s
 			s->source = rows[i].src;
 	/* The user set both of their own ways: say which one was ignored. */
 	if (s->source == BND_SRC_OPTION && lsf_offered(s, in))
-		bnd_fail(s->note, sizeof(s->note), BND_OK, " (--binding wins over LSB_USER_BIND_JOB=%s "
+		bnd_format(s->note, sizeof(s->note), " (--binding wins over LSB_USER_BIND_JOB=%s "
 			 "LSB_USER_BIND_CPU_LIST=%s)", in->lsf_bind_job ? in->lsf_bind_job : "",
 			 in->lsf_cpu_list ? in->lsf_cpu_list : "");
 	return s->source;
