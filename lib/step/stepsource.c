@@ -73,12 +73,15 @@ static int option_make(struct bnd_step *s, const struct bnd_step_in *in, int cpt
 	return BND_OK;
 }
 
-/* default= as the site wrote it (bnd_config_parse checked it). */
+/* default=: bnd_config_parse's parse of it, taken as it is. */
 static int default_make(struct bnd_step *s, const struct bnd_step_in *in, int cpt)
 {
 	(void)in;
 	(void)cpt;
-	return from_text(s, s->cfg.default_spec);
+	s->req = s->cfg.default_req;
+	if (!(s->req_text = strdup(s->cfg.default_spec)))
+		return bnd_fail(s->reason, sizeof(s->reason), BND_ENOMEM, "out of memory");
+	return BND_OK;
 }
 
 /* LSF's user variables, turned into a request now that the topology tells

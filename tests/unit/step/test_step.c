@@ -53,6 +53,19 @@ static int need_cores(int n)
 	return 0;
 }
 
+/* default= as bnd_config_parse leaves it: the text and its parse (set
+ * directly, without the parser's default=/implicit= conflict rule, so a
+ * test can set both). */
+static void set_default(const char *spec)
+{
+	char err[BND_ERRLEN];
+	snprintf(cfg.default_spec, sizeof(cfg.default_spec), "%s", spec);
+	memset(&cfg.default_req, 0, sizeof(cfg.default_req));
+	if (*spec)
+		ck_assert_msg(bnd_request_parse(&cfg.default_req, spec, err, sizeof(err)) == BND_OK,
+			      "%s", err);
+}
+
 static struct bnd_step_in base(uint32_t job, uint32_t step, int ntasks, const char *cores,
 			       const char *binding)
 {
@@ -461,7 +474,7 @@ START_TEST(nothing_asked_costs_nothing)
 	ck_assert_str_eq(r.verbose, "");
 	bnd_step_free(&s);
 	/* the admin's default applies to jobs without --binding */
-	snprintf(cfg.default_spec, sizeof(cfg.default_spec), "linear:1");
+	set_default("linear:1");
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert_str_eq(s.req.text, "linear:1");
@@ -1058,7 +1071,7 @@ START_TEST(implicit_binding_from_cpus_per_task)
 	bnd_step_free(&s);
 
 	/* default= wins when both are set (the config parser also says so) */
-	snprintf(cfg.default_spec, sizeof(cfg.default_spec), "linear:1");
+	set_default("linear:1");
 	in = base(139, 0, 1, "0-3", NULL);
 	in.cpus_per_task = 4;
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
@@ -1066,7 +1079,7 @@ START_TEST(implicit_binding_from_cpus_per_task)
 	ck_assert(s.source != BND_SRC_IMPLICIT);
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
-	cfg.default_spec[0] = '\0';
+	set_default("");
 
 	/* a unit this node lacks: unbound, the reason says which */
 	snprintf(cfg.default_unit, sizeof(cfg.default_unit), "E");
@@ -1147,7 +1160,7 @@ START_TEST(lsf_user_variables)
 	bnd_step_free(&s);
 
 	/* the user's LSF variables win over the site's default= and implicit= */
-	snprintf(cfg.default_spec, sizeof(cfg.default_spec), "linear:2");
+	set_default("linear:2");
 	cfg.implicit = 1;
 	in = base(156, 0, 1, "0-7", NULL);
 	in.lsf_bind_job = "whatever";
@@ -1163,7 +1176,7 @@ START_TEST(lsf_user_variables)
 	ck_assert_str_eq(s.req.text, "linear:2");
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
-	cfg.default_spec[0] = '\0';
+	set_default("");
 	cfg.implicit = 0;
 
 	/* USER without a list: unbound, and why */
