@@ -343,6 +343,42 @@ static const char *level_name(enum bnd_level lv)
 	return lv == BND_L_SOCKET ? "socket" : lv == BND_L_THREAD ? "thread" : "core";
 }
 
+/* One LSF policy over the free units of its level. */
+static int run_policy(struct lsf *l, const struct bnd_request *r, int need, int *fr, int *total,
+		      int *tk, int *seq, char *err, size_t errlen)
+{
+	const struct bnd_topology *t = l->t;
+	bool threads = r->level == BND_L_THREAD;
+	int nfree = 0;
+	for (int s = 0; s < t->nsockets; s++)
+		nfree += r->level == BND_L_SOCKET ? (sock_free(l, s) ? 1 : 0)
+			 : threads ? free_pus(l, sock_pu_first(t, s), sock_pu_count(t, s))
+				   : sock_free_cores(l, s);
+	/* Cores are exclusive here, so a policy either finds `need` free units
+	 * or nothing can: LSF's PACK-to-BALANCE fallback for a fully loaded
+	 * host has no case left to cover. */
+	if (nfree < need)
+		return bnd_fail(err, errlen, BND_ENOFIT, "%s: %d free %s%s needed, %d free",
+				bnd_strategy_name(r->strategy), need, level_name(r->level),
+				need == 1 ? "" : "s", nfree);
+	int got;
+	if (r->level == BND_L_SOCKET)
+		got = sockets(l, need);
+	else if (r->strategy == BND_S_LSF_BALANCE)
+		got = balance(l, threads, need, fr, total);
+	else if (r->strategy == BND_S_LSF_PACK)
+		got = pack(l, threads, need, fr, total, tk, seq);
+	else if (r->strategy == BND_S_LSF_ANY)
+		got = any(l, threads, need);
+	else
+		return bnd_fail(err, errlen, BND_EINVAL, "--binding: \"%s\": not an LSF policy",
+				r->text);
+	if (got >= need)
+		return BND_OK;
+	l->out->ngroups = 0;
+	return bnd_fail(err, errlen, BND_ENOMEM, "out of memory");
+}
+
 int bnd_strategy_lsf(const struct bnd_topology *t, const struct bnd_domain *dom,
 		     const struct bnd_request *r, int need, struct bnd_pick *out,
 		     char *err, size_t errlen)
@@ -370,38 +406,7 @@ int bnd_strategy_lsf(const struct bnd_topology *t, const struct bnd_domain *dom,
 		goto out;
 	}
 
-	bool threads = r->level == BND_L_THREAD;
-	int nfree = 0;
-	for (int s = 0; s < t->nsockets; s++)
-		nfree += r->level == BND_L_SOCKET ? (sock_free(&l, s) ? 1 : 0)
-			 : threads ? free_pus(&l, sock_pu_first(t, s), sock_pu_count(t, s))
-				   : sock_free_cores(&l, s);
-	/* Cores are exclusive here, so a policy either finds `need` free units
-	 * or nothing can: LSF's PACK-to-BALANCE fallback for a fully loaded
-	 * host has no case left to cover. */
-	if (nfree < need) {
-		rc = bnd_fail(err, errlen, BND_ENOFIT, "%s: %d free %s%s needed, %d free",
-			      bnd_strategy_name(r->strategy), need, level_name(r->level),
-			      need == 1 ? "" : "s", nfree);
-		goto out;
-	}
-	int got;
-	if (r->level == BND_L_SOCKET)
-		got = sockets(&l, need);
-	else if (r->strategy == BND_S_LSF_BALANCE)
-		got = balance(&l, threads, need, fr, total);
-	else if (r->strategy == BND_S_LSF_PACK)
-		got = pack(&l, threads, need, fr, total, tk, seq);
-	else if (r->strategy == BND_S_LSF_ANY)
-		got = any(&l, threads, need);
-	else {
-		rc = bnd_fail(err, errlen, BND_EINVAL, "--binding: \"%s\": not an LSF policy", r->text);
-		goto out;
-	}
-	if (got < need) {
-		out->ngroups = 0;
-		rc = bnd_fail(err, errlen, BND_ENOMEM, "out of memory");
-	}
+	rc = run_policy(&l, r, need, fr, total, tk, seq, err, errlen);
 out:
 	free(busy);
 	free(fr);

@@ -208,6 +208,72 @@ static const char *kind_word(int kind)
 	return kind == BND_KIND_EFFICIENCY ? "efficiency" : "power";
 }
 
+/* The sorted unit order; a bad sort= names the request. */
+static int build_order(const struct bnd_topology *t, const struct bnd_request *r,
+		       const bool *used, struct bnd_unitorder *o, char *err, size_t errlen)
+{
+	int rc = bnd_unitorder_build(o, t, used, r->sort, err, errlen);
+	if (rc == BND_EINVAL) {
+		char e[BND_ERRLEN];
+		snprintf(e, sizeof(e), "%s", err ? err : "");
+		rc = bnd_fail(err, errlen, BND_EINVAL, "--binding: \"%s\": sort=%s: %s", r->text,
+			      r->sort, e);
+	}
+	return rc;
+}
+
+/* The part of the string the walk may take: start= to stop=. OCS: no stop
+ * after the start (none on this node at all included) walks to the end of
+ * the string. */
+static int walk_range(const struct bnd_topology *t, const struct bnd_unitorder *o,
+		      const bool *used, const struct bnd_request *r, int *from, int *to, char *err,
+		      size_t errlen)
+{
+	bool absent = false;
+	int rc;
+	*from = 0;
+	*to = o->n;
+	if (r->start_letter) {
+		rc = find_letter(t, o, used, r, "start", r->start_letter, 0, from, &absent, err,
+				 errlen);
+		if (rc != BND_OK)
+			return rc;
+		if (*from < 0)
+			return no_start(t, r, absent, err, errlen);
+	}
+	if (r->stop_letter) {
+		int stop;
+		rc = find_letter(t, o, used, r, "stop", r->stop_letter, *from + 1, &stop, &absent,
+				 err, errlen);
+		if (rc != BND_OK)
+			return rc;
+		if (stop >= 0)
+			*to = stop;
+	}
+	return BND_OK;
+}
+
+/* Takes the first need free units of the target between from and to (only
+ * units lying wholly inside), marking their cpus blocked. */
+static int take_units(const struct bnd_topology *t, const struct bnd_unitorder *o,
+		      bool *blocked, const struct target *g, const struct bnd_request *r,
+		      int need, int from, int to, struct bnd_pick *out, char *err, size_t errlen)
+{
+	struct walk w = { t, o, blocked, out, 0 };
+	for (int k = from; k < to && out->ngroups < need; k++) {
+		int u = o->order[k];
+		if (t->units[u].type == g->type && o->end[u] <= to)
+			try_unit(&w, g, u, k);
+	}
+	if (out->ngroups >= need)
+		return BND_OK;
+	int found = out->ngroups;
+	out->ngroups = 0;
+	return bnd_fail(err, errlen, BND_ENOFIT, "packed: %d free %s unit%s of %s cores needed, %d found%s",
+			need, g->name, need == 1 ? "" : "s", kind_word(g->kind), found,
+			r->start_letter || r->stop_letter ? " between start and stop" : "");
+}
+
 int bnd_strategy_packed(const struct bnd_topology *t, const struct bnd_domain *dom,
 			const struct bnd_request *r, int need, struct bnd_pick *out,
 			char *err, size_t errlen)
@@ -215,22 +281,19 @@ int bnd_strategy_packed(const struct bnd_topology *t, const struct bnd_domain *d
 	struct target g = { 0, 0, "" };
 	struct bnd_unitorder o = { 0 };
 	bnd_cpuset_t filt;
-	int rc;
-
 	out->ngroups = 0;
 	out->off[0] = 0;
 	if (need < 1)
 		return bnd_fail(err, errlen, BND_EINVAL, "--binding: \"%s\": amount must be >= 1",
 				r->text);
-	rc = parse_unit(t, r, &g, err, errlen);
+	int rc = parse_unit(t, r, &g, err, errlen);
+	if (rc == BND_OK)
+		rc = load_filter(t, r, &filt, err, errlen);
 	if (rc != BND_OK)
 		return rc;
-	rc = load_filter(t, r, &filt, err, errlen);
-	if (rc != BND_OK)
-		return rc;
-
 	bool *used = calloc((size_t)t->npus + 1, sizeof(bool));
 	bool *blocked = calloc((size_t)t->npus + 1, sizeof(bool));
+	int from = 0, to = 0;
 	if (!used || !blocked) {
 		rc = bnd_fail(err, errlen, BND_ENOMEM, "out of memory");
 		goto out;
@@ -241,58 +304,9 @@ int bnd_strategy_packed(const struct bnd_topology *t, const struct bnd_domain *d
 		used[i] = !bnd_pu_available(t, dom, i);
 		blocked[i] = used[i] || bnd_cpuset_isset(&filt, t->pu_os[i]);
 	}
-	rc = bnd_unitorder_build(&o, t, used, r->sort, err, errlen);
-	if (rc != BND_OK) {
-		if (rc == BND_EINVAL) {
-			char e[BND_ERRLEN];
-			snprintf(e, sizeof(e), "%s", err ? err : "");
-			rc = bnd_fail(err, errlen, BND_EINVAL, "--binding: \"%s\": sort=%s: %s",
-				      r->text, r->sort, e);
-		}
-		goto out;
-	}
-
-	int from = 0, to = o.n;
-	bool absent = false;
-	if (r->start_letter) {
-		rc = find_letter(t, &o, used, r, "start", r->start_letter, 0, &from, &absent, err,
-				 errlen);
-		if (rc != BND_OK)
-			goto out;
-		if (from < 0) {
-			rc = no_start(t, r, absent, err, errlen);
-			goto out;
-		}
-	}
-	/* OCS: no stop after the start (none on this node at all included)
-	 * walks to the end of the string. */
-	if (r->stop_letter) {
-		int stop;
-		rc = find_letter(t, &o, used, r, "stop", r->stop_letter, from + 1, &stop, &absent,
-				 err, errlen);
-		if (rc != BND_OK)
-			goto out;
-		if (stop >= 0)
-			to = stop;
-	}
-
-	struct walk w = { t, &o, blocked, out, 0 };
-	for (int k = from; k < to && out->ngroups < need; k++) {
-		int u = o.order[k];
-		/* only units lying wholly inside start..stop */
-		if (t->units[u].type == g.type && o.end[u] <= to)
-			try_unit(&w, &g, u, k);
-	}
-	if (out->ngroups < need) {
-		int found = out->ngroups;
-		out->ngroups = 0;
-		rc = bnd_fail(err, errlen, BND_ENOFIT,
-			      "packed: %d free %s unit%s of %s cores needed, %d found%s",
-			      need, g.name, need == 1 ? "" : "s", kind_word(g.kind), found,
-			      r->start_letter || r->stop_letter ? " between start and stop" : "");
-		goto out;
-	}
-	rc = BND_OK;
+	if ((rc = build_order(t, r, used, &o, err, errlen)) == BND_OK &&
+	    (rc = walk_range(t, &o, used, r, &from, &to, err, errlen)) == BND_OK)
+		rc = take_units(t, &o, blocked, &g, r, need, from, to, out, err, errlen);
 out:
 	bnd_unitorder_free(&o);
 	free(used);

@@ -286,43 +286,74 @@ static int parse_visible(const struct ctx *c, struct bnd_request *r, struct span
 	return BND_OK;
 }
 
-static int packed_value(const struct ctx *c, struct bnd_request *r, int key, struct span v)
+static int packed_unit(const struct ctx *c, struct bnd_request *r, struct span v)
+{
+	struct tok a;
+	char names[64];
+	if (v.n < sizeof(r->unit) && bnd_packed_unit_name(T(&a, v))) {
+		memcpy(r->unit, v.p, v.n);
+		r->unit[v.n] = '\0';
+		return BND_OK;
+	}
+	bnd_packed_unit_names(' ', names, sizeof(names));
+	return fail(c, "unit \"%s\" is not one of %s", T(&a, v), names);
+}
+
+static int packed_type(const struct ctx *c, struct bnd_request *r, struct span v)
+{
+	struct tok a;
+	if (is(v, "task") || is(v, "slot"))
+		r->ptype = BND_PT_TASK;
+	else if (is(v, "node") || is(v, "host"))
+		r->ptype = BND_PT_NODE;
+	else
+		return fail(c, "type \"%s\" is not task or node", T(&a, v));
+	return BND_OK;
+}
+
+static int packed_sort(const struct ctx *c, struct bnd_request *r, struct span v)
 {
 	struct tok a, b;
+	for (size_t i = 0; i < v.n; i++) {
+		if (!unit_letter(v.p[i]))
+			return fail(c, "sort letter \"%s\" in \"%s\" is not one of " BND_UNIT_LETTER_LIST " "
+				    "(either case)", T(&a, sub(v, i, i + 1)), T(&b, v));
+		for (size_t j = 0; j < i; j++)
+			if ((v.p[j] | 0x20) == (v.p[i] | 0x20))
+				return fail(c, "sort letter \"%s\" appears twice in \"%s\"",
+					    T(&a, sub(v, i, i + 1)), T(&b, v));
+	}
+	/* Seven distinct letters at most, so it always fits. */
+	memcpy(r->sort, v.p, v.n);
+	r->sort[v.n] = '\0';
+	return BND_OK;
+}
+
+static int packed_filter(const struct ctx *c, struct bnd_request *r, struct span v)
+{
+	struct tok a, b;
+	if (v.n > BND_MAX_FILTER)
+		return fail(c, "filter is longer than %d letters", BND_MAX_FILTER);
+	for (size_t i = 0; i < v.n; i++)
+		if (!unit_letter(v.p[i]))
+			return fail(c, "filter \"%s\" has \"%s\" at position %zu, not a unit letter "
+				    "(" BND_UNIT_LETTER_LIST ", either case)", T(&b, v),
+				    T(&a, sub(v, i, i + 1)), i + 1);
+	memcpy(r->filter, v.p, v.n);
+	r->filter[v.n] = '\0';
+	return BND_OK;
+}
+
+static int packed_value(const struct ctx *c, struct bnd_request *r, int key, struct span v)
+{
+	struct tok a;
 	switch (key) {
 	case K_UNIT:
-	{
-		char names[64];
-		if (v.n < sizeof(r->unit) && bnd_packed_unit_name(T(&a, v))) {
-			memcpy(r->unit, v.p, v.n);
-			r->unit[v.n] = '\0';
-			return BND_OK;
-		}
-		bnd_packed_unit_names(' ', names, sizeof(names));
-		return fail(c, "unit \"%s\" is not one of %s", T(&a, v), names);
-	}
+		return packed_unit(c, r, v);
 	case K_TYPE:
-		if (is(v, "task") || is(v, "slot"))
-			r->ptype = BND_PT_TASK;
-		else if (is(v, "node") || is(v, "host"))
-			r->ptype = BND_PT_NODE;
-		else
-			return fail(c, "type \"%s\" is not task or node", T(&a, v));
-		return BND_OK;
+		return packed_type(c, r, v);
 	case K_SORT:
-		for (size_t i = 0; i < v.n; i++) {
-			if (!unit_letter(v.p[i]))
-				return fail(c, "sort letter \"%s\" in \"%s\" is not one of " BND_UNIT_LETTER_LIST " "
-					    "(either case)", T(&a, sub(v, i, i + 1)), T(&b, v));
-			for (size_t j = 0; j < i; j++)
-				if ((v.p[j] | 0x20) == (v.p[i] | 0x20))
-					return fail(c, "sort letter \"%s\" appears twice in \"%s\"",
-						    T(&a, sub(v, i, i + 1)), T(&b, v));
-		}
-		/* Seven distinct letters at most, so it always fits. */
-		memcpy(r->sort, v.p, v.n);
-		r->sort[v.n] = '\0';
-		return BND_OK;
+		return packed_sort(c, r, v);
 	case K_START:
 	case K_STOP:
 		if (v.n != 1 || !unit_letter(v.p[0]))
@@ -334,16 +365,7 @@ static int packed_value(const struct ctx *c, struct bnd_request *r, int key, str
 			r->stop_letter = v.p[0];
 		return BND_OK;
 	case K_FILTER:
-		if (v.n > BND_MAX_FILTER)
-			return fail(c, "filter is longer than %d letters", BND_MAX_FILTER);
-		for (size_t i = 0; i < v.n; i++)
-			if (!unit_letter(v.p[i]))
-				return fail(c, "filter \"%s\" has \"%s\" at position %zu, not a unit letter "
-					    "(" BND_UNIT_LETTER_LIST ", either case)", T(&b, v),
-					    T(&a, sub(v, i, i + 1)), i + 1);
-		memcpy(r->filter, v.p, v.n);
-		r->filter[v.n] = '\0';
-		return BND_OK;
+		return packed_filter(c, r, v);
 	case K_NEAR:
 		if (!is(v, "gpu"))
 			return fail(c, "near \"%s\" is not gpu", T(&a, v));
