@@ -1,4 +1,5 @@
 #include "binding/suspend/gang.h"
+#include "binding/hooks/gang.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

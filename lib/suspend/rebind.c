@@ -1,4 +1,5 @@
 #include "binding/suspend/rebind.h"
+#include "binding/hooks/rebind.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,4 +1,5 @@
 #include "binding/suspend/watcher.h"
+#include "binding/hooks/watcher.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,5 @@
 #include "binding/topology/topocache.h"
+#include "binding/hooks/topocache.h"
 
 #include <errno.h>
 #include <fcntl.h>

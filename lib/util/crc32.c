@@ -1,4 +1,5 @@
 #include "binding/util/crc32.h"
+#include "binding/hooks/crc32.h"
 
 #include <pthread.h>
 

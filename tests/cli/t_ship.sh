@@ -49,6 +49,12 @@ else
 	else _report 0 "nm -D spank_binding.so: only Slurm's symbols and the 5 callbacks" "$(echo $exported)"; fi
 fi
 
+# Test hooks (include/binding/hooks/) are for tests, fuzzers and benches:
+# what ships (the plugin, sbind) never reaches them.
+hooked=$(grep -l '#include "binding/hooks/' "$root"/spank_binding.c "$root"/tools/*.c 2>/dev/null)
+if [ -z "$hooked" ]; then _report 1 "the plugin and sbind include no test hooks"
+else _report 0 "the plugin and sbind include no test hooks" "$(echo $hooked)"; fi
+
 comp="$root/tools/sbind.bash-completion"
 if ! command -v bash >/dev/null 2>&1; then
 	skip "bash completion" "bash is not installed"

@@ -27,6 +27,7 @@
 #include "binding/state/state.h"
 #include "binding/state/statefile.h"
 #include "binding/util/error.h"
+#include "binding/util/textfile.h"
 
 struct seen {
 	uint32_t job, step;
@@ -98,34 +99,12 @@ static int overlaps(const struct bnd_state_file *f, long sample)
 	return n;
 }
 
-/* The file whole, as a reader without the lock gets it; NULL when absent. */
+/* The file whole, as a reader without the lock gets it (the state is
+ * replaced by rename, never rewritten in place); NULL when absent. */
 static char *read_state(const char *path, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	size_t cap = 65536, got = 0;
-	char *buf = malloc(cap);
-	for (;;) {
-		if (buf && got == cap) {
-			char *nb = realloc(buf, cap * 2);
-			if (!nb)
-				free(buf);
-			buf = nb;
-			cap *= 2;
-		}
-		if (!buf)
-			break;
-		ssize_t k = read(fd, buf + got, cap - got);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		got += (size_t)k;
-	}
-	close(fd);
-	*len = got;
-	return buf;
+	char *text;
+	return bnd_textfile_read(path, (size_t)1 << 30, &text, len, NULL, 0) == BND_OK ? text : NULL;
 }
 
 int main(int argc, char **argv)

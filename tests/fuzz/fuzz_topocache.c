@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "binding/hooks/topocache.h"
 #include "binding/util/error.h"
 #include "binding/placement/place.h"
 #include "binding/request/request.h"

@@ -61,10 +61,5 @@ void bnd_gang_stop(struct bnd_gang *g);
 /* Transitions done so far: suspends, resumes (bound again), deferrals. */
 void bnd_gang_counts(const struct bnd_gang *g, int *suspends, int *resumes, int *deferrals);
 
-/* The transitions without the thread, for tests: what the watcher calls
- * on each event (watcher.h's event callback). */
-int bnd_gang_event(struct bnd_gang *g, int ev, long long seen_ms);
-/* A controller without a thread (tests drive bnd_gang_event). */
-int bnd_gang_open(struct bnd_gang **g, const struct bnd_gang_in *in, char *err, size_t errlen);
 
 #endif

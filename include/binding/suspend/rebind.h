@@ -39,20 +39,6 @@ int bnd_rebind_tree(const char *proc_root, pid_t root, const bnd_cpuset_t *cpus,
 		    const char *cgroup, const bnd_nodeset_t *from, const bnd_nodeset_t *to,
 		    int *nthreads, int *nprocs, char *err, size_t errlen);
 
-/* The same walk a pass at a time (bnd_rebind_tree loops until a pass
- * finds no new thread): tests change the processes between passes. */
-struct bnd_rebind {
-	struct bnd_rebind_walk *w;
-};
-int bnd_rebind_begin(struct bnd_rebind *r, const char *proc_root, pid_t root,
-		     const bnd_cpuset_t *cpus, const char *cgroup, char *err, size_t errlen);
-/* *fresh: threads seen for the first time in this pass. BND_OK or
- * BND_ENOMEM. */
-int bnd_rebind_pass(struct bnd_rebind *r, int *fresh);
-/* Migrates (from/to as above), counts, closes. *skipped: threads left
- * alone because they were outside the cgroup. */
-int bnd_rebind_end(struct bnd_rebind *r, const bnd_nodeset_t *from, const bnd_nodeset_t *to,
-		   int *nthreads, int *nprocs, int *skipped);
 
 /* The path of pid's Slurm step cgroup (up to its step_<id> component, in
  * the first hierarchy of /proc/PID/cgroup that has one) into out; 1, or 0

@@ -84,11 +84,6 @@ int bnd_watch_start(struct bnd_watch **w, const struct bnd_watch_cfg *cfg,
 /* Stops and joins the thread, closes its fds, frees w. NULL is fine. */
 void bnd_watch_stop(struct bnd_watch *w);
 
-/* Does this read of the inotify fd hold a rename of the state file into
- * the state dir (or a queue overflow, which may have hidden one)? Removing a watch queues an
- * IN_IGNORED event: taken for a change, it made every step that stopped
- * wanting state events wake itself in a loop. */
-int bnd_watch_moved_in(const void *buf, size_t len);
 
 /* Wakeups and slurmctld reads so far (bench, tests). */
 void bnd_watch_counts(const struct bnd_watch *w, long *wakeups, long *job_reads);

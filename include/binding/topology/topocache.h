@@ -70,9 +70,5 @@ int bnd_topocache_read(struct bnd_topology **out, const char *path,
 int bnd_topocache_write_at(const struct bnd_topology *t, int dirfd, const char *name,
 			   const char *boot_id, char *err, size_t errlen);
 
-/* The checksum of a cache image of n 32-bit words (its own two checksum
- * words counted as zero): for tests that forge images to reach the
- * validator behind it. */
-uint64_t bnd_topocache_checksum(const uint32_t *w, size_t n);
 
 #endif

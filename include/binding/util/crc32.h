@@ -15,7 +15,5 @@
 
 uint32_t bnd_crc32(const void *data, size_t len);
 
-/* The table-driven loop alone (tests compare the two on every length). */
-uint32_t bnd_crc32_table(const void *data, size_t len);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binding/hooks/crc32.h"
 #include "binding/util/error.h"
 #include "binding/state/statefile.h"
 #include "statetest.h"

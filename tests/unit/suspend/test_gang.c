@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "binding/hooks/gang.h"
 #include "binding/request/config.h"
 #include "binding/state/state.h"
 #include "binding/state/transition.h"

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "binding/hooks/rebind.h"
 #include "binding/suspend/rebind.h"
 #include "binding/task/apply.h"
 #include "binding/util/cpuset.h"

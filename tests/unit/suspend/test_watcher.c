@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "binding/hooks/watcher.h"
 #include "binding/suspend/watcher.h"
 #include "binding/util/error.h"
 #include "cgscratch.h"

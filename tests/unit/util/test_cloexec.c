@@ -31,6 +31,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "binding/hooks/rebind.h"
 #include "binding/util/error.h"
 #include "binding/util/proc.h"
 #include "binding/util/safefile.h"
