@@ -26,6 +26,10 @@ static const char usage[] =
 	"      what a request would get (dry run), or record it with --commit\n"
 	"  rankfile [--output FILE] FILE...            one Open MPI rankfile from the\n"
 	"      nodes' rankfiles (every rank from 0 exactly once)\n"
+	"  submit [--binding SPEC] [--mbind SPEC] [--command srun|sbatch|salloc]\n"
+	"         [--mode translate|refuse|off] [--format text|json] [-n N] [-c N] ...\n"
+	"      the Slurm options a request needs from the allocation, given the\n"
+	"      user's (sbind submit --help lists them), or why it is refused\n"
 	"  status [--state DIR] [--format text|json] [--job J]\n"
 	"      current bindings on this node (suspended/deferred: since when, why)\n"
 	"  release --job J [--step S] [--state DIR]    drop records\n"
@@ -49,7 +53,8 @@ static const char usage[] =
 	"  sbind place --binding linear:1 --commit --job 7 --step 0\n"
 	"  sbind place --topology X.xml --binding gpu:4 --tasks 2 --gpus nvml0,nvml5\n"
 	"                        (the step's GPUs, by OS device name or PCI bus id)\n"
-	"  sbind place --binding help                                 (the grammar)\n";
+	"  sbind place --binding help                                 (the grammar)\n"
+	"  sbind submit --binding linear:2 -n 4      -> --cpus-per-task=2 --threads-per-core=1\n";
 
 /* sbind complete binding|mbind: the words of the tables of strategies
  * and memory policies (request.h), so the completion never lists a word by
@@ -103,6 +108,8 @@ int main(int argc, char **argv)
 		return sbind_cmd_rankfile(argc - 1, argv + 1);
 	if (!strcmp(cmd, "complete"))
 		return cmd_complete(argc - 1, argv + 1);
-	fprintf(stderr, "sbind: unknown command \"%s\" (expected topology, place, rankfile, status, release, gc or complete)\n", cmd);
+	if (!strcmp(cmd, "submit"))
+		return sbind_cmd_submit(argc - 1, argv + 1);
+	fprintf(stderr, "sbind: unknown command \"%s\" (expected topology, place, submit, rankfile, status, release, gc or complete)\n", cmd);
 	return SBIND_EXIT_USAGE;
 }

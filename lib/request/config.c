@@ -54,9 +54,14 @@ static const struct word on_failure_words[] = {
 static const struct word filter_words[] = {
 	{ "first_core", 1 }, { "none", 0 }, { NULL, 0 },
 };
+static const struct word submit_words[] = {
+	{ "translate", BND_SUBMIT_TRANSLATE }, { "refuse", BND_SUBMIT_REFUSE },
+	{ "off", BND_SUBMIT_OFF }, { NULL, 0 },
+};
 
 /* T_ENUM fields are read and written as int. */
 _Static_assert(sizeof(enum bnd_on_failure) == sizeof(int), "on_failure is stored as an int");
+_Static_assert(sizeof(enum bnd_submit_mode) == sizeof(int), "submit is stored as an int");
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -111,6 +116,10 @@ static const struct key keys[] = {
 	{ "topology", T_PATH, "/<path>.xml", "discovery", "discovery",
 	  "this node's topology from an hwloc XML export instead of discovery",
 	  AT(topology), NULL, 0, 0 },
+	{ "submit", T_ENUM, NULL, "translate", NULL,
+	  "on submit hosts, the cli_filter adds the options a binding needs, only refuses "
+	  "naming them, or does nothing",
+	  AT(submit), submit_words, 0, 0 },
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -368,6 +377,29 @@ const char *bnd_on_failure_name(enum bnd_on_failure f)
 		if (w->value == (int)f)
 			return w->word;
 	return "unbound";
+}
+
+const char *bnd_submit_mode_name(enum bnd_submit_mode m)
+{
+	for (const struct word *w = submit_words; w->word; w++)
+		if (w->value == (int)m)
+			return w->word;
+	return "translate";
+}
+
+static const struct key *find_key(const char *arg, size_t klen);
+
+/* The submit= row's own rule, for a value read outside plugstack.conf
+ * (sbind submit --mode). */
+int bnd_submit_mode_parse(const char *s, enum bnd_submit_mode *m, char *err, size_t errlen)
+{
+	struct bnd_config c;
+	memset(&c, 0, sizeof(c));
+	const struct key *k = find_key("submit", strlen("submit"));
+	int rc = set_enum(k, &c, s ? s : "", err, errlen);
+	if (rc == BND_OK)
+		*m = c.submit;
+	return rc;
 }
 
 static const struct key *find_key(const char *arg, size_t klen)

@@ -4,11 +4,13 @@
 #include "binding/step/nofit.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "binding/placement/place.h"
 #include "binding/step/stepfit.h"
 #include "binding/step/stepinfo.h"
+#include "binding/submit/translate.h"
 #include "binding/util/error.h"
 
 static const char *plural(int n)
@@ -156,8 +158,30 @@ static void held_reason(struct bnd_step *s, const struct bnd_nofit *n, const cha
 		 *hl ? " and by other jobs" : "", dl, sl, *hl ? hl : "none", alloc_err);
 }
 
+/* What a job should have asked Slurm for (lib/submit, as the site's
+ * cli_filter asks when it is installed): "--cpus-per-task=2
+ * --threads-per-core=1 would have fitted", or the old advice when the
+ * translation has no option to name. */
+static void fitting_options(const struct bnd_step *s, char *buf, size_t len)
+{
+	struct bnd_submit *sub = calloc(1, sizeof(*sub));
+	struct bnd_alloc a;
+	char opts[BND_SUBMIT_TEXT] = "";
+	bnd_alloc_init(&a, BND_CMD_SBATCH);
+	if (sub && bnd_submit_translate(&s->req, s->mbind, &a, BND_SUBMIT_TRANSLATE, sub, NULL,
+					0) == BND_OK)
+		bnd_submit_options_text(sub, opts, sizeof(opts));
+	free(sub);
+	if (*opts)
+		snprintf(buf, len, "the job's %s would have fitted; `sbind submit` shows what a "
+			 "request needs", opts);
+	else
+		snprintf(buf, len, "ask for more cpus with -n/-c");
+}
+
 void bnd_nofit_explain(struct bnd_step *s, const struct bnd_nofit *n, const char *alloc_err)
 {
+	char fit[BND_SUBMIT_TEXT + 96];
 	struct given g;
 	given_of(s, &g);
 	if (n->alone_rc != BND_ENOFIT) {
@@ -172,9 +196,10 @@ void bnd_nofit_explain(struct bnd_step *s, const struct bnd_nofit *n, const char
 		named_reason(s, &g, n->alone_err);
 		return;
 	}
+	fitting_options(s, fit, sizeof(fit));
 	bnd_format(s->reason, sizeof(s->reason),
 		   "the allocation on this node is too small for --binding=%s%s: Slurm gave this "
-		 "step %d core%s (cpus %s)%s for %d task%s; %s (ask for more cpus with -n/-c)",
+		 "step %d core%s (cpus %s)%s for %d task%s; %s (%s)",
 		 s->req.text, implicit_note(s), g.ncores, plural(g.ncores), g.dl, g.kept, s->ntasks,
-		 plural(s->ntasks), n->alone_err);
+		 plural(s->ntasks), n->alone_err, fit);
 }

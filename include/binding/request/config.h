@@ -30,6 +30,11 @@ enum bnd_on_failure {
 	BND_ONFAIL_DEFER,
 };
 
+/* submit=: what the cli_filter does with a request at submission
+ * (lib/submit): add the Slurm options the binding needs, only refuse what
+ * cannot hold (naming the options to add), or nothing. */
+enum bnd_submit_mode { BND_SUBMIT_TRANSLATE = 0, BND_SUBMIT_REFUSE, BND_SUBMIT_OFF };
+
 struct bnd_config {
 	char state_dir[BND_CONFIG_PATH_MAX];
 	int enabled;
@@ -75,6 +80,7 @@ struct bnd_config {
 	 * instead of discovery (a node whose discovery is wrong); "" for
 	 * discovery. A file that cannot be read is a node without topology. */
 	char topology[256];
+	enum bnd_submit_mode submit;   /* read by the submit host's cli_filter */
 };
 
 /* Every setting from its key's default (bnd_config_key_info's def). */
@@ -95,6 +101,11 @@ int bnd_config_parse(struct bnd_config *c, int argc, char *const argv[],
 		     char *err, size_t errlen);
 
 const char *bnd_on_failure_name(enum bnd_on_failure f);
+
+/* "translate", "refuse", "off" (submit='s words); and back (BND_EINVAL,
+ * naming the accepted form, for another word). */
+const char *bnd_submit_mode_name(enum bnd_submit_mode m);
+int bnd_submit_mode_parse(const char *s, enum bnd_submit_mode *m, char *err, size_t errlen);
 
 /* One line describing the effective settings, for the log: every key in
  * the table's order, KEY=VALUE, space separated. BND_EINVAL when it does

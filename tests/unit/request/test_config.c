@@ -45,12 +45,13 @@ START_TEST(every_setting)
 	char *argv[] = { "state_dir=/tmp/x/state", "enabled=no", "default=linear:1",
 			 "on_failure=fail", "lock_timeout=2.5", "verbose", "filter=first_core",
 			 "default_unit=CT", "mem_reserve=2G", "defer_max=8", "private_files=yes",
-			 "on_any_host=no", "topology=/etc/slurm/node.xml" };
-	ck_assert_int_eq(parse(&c, err, 13, argv), BND_OK);
+			 "on_any_host=no", "topology=/etc/slurm/node.xml", "submit=refuse" };
+	ck_assert_int_eq(parse(&c, err, 14, argv), BND_OK);
 	ck_assert_int_eq(c.on_any_host, 0);
 	ck_assert_str_eq(c.topology, "/etc/slurm/node.xml");
 	ck_assert_int_eq(c.defer_max, 8);
 	ck_assert_int_eq(c.private_files, 1);
+	ck_assert_int_eq(c.submit, BND_SUBMIT_REFUSE);
 	ck_assert(c.mem_reserve.mib == 2048 && c.mem_reserve.percent == 0);
 	ck_assert_str_eq(c.state_dir, "/tmp/x/state");
 	ck_assert_int_eq(c.enabled, 0);
@@ -67,7 +68,7 @@ START_TEST(every_setting)
 			 "on_failure=fail lock_timeout=2.500 verbose=yes filter=first_core "
 			 "implicit=no default_unit=CT mem_reserve=2048M defer_max=8 gpu_devices=none "
 			 "gres_conf=default private_files=yes on_any_host=no "
-			 "topology=/etc/slurm/node.xml");
+			 "topology=/etc/slurm/node.xml submit=refuse");
 }
 END_TEST
 
@@ -312,7 +313,7 @@ START_TEST(example_file_parses_and_documents_everything)
 			       "on_failure=defer|unbound|fail", "lock_timeout=SECONDS", "verbose",
 			       "filter=first_core", "implicit=yes|no", "default_unit=",
 			       "gpu_devices=/dev/PATH=BUSID", "gres_conf=", "on_any_host=yes|no",
-			       "topology=" };
+			       "topology=", "submit=translate|refuse|off" };
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		ck_assert_msg(strstr(all, keys[i]), "%s is not documented", keys[i]);
 }
@@ -328,7 +329,26 @@ START_TEST(defaults_line)
 	ck_assert_str_eq(line, "state_dir=/run/slurm-binding enabled=yes default=none "
 			 "on_failure=defer lock_timeout=10.000 verbose=no filter=none implicit=no "
 			 "default_unit=C mem_reserve=0M defer_max=64 gpu_devices=none "
-			 "gres_conf=default private_files=no on_any_host=yes topology=discovery");
+			 "gres_conf=default private_files=no on_any_host=yes topology=discovery "
+			 "submit=translate");
+}
+END_TEST
+
+/* sbind submit --mode reads submit='s words by the same row: each one
+ * back to its name, anything else refused with the accepted form. */
+START_TEST(submit_mode_words_are_the_keys)
+{
+	const char *words[] = { "translate", "refuse", "off" };
+	enum bnd_submit_mode m = BND_SUBMIT_OFF;
+	char err[ERRLEN] = "";
+	for (size_t i = 0; i < 3; i++) {
+		ck_assert_int_eq(bnd_submit_mode_parse(words[i], &m, err, sizeof(err)), BND_OK);
+		ck_assert_str_eq(bnd_submit_mode_name(m), words[i]);
+	}
+	ck_assert_int_eq(bnd_submit_mode_parse("maybe", &m, err, sizeof(err)), BND_EINVAL);
+	ck_assert_str_eq(err, "expected submit=translate|refuse|off");
+	ck_assert_str_eq(bnd_submit_mode_name(m), "off");
+	ck_assert_int_eq(bnd_submit_mode_parse(NULL, &m, err, sizeof(err)), BND_EINVAL);
 }
 END_TEST
 
@@ -363,7 +383,7 @@ START_TEST(table_defaults_are_the_defaults)
 		snprintf(word, sizeof(word), "%s=", k.name);
 		ck_assert_msg((at = strstr(at, word)), "%s out of order in %s", word, line0);
 	}
-	ck_assert_int_eq(i, 16);
+	ck_assert_int_eq(i, 17);
 	ck_assert_int_eq(bnd_config_key_info(i, &k), BND_EINVAL);
 }
 END_TEST
@@ -435,6 +455,7 @@ int main(void)
 	tcase_add_test(tc, example_file_parses_and_documents_everything);
 	tcase_add_test(tc, defaults_line);
 	tcase_add_test(tc, table_defaults_are_the_defaults);
+	tcase_add_test(tc, submit_mode_words_are_the_keys);
 	tcase_add_test(tc, default_request_is_parsed_once);
 	tcase_add_test(tc, complaints_name_the_form);
 	suite_add_tcase(s, tc);

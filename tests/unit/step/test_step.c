@@ -175,6 +175,9 @@ START_TEST(allocation_too_small_names_both_numbers)
 	snprintf(want, sizeof(want), "Slurm gave this step 1 core (cpus %s) for 1 task", cpus_of_core(0));
 	ck_assert_msg(strstr(s.reason, "allocation on this node is too small") &&
 		      strstr(s.reason, want) && strstr(s.reason, "2 cores needed"), "%s", s.reason);
+	/* and names what the job should have asked Slurm for (lib/submit) */
+	ck_assert_msg(strstr(s.reason, "the job's --cpus-per-task=2 --threads-per-core=1 would have "
+			     "fitted"), "%s", s.reason);
 	ck_assert_int_eq(records(), 0);
 
 	const char *before = strdup(status_cpus());

@@ -1,0 +1,35 @@
+/* The site's switch for the cli_filter (plugstack.conf submit=, config.h),
+ * read where the filter runs: on the submit host, from the plugin's own
+ * line in the plugstack.conf that slurm.conf names (PlugStackConfig=, by
+ * default plugstack.conf beside slurm.conf), so it is configured where the
+ * plugin is. enabled=no turns the filter off too.
+ */
+#ifndef BINDING_SUBMIT_SITECONF_H
+#define BINDING_SUBMIT_SITECONF_H
+
+#include <stddef.h>
+
+#include "binding/request/config.h"
+
+/* The plugstack.conf path slurm.conf's text names, or the default beside
+ * slurm_conf_path. BND_EINVAL when it does not fit out. */
+int bnd_siteconf_plugstack_path(const char *slurm_conf_path, const char *text, char *out,
+				size_t outlen, char *err, size_t errlen);
+
+/* Scans one plugstack.conf text for the plugin's line (a required or
+ * optional line whose plugin is spank_binding.so) and parses its
+ * arguments into cfg; *found is set when there is one. include lines are
+ * handed to include(ctx, pattern) in order. Bad arguments keep their
+ * defaults, as in the plugin. */
+int bnd_siteconf_scan_plugstack(const char *text, struct bnd_config *cfg, int *found,
+				void (*include)(void *ctx, const char *pattern), void *ctx);
+
+/* The site's mode for this host: slurm_conf (NULL: $SLURM_CONF, else
+ * /etc/slurm/slurm.conf) -> plugstack.conf -> the plugin's submit= and
+ * enabled=. When the files cannot be read the default (translate) holds;
+ * without the plugin's line the filter has nothing to do (off). why says
+ * where the mode came from. */
+void bnd_siteconf_submit_mode(const char *slurm_conf, enum bnd_submit_mode *mode, char *why,
+			      size_t whylen);
+
+#endif

@@ -1,0 +1,151 @@
+/* submit= read from the submit host's plugstack.conf (siteconf.h). */
+#include "binding/submit/siteconf.h"
+
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "binding/util/error.h"
+
+#define CONF_MAX (1 << 20)
+#define MAX_ARGS 64
+#define MAX_INCLUDE_DEPTH 4
+
+/* Next line of text into buf (comment and trailing blanks cut). */
+static const char *next_line(const char *p, char *buf, size_t len)
+{
+	size_t n = strcspn(p, "\n");
+	size_t k = n < len - 1 ? n : len - 1;
+	memcpy(buf, p, k);
+	buf[k] = '\0';
+	char *hash = strchr(buf, '#');
+	if (hash)
+		*hash = '\0';
+	return p[n] ? p + n + 1 : p + n;
+}
+
+int bnd_siteconf_plugstack_path(const char *slurm_conf_path, const char *text, char *out,
+				size_t outlen, char *err, size_t errlen)
+{
+	char line[4096], found[4096] = "";
+	for (const char *p = text; p && *p;) {
+		p = next_line(p, line, sizeof(line));
+		char *save = NULL;
+		for (char *tok = strtok_r(line, " \t\r", &save); tok;
+		     tok = strtok_r(NULL, " \t\r", &save))
+			if (!strncasecmp(tok, "PlugStackConfig=", 16))
+				snprintf(found, sizeof(found), "%s", tok + 16);
+	}
+	int n;
+	if (*found) {
+		n = snprintf(out, outlen, "%s", found);
+	} else {
+		const char *slash = strrchr(slurm_conf_path, '/');
+		int dirlen = slash ? (int)(slash - slurm_conf_path) : 1;
+		n = snprintf(out, outlen, "%.*s/plugstack.conf", dirlen, slash ? slurm_conf_path : ".");
+	}
+	if (n < 0 || (size_t)n >= outlen)
+		return bnd_fail(err, errlen, BND_EINVAL, "plugstack.conf path too long");
+	return BND_OK;
+}
+
+static int is_plugin(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	return !strcmp(base ? base + 1 : path, "spank_binding.so");
+}
+
+int bnd_siteconf_scan_plugstack(const char *text, struct bnd_config *cfg, int *found,
+				void (*include)(void *ctx, const char *pattern), void *ctx)
+{
+	char line[8192];
+	for (const char *p = text; p && *p;) {
+		p = next_line(p, line, sizeof(line));
+		char *argv[MAX_ARGS], *save = NULL;
+		int argc = 0;
+		for (char *tok = strtok_r(line, " \t\r", &save); tok && argc < MAX_ARGS;
+		     tok = strtok_r(NULL, " \t\r", &save))
+			argv[argc++] = tok;
+		if (argc >= 2 && !strcmp(argv[0], "include") && include)
+			include(ctx, argv[1]);
+		if (argc < 2 || (strcmp(argv[0], "required") && strcmp(argv[0], "optional")) ||
+		    !is_plugin(argv[1]))
+			continue;
+		bnd_config_defaults(cfg);
+		bnd_config_parse(cfg, argc - 2, argv + 2, NULL, 0);
+		*found = 1;
+	}
+	return BND_OK;
+}
+
+static char *read_text(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	char *buf = malloc(CONF_MAX + 1);
+	size_t n = buf ? fread(buf, 1, CONF_MAX, f) : 0;
+	fclose(f);
+	if (buf)
+		buf[n] = '\0';
+	return buf;
+}
+
+struct scan {
+	struct bnd_config *cfg;
+	int found, depth;
+};
+
+static void scan_file(struct scan *s, const char *path);
+
+static void on_include(void *ctx, const char *pattern)
+{
+	struct scan *s = ctx;
+	glob_t g;
+	if (s->depth >= MAX_INCLUDE_DEPTH || glob(pattern, 0, NULL, &g))
+		return;
+	for (size_t i = 0; i < g.gl_pathc; i++)
+		scan_file(s, g.gl_pathv[i]);
+	globfree(&g);
+}
+
+static void scan_file(struct scan *s, const char *path)
+{
+	char *text = read_text(path);
+	if (!text)
+		return;
+	s->depth++;
+	bnd_siteconf_scan_plugstack(text, s->cfg, &s->found, on_include, s);
+	s->depth--;
+	free(text);
+}
+
+void bnd_siteconf_submit_mode(const char *slurm_conf, enum bnd_submit_mode *mode, char *why,
+			      size_t whylen)
+{
+	const char *env = getenv("SLURM_CONF");
+	const char *conf = slurm_conf ? slurm_conf : env && *env ? env : "/etc/slurm/slurm.conf";
+	char stack[4096];
+	struct bnd_config cfg;
+	*mode = BND_SUBMIT_TRANSLATE;
+	char *text = read_text(conf);
+	if (!text) {
+		snprintf(why, whylen, "%s unreadable: the default, submit=translate", conf);
+		return;
+	}
+	int rc = bnd_siteconf_plugstack_path(conf, text, stack, sizeof(stack), NULL, 0);
+	free(text);
+	struct scan s = { &cfg, 0, 0 };
+	if (rc == BND_OK)
+		scan_file(&s, stack);
+	if (!s.found) {
+		*mode = BND_SUBMIT_OFF;
+		snprintf(why, whylen, "%s lists no spank_binding.so: off", rc ? conf : stack);
+		return;
+	}
+	*mode = cfg.enabled ? cfg.submit : BND_SUBMIT_OFF;
+	snprintf(why, whylen, "%s: submit=%s%s", stack, bnd_submit_mode_name(cfg.submit),
+		 cfg.enabled ? "" : ", enabled=no: off");
+}
