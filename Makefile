@@ -13,6 +13,7 @@ BINDIR      ?= $(PREFIX)/bin
 DOCDIR      ?= $(PREFIX)/share/doc/spank-binding
 MANDIR      ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+DATADIR     ?= $(PREFIX)/share/spank-binding
 # Debian's Slurm looks for plugins in /usr/lib/<multiarch>/slurm-wlm.
 SLURM_PLUGINDIR ?= /usr/lib/$(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/slurm-wlm
 DESTDIR     ?=
@@ -57,6 +58,8 @@ BENCH_BIN   := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 TOOLS_SRC   := $(sort $(wildcard tools/*.c))
 TOOLS_HDR   := $(wildcard tools/*.h)
 TOOLS_BIN   := $(B)/sbind
+# The cli_filter.lua, running the installed sbind (tools/gen-cli-filter.sh).
+CLI_FILTER  := $(B)/cli_filter.lua
 PLUGIN      := $(B)/spank_binding.so
 # Man pages: man/*.in with the texts sbind prints put in (man/build.sh);
 # dated by the Debian changelog's first entry, so a rebuild is identical.
@@ -82,7 +85,7 @@ export BINDING_BUILD := $(abspath $(B))
 
 .PHONY: all deps check unit unit-plain unit-san cli e2e pkg numa fuzz fuzz-run fuzz-long lint demo bench install clean
 
-all: $(B)/libbinding.a $(TOOLS_BIN) $(if $(wildcard spank_binding.c),$(PLUGIN)) $(MANPAGES)
+all: $(B)/libbinding.a $(TOOLS_BIN) $(if $(wildcard spank_binding.c),$(PLUGIN)) $(MANPAGES) $(CLI_FILTER)
 
 deps:
 	@sh scripts/install-deps.sh
@@ -113,6 +116,9 @@ $(B)/san/libbinding.a: $(LIB_SAN_OBJ)
 
 $(B)/sbind: $(TOOLS_SRC) $(TOOLS_HDR) $(B)/libbinding.a $(LIB_HDR) $(wildcard debian/changelog)
 	$(CC) $(ALL_CFLAGS) -DBND_VERSION='"$(or $(VERSION),unknown)"' -Itools $(TOOLS_SRC) -o $@ $(B)/libbinding.a $(PKG_LIBS) $(LDFLAGS)
+
+$(CLI_FILTER): tools/cli_filter.lua.in tools/gen-cli-filter.sh $(TOOLS_BIN)
+	sh tools/gen-cli-filter.sh $(TOOLS_BIN) $(BINDIR)/sbind $(DATADIR) <tools/cli_filter.lua.in >$@.new && mv -f $@.new $@
 
 $(B)/man/sbind.1: man/sbind.1.in man/spank-binding.8.in man/build.sh $(TOOLS_BIN)
 	sh man/build.sh $(TOOLS_BIN) $(B)/man "$(VERSION)" "$(MAN_DATE)" "$(SLURM_PLUGINDIR)"
@@ -168,7 +174,7 @@ unit-san: $(UNIT_SAN)
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		sh tests/run-unit.sh asan+ubsan $(UNIT_SAN)
 
-cli: $(TOOLS_BIN) $(MANPAGES)
+cli: $(TOOLS_BIN) $(MANPAGES) $(CLI_FILTER)
 	@sh tests/cli/run.sh
 
 e2e: all $(E2E_HELPERS)
@@ -223,13 +229,16 @@ bench: $(BENCH_BIN) all
 	@if [ -x bench/launch.sh ]; then sh bench/launch.sh; fi
 	@if [ -x bench/gang.sh ]; then sh bench/gang.sh; fi
 	@if [ -x bench/defer.sh ]; then sh bench/defer.sh; fi
+	@if [ -x bench/cli_filter.sh ]; then sh bench/cli_filter.sh; fi
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(MANDIR)/man1 \
-		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR)
+		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(DATADIR)
 	install -m 0755 $(B)/sbind $(DESTDIR)$(BINDIR)/sbind
 	install -m 0644 README.md plugstack.conf.example docs/plugin.md docs/state.md docs/gpu.md \
-		docs/ocs-lsf.md $(DESTDIR)$(DOCDIR)/
+		docs/ocs-lsf.md docs/submit.md $(DESTDIR)$(DOCDIR)/
+	sh tools/gen-cli-filter.sh $(B)/sbind $(BINDIR)/sbind $(DATADIR) <tools/cli_filter.lua.in \
+		>$(DESTDIR)$(DATADIR)/cli_filter.lua && chmod 0644 $(DESTDIR)$(DATADIR)/cli_filter.lua
 	install -m 0644 $(B)/man/sbind.1 $(DESTDIR)$(MANDIR)/man1/sbind.1
 	install -m 0644 $(B)/man/spank-binding.8 $(DESTDIR)$(MANDIR)/man8/spank-binding.8
 	install -m 0644 tools/sbind.bash-completion $(DESTDIR)$(BASHCOMPDIR)/sbind

@@ -47,6 +47,8 @@ static void usage(FILE *f)
 		fprintf(f, "    %s\n", left + (k->short_opt ? 0 : 1));
 	}
 	fputs("  --jobid (srun inside an allocation) asks for a step of that job.\n"
+	      "  --list-options prints the Slurm option names above, one per line (the\n"
+	      "  ones the cli_filter passes on).\n"
 	      "  --mode: the site's plugstack.conf submit= by default (slurm.conf's\n"
 	      "  PlugStackConfig, from --slurm-conf or $SLURM_CONF).\n", f);
 }
@@ -174,8 +176,14 @@ static void print_text(const struct bnd_submit *s, enum bnd_submit_mode mode, co
 		printf("options: none (submit=off: %s)\n", why);
 	else
 		printf("options: %s\n", *opts ? opts : "none");
-	for (int i = 0; i < s->nset; i++)
-		printf("set --%s=%s: %s\n", s->set[i].name, s->set[i].value, s->set[i].why);
+	for (int i = 0; i < s->nset; i++) {
+		const struct bnd_submit_opt *o = &s->set[i];
+		/* a flag (--exclusive) has its name as its value */
+		if (!strcmp(o->name, o->value))
+			printf("set --%s: %s\n", o->name, o->why);
+		else
+			printf("set --%s=%s: %s\n", o->name, o->value, o->why);
+	}
 	for (int i = 0; i < s->nnotes; i++)
 		printf("note: %s\n", s->notes[i]);
 }

@@ -45,7 +45,15 @@ _vg "sort=N with a latency matrix" 0 place --topology "$TESTXML/quadrant-4numa.x
 _vg "filter in OCS form without memory units" 0 place --topology "$TESTXML/hybrid-4p4e.xml" --binding packed:1:unit=E:filter=SCCCCeEEE
 _vg "start letter the node lacks" 3 place --topology "pack:2 core:2" --binding packed:1:start=E
 _vg "explicit with ;" 0 place --topology "pack:2 core:2" --binding "explicit:0,0;1,1"
-if [ -d "$TOPOS" ]; then
+_vg "submit, text" 0 submit --mode translate --binding linear:2 -n 4 --mem=4G
+_vg "submit, json, whole node" 0 submit --mode translate --command sbatch --binding explicit:0,0:1,3 -n2 --format json
+_vg "submit, refused" 3 submit --mode translate --binding linear:2 -c 1 --format json
+_vg "submit, bad option" 2 submit --binding linear:1 --nodes=4-2
+printf 'PlugStackConfig=%s/ps.conf\n' "$_vgdir" >"$_vgdir/slurm.conf"
+printf 'include %s/ps.d/*.conf\n' "$_vgdir" >"$_vgdir/ps.conf"
+mkdir -p "$_vgdir/ps.d" && printf 'required /x/spank_binding.so submit=refuse\n' >"$_vgdir/ps.d/a.conf"
+_vg "submit, the site's switch through include" 3 submit --slurm-conf "$_vgdir/slurm.conf" --binding linear:2
+if [ -n "$TOPOS" ] && [ -d "$TOPOS" ]; then
 	_vg "384-PU XML, packed unit=X" 0 place --topology "$TOPOS/AMD-Epyc-Zen5-c4d-highmem-384.xml" --binding packed:1:unit=X
 	_vg "hybrid XML, unit=E" 0 place --topology "$TOPOS/Intel-Core-RaptorLake-1pa6co2t+2ca4co1t-hybrid.xml" --binding packed:2:unit=E --format ocs
 else

@@ -18,6 +18,8 @@
 #   E2E_DIR      the temporary directory (mode 755; logs in $E2E_DIR/log)
 #   SLURM_CONF   $E2E_DIR/slurm.conf, for every client command
 #   E2E_NODE     node name (unique per cluster, see below), E2E_PARTITION
+#   (the default: OverSubscribe=FORCE:2), E2E_PARTITION_NOSHARE (the same
+#   nodes, OverSubscribe=NO: jobs wait for free cores, --exclusive holds)
 #   E2E_USER, E2E_UID  unprivileged job user (created with useradd if missing)
 #   E2E_WORK     directory owned by that user; jobs run from there
 #   E2E_STATE    the plugin's state_dir= (added to plugstack args unless given)
@@ -57,7 +59,9 @@
 # the node says Gres=gpu:N), E2E_CONSTRAIN_DEVICES=yes|no (cgroup.conf,
 # default no), KEEP_E2E=1 (keep the directory after stopping), BINDING_BUILD, E2E_TMPDIR
 # (where the cluster directory is made, default /tmp; every directory above
-# it must be traversable by the job user).
+# it must be traversable by the job user), E2E_CLI_FILTER=1
+# (CliFilterPlugins=cli_filter/lua with the project's cli_filter.lua, see
+# cluster_cli_filter).
 
 E2E_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 E2E_BUILD=${BINDING_BUILD:-$E2E_ROOT/build}
@@ -198,11 +202,14 @@ PreemptMode=GANG"
 		MpiDefault=none
 		ReturnToService=2
 		InactiveLimit=0
+		EnforcePartLimits=ALL
 		SlurmctldTimeout=60
 		KillWait=2
 		MinJobAge=600
+		$([ "${E2E_CLI_FILTER:-0}" = 1 ] && echo CliFilterPlugins=cli_filter/lua)
 		$(_e2e_node_lines)
 		PartitionName=$E2E_PARTITION Nodes=$(echo "$E2E_NODE_LIST" | tr ' ' ,) Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:2
+		PartitionName=$E2E_PARTITION_NOSHARE Nodes=$(echo "$E2E_NODE_LIST" | tr ' ' ,) Default=NO MaxTime=INFINITE State=UP OverSubscribe=NO
 	EOF
 	chmod 644 "$d/slurm.conf" "$d/cgroup.conf"
 }
@@ -293,6 +300,28 @@ cluster_plugstack() {
 	chmod 644 "$E2E_DIR/plugstack.conf.new"
 	mv -f "$E2E_DIR/plugstack.conf.new" "$E2E_DIR/plugstack.conf"
 	export E2E_PLUGIN
+}
+
+# cluster_cli_filter on|off: Slurm's cli_filter/lua with the project's
+# cli_filter.lua ($BINDING_BUILD/cli_filter.lua, as make builds it and the
+# package installs it) running a copy of $BINDING_BUILD/sbind, for every
+# srun/sbatch/salloc from now on, or none. Clients read slurm.conf and the
+# script at each run (the daemons use neither); with the plugin configured
+# and the script missing every client fails, so the script is written
+# before the line.
+cluster_cli_filter() {
+	local sb="$E2E_BUILD/sbind" lua="$E2E_BUILD/cli_filter.lua" d=$E2E_DIR
+	sed -i '/^CliFilterPlugins=/d' "$d/slurm.conf" 2>/dev/null
+	[ "${1:-off}" = on ] || return 0
+	[ -x "$sb" ] && [ -f "$lua" ] || { _e2e_say "cli_filter: $sb or $lua not built (make)"; return 1; }
+	mkdir -p "$d/lib"
+	cp "$sb" "$d/lib/.sbind.new" && chmod 755 "$d/lib/.sbind.new" &&
+		mv -f "$d/lib/.sbind.new" "$d/lib/sbind" &&
+		sed "s|^M.sbind = .*|M.sbind = \"$d/lib/sbind\"|" "$lua" >"$d/.cli_filter.lua.new" &&
+		chmod 644 "$d/.cli_filter.lua.new" && mv -f "$d/.cli_filter.lua.new" "$d/cli_filter.lua" ||
+		return 1
+	[ -f "$d/slurm.conf" ] && echo "CliFilterPlugins=cli_filter/lua" >>"$d/slurm.conf"
+	return 0
 }
 
 _e2e_alive() {	# PID NAME: running (not a zombie) and still that program
@@ -485,7 +514,7 @@ cluster_start() {
 			{ _e2e_say "two nodes need unshare and nsenter (util-linux)"; return 1; }
 		E2E_NODE_LIST="e2e-${suffix}1 e2e-${suffix}2"
 	fi
-	export E2E_NODE=${E2E_NODE_LIST%% *} E2E_PARTITION=e2e E2E_NODES E2E_NODE_LIST
+	export E2E_NODE=${E2E_NODE_LIST%% *} E2E_PARTITION=e2e E2E_PARTITION_NOSHARE=e2e-noshare E2E_NODES E2E_NODE_LIST
 	if ! E2E_CTLD_PORT=$(_e2e_free_port) || ! E2E_SLURMD_PORT=$(_e2e_free_port "$E2E_CTLD_PORT") ||
 		! E2E_SLURMD_PORT1=$E2E_SLURMD_PORT ||
 		! E2E_SLURMD_PORT2=$(_e2e_free_port "$E2E_CTLD_PORT" "$E2E_SLURMD_PORT"); then
@@ -501,6 +530,7 @@ cluster_start() {
 		grep Cpus_allowed_list /proc/self/status | awk '{print $2}')
 	export E2E_NCPUS E2E_CPUS
 	cluster_plugstack "$@" || return 1
+	if [ "${E2E_CLI_FILTER:-0}" = 1 ]; then cluster_cli_filter on || return 1; fi
 
 	if ! _e2e_wait_until "$E2E_WAIT_MIN" test -S "$E2E_DIR/munge/munge.socket"; then
 		_e2e_say "munged did not create its socket"
@@ -537,6 +567,8 @@ cluster_start() {
 	_e2e_say "up in $(_e2e_elapsed "$t0") s: node${E2E_NODES#1} $E2E_NODE_LIST (${E2E_HW% }) cpus $E2E_CPUS"
 	_e2e_say "mode $mode ($what)"
 	_e2e_say "plugin: ${E2E_PLUGIN:-none (build/spank_binding.so missing)}; dir $E2E_DIR"
+	[ "${E2E_CLI_FILTER:-0}" = 1 ] && _e2e_say "cli_filter: $E2E_DIR/cli_filter.lua (sbind submit)"
+	return 0
 }
 
 # Restarts slurmd so that it re-reads plugstack.conf (job_prolog/epilog and

@@ -73,11 +73,13 @@ run_file() {	# one test file on the running cluster, with the checks after it
 		echo "fail $name exited $rc without recording a failure" >>"$E2E_RESULTS"
 		echo "  FAIL $name exited $rc without recording a failure"
 	fi
-	# The next file starts from an idle node, no jobs and the default plugstack.
+	# The next file starts from an idle node, no jobs, the default plugstack
+	# and cli_filter.
 	cancel_all_jobs || { echo "fail $name left jobs that scancel did not end" >>"$E2E_RESULTS"
 		echo "  FAIL $name left jobs that scancel did not end"; }
 	# shellcheck disable=SC2086 # several arguments
 	cluster_plugstack ${E2E_PLUGSTACK_DEFAULT:-}
+	if [ "${E2E_CLI_FILTER:-0}" = 1 ]; then cluster_cli_filter on; else cluster_cli_filter off; fi
 	for n in $E2E_NODE_LIST; do
 		state=$(sinfo -h -N -n "$n" -o '%T|%E')
 		case "$state" in

@@ -67,9 +67,26 @@ so=$root/usr/lib/$multiarch/slurm-wlm/spank_binding.so
 for f in "$so" "$root/usr/bin/sbind" "$root/usr/share/man/man1/sbind.1.gz" \
 	"$root/usr/share/man/man8/spank-binding.8.gz" "$root/usr/share/bash-completion/completions/sbind" \
 	"$root/usr/share/doc/spank-binding/plugstack.conf.example" "$root/usr/share/doc/spank-binding/README.md.gz" \
-	"$root/usr/share/doc/spank-binding/copyright"; do
+	"$root/usr/share/doc/spank-binding/copyright" "$root/usr/share/spank-binding/cli_filter.lua" \
+	"$root/usr/share/doc/spank-binding/submit.md.gz"; do
 	[ -e "$f" ] && ok "installs ${f#"$root"}" || fail "installs ${f#"$root"}"
 done
+# The installed cli_filter.lua is the template with the installed paths and
+# the installed sbind's option names; the e2e smoke tests below run it (t25,
+# through cluster_cli_filter, with a copy of the installed sbind).
+lua=$root/usr/share/spank-binding/cli_filter.lua
+want=$(sh "$top/tools/gen-cli-filter.sh" "$root/usr/bin/sbind" /usr/bin/sbind /usr/share/spank-binding \
+	<"$top/tools/cli_filter.lua.in")
+if [ "$(cat "$lua" 2>/dev/null)" = "$want" ]; then
+	ok "the installed cli_filter.lua runs /usr/bin/sbind with its own option list"
+else
+	fail "the installed cli_filter.lua runs /usr/bin/sbind with its own option list" \
+		"$(printf '%s\n' "$want" | diff - "$lua" 2>&1 | head -10)"
+fi
+if command -v luac5.1 >/dev/null 2>&1; then
+	out=$(luac5.1 -p "$lua" 2>&1) && ok "installed cli_filter.lua: luac5.1 -p" ||
+		fail "installed cli_filter.lua: luac5.1 -p" "$out"
+fi
 ver=$(dpkg-deb -f "$deb" Version)
 out=$("$root/usr/bin/sbind" --version 2>&1)
 [ "$out" = "sbind (spank-binding) $ver" ] && ok "installed sbind --version: $ver" ||
@@ -101,9 +118,9 @@ if [ "$(id -u)" != 0 ]; then
 else
 	inst=$tmp/installed
 	mkdir -p "$inst"
-	cp "$so" "$root/usr/bin/sbind" "$inst/"
+	cp "$so" "$root/usr/bin/sbind" "$root/usr/share/spank-binding/cli_filter.lua" "$inst/"
 	echo "== e2e smoke tests against $so"
-	out=$(BINDING_BUILD=$inst sh "$top/tests/e2e/run.sh" t10 t24 2>&1)
+	out=$(BINDING_BUILD=$inst sh "$top/tests/e2e/run.sh" t10 t24 t25 2>&1)
 	rc=$?
 	printf '%s\n' "$out" | grep -E '^(==|  ok|  FAIL|cluster: plugin)' | sed 's/^/  /'
 	sum=$(printf '%s\n' "$out" | grep '^e2e: ')
