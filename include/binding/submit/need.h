@@ -16,8 +16,9 @@ enum bnd_need_unit {
 	BND_NEED_THREAD,    /* hardware threads: Slurm's CPUs */
 	BND_NEED_CORE,      /* whole cores, all their threads */
 	/* Whole sockets, L3s, NUMA nodes or L2s. Slurm counts sockets only;
-	 * every socket holds at least one of the others, so a node with
-	 * enough sockets holds enough of them too. */
+	 * a socket nearly always holds at least one of the others, so a node
+	 * with enough sockets holds enough of them too (not for a NUMA node
+	 * spanning sockets: docs/submit.md). */
 	BND_NEED_SOCKET,
 };
 
