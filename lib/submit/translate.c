@@ -160,17 +160,22 @@ static int thread_rule(struct tr *t, int s)
 	return BND_OK;
 }
 
+/* With --ntasks-per-node t (a maximum when -n is given too), the tasks of
+ * the last node: -n mod t, or t. */
+static int last_node_tasks(const struct bnd_alloc *a)
+{
+	int rest = a->ntasks ? a->ntasks % a->ntasks_per_node : 0;
+	return rest ? rest : a->ntasks_per_node;
+}
+
 /* The fewest tasks any node of the job gets, from -n, -N and
  * --ntasks-per-node; *fixed is 0 when Slurm is free to spread them (then
  * 1, the safe guess). */
 static int fewest_tasks_per_node(const struct bnd_alloc *a, int *fixed)
 {
 	*fixed = 1;
-	if (a->ntasks_per_node) {
-		if (a->ntasks && a->ntasks % a->ntasks_per_node)
-			return a->ntasks % a->ntasks_per_node;
-		return a->ntasks_per_node;
-	}
+	if (a->ntasks_per_node)
+		return last_node_tasks(a);
 	if (!a->ntasks)
 		return 1;
 	if (a->nodes_min && a->nodes_min == a->nodes_max)
@@ -261,8 +266,7 @@ static int shared_out_rule(struct tr *t)
 	const char *from = "--ntasks-per-node";
 	if (a->ntasks_per_node) {
 		counts[0] = a->ntasks_per_node;
-		counts[1] = a->ntasks && a->ntasks % a->ntasks_per_node ? a->ntasks % a->ntasks_per_node
-									: counts[0];
+		counts[1] = last_node_tasks(a);
 	} else if (a->ntasks && a->nodes_min && a->nodes_min == a->nodes_max) {
 		counts[0] = a->ntasks / a->nodes_min;
 		counts[1] = (a->ntasks + a->nodes_min - 1) / a->nodes_min;
