@@ -72,7 +72,7 @@ for f in "$so" "$root/usr/bin/sbind" "$root/usr/share/man/man1/sbind.1.gz" \
 	[ -e "$f" ] && ok "installs ${f#"$root"}" || fail "installs ${f#"$root"}"
 done
 # The installed cli_filter.lua is the template with the installed paths and
-# the installed sbind's option names; the e2e smoke tests below run it (t25,
+# the installed sbind's option names; the e2e smoke tests below run it (t26,
 # through cluster_cli_filter, with a copy of the installed sbind).
 lua=$root/usr/share/spank-binding/cli_filter.lua
 want=$(sh "$top/tools/gen-cli-filter.sh" "$root/usr/bin/sbind" /usr/bin/sbind /usr/share/spank-binding \
@@ -120,7 +120,7 @@ else
 	mkdir -p "$inst"
 	cp "$so" "$root/usr/bin/sbind" "$root/usr/share/spank-binding/cli_filter.lua" "$inst/"
 	echo "== e2e smoke tests against $so"
-	out=$(BINDING_BUILD=$inst sh "$top/tests/e2e/run.sh" t10 t24 t25 2>&1)
+	out=$(BINDING_BUILD=$inst sh "$top/tests/e2e/run.sh" t10 t24 t26 2>&1)
 	rc=$?
 	printf '%s\n' "$out" | grep -E '^(==|  ok|  FAIL|cluster: plugin)' | sed 's/^/  /'
 	sum=$(printf '%s\n' "$out" | grep '^e2e: ')

@@ -1,5 +1,5 @@
 #!/bin/bash
-# t25_submit.sh: the binding reaches Slurm's scheduler through the
+# t26_submit.sh: the binding reaches Slurm's scheduler through the
 # project's cli_filter.lua (cluster_cli_filter on: Slurm's cli_filter/lua
 # running `sbind submit`). Requests given without -c get the cores their
 # binding needs and are bound, read from each task's own /proc with

@@ -1,5 +1,5 @@
 #!/bin/bash
-# g70_submit.sh (guest node, CR_Core): the binding reaches Slurm's
+# g80_submit.sh (guest node, CR_Core): the binding reaches Slurm's
 # scheduler on an SMT node (2 sockets x 4 cores x 2 threads, 4 NUMA
 # nodes) through the project's cli_filter.lua. Every request is given
 # WITHOUT -c; each task reports its own /proc/self/status and cgroup
