@@ -14,6 +14,8 @@ DOCDIR      ?= $(PREFIX)/share/doc/spank-binding
 MANDIR      ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DATADIR     ?= $(PREFIX)/share/spank-binding
+# The cli_filter's translation module (a Lua module, not a public library).
+PKGLIBDIR   ?= $(PREFIX)/lib/$(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/spank-binding
 # Debian's Slurm looks for plugins in /usr/lib/<multiarch>/slurm-wlm.
 SLURM_PLUGINDIR ?= /usr/lib/$(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/slurm-wlm
 DESTDIR     ?=
@@ -58,8 +60,13 @@ BENCH_BIN   := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 TOOLS_SRC   := $(sort $(wildcard tools/*.c))
 TOOLS_HDR   := $(wildcard tools/*.h)
 TOOLS_BIN   := $(B)/sbind
-# The cli_filter.lua, running the installed sbind (tools/gen-cli-filter.sh).
+# The cli_filter.lua (cli_filter/gen.sh), and the Lua module it calls the
+# translation through (built when Lua 5.1's headers are installed; without
+# it the script runs sbind).
 CLI_FILTER  := $(B)/cli_filter.lua
+LUA_CFLAGS  := $(shell pkg-config --cflags lua5.1 2>/dev/null)
+LUA_LIBS    := $(shell pkg-config --libs lua5.1 2>/dev/null)
+SUBMIT_MODULE := $(if $(LUA_LIBS),$(B)/spank_binding_submit.so)
 PLUGIN      := $(B)/spank_binding.so
 # Man pages: man/*.in with the texts sbind prints put in (man/build.sh);
 # dated by the Debian changelog's first entry, so a rebuild is identical.
@@ -85,7 +92,8 @@ export BINDING_BUILD := $(abspath $(B))
 
 .PHONY: all deps check unit unit-plain unit-san cli e2e pkg numa fuzz fuzz-run fuzz-long lint demo bench install clean
 
-all: $(B)/libbinding.a $(TOOLS_BIN) $(if $(wildcard spank_binding.c),$(PLUGIN)) $(MANPAGES) $(CLI_FILTER)
+all: $(B)/libbinding.a $(TOOLS_BIN) $(if $(wildcard spank_binding.c),$(PLUGIN)) $(MANPAGES) $(CLI_FILTER) \
+	$(SUBMIT_MODULE)
 
 deps:
 	@sh scripts/install-deps.sh
@@ -117,8 +125,13 @@ $(B)/san/libbinding.a: $(LIB_SAN_OBJ)
 $(B)/sbind: $(TOOLS_SRC) $(TOOLS_HDR) $(B)/libbinding.a $(LIB_HDR) $(wildcard debian/changelog)
 	$(CC) $(ALL_CFLAGS) -DBND_VERSION='"$(or $(VERSION),unknown)"' -Itools $(TOOLS_SRC) -o $@ $(B)/libbinding.a $(PKG_LIBS) $(LDFLAGS)
 
-$(CLI_FILTER): tools/cli_filter.lua.in tools/gen-cli-filter.sh $(TOOLS_BIN)
-	sh tools/gen-cli-filter.sh $(TOOLS_BIN) $(BINDIR)/sbind $(DATADIR) <tools/cli_filter.lua.in >$@.new && mv -f $@.new $@
+$(CLI_FILTER): cli_filter/cli_filter.lua.in cli_filter/gen.sh $(TOOLS_BIN)
+	sh cli_filter/gen.sh $(TOOLS_BIN) $(BINDIR)/sbind $(DATADIR) $(PKGLIBDIR)/spank_binding_submit.so \
+		<cli_filter/cli_filter.lua.in >$@.new && mv -f $@.new $@
+
+$(B)/spank_binding_submit.so: cli_filter/submit_module.c cli_filter/submit_module.map $(B)/libbinding.a $(LIB_HDR)
+	$(CC) $(ALL_CFLAGS) $(LUA_CFLAGS) -shared $< -o $@ -Wl,--version-script=cli_filter/submit_module.map \
+		-Wl,--as-needed $(B)/libbinding.a $(LUA_LIBS) $(PKG_LIBS) $(LDFLAGS)
 
 $(B)/man/sbind.1: man/sbind.1.in man/spank-binding.8.in man/build.sh $(TOOLS_BIN)
 	sh man/build.sh $(TOOLS_BIN) $(B)/man "$(VERSION)" "$(MAN_DATE)" "$(SLURM_PLUGINDIR)"
@@ -216,7 +229,7 @@ fuzz-run: $(FUZZ_BIN)
 # cycle in the library (scripts/module-cycles, over the objects nm reads).
 lint: $(LIB_OBJ)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \
-		--std=c11 --inline-suppr -Iinclude -Itests/unit lib tools $(wildcard spank_binding.c) \
+		--std=c11 --inline-suppr -Iinclude -Itests/unit lib tools cli_filter $(wildcard spank_binding.c) \
 		bench tests
 	sh scripts/module-cycles $(B)/lib
 
@@ -237,8 +250,11 @@ install: all
 	install -m 0755 $(B)/sbind $(DESTDIR)$(BINDIR)/sbind
 	install -m 0644 README.md plugstack.conf.example docs/plugin.md docs/state.md docs/gpu.md \
 		docs/ocs-lsf.md docs/submit.md $(DESTDIR)$(DOCDIR)/
-	sh tools/gen-cli-filter.sh $(B)/sbind $(BINDIR)/sbind $(DATADIR) <tools/cli_filter.lua.in \
-		>$(DESTDIR)$(DATADIR)/cli_filter.lua && chmod 0644 $(DESTDIR)$(DATADIR)/cli_filter.lua
+	sh cli_filter/gen.sh $(B)/sbind $(BINDIR)/sbind $(DATADIR) $(PKGLIBDIR)/spank_binding_submit.so \
+		<cli_filter/cli_filter.lua.in >$(DESTDIR)$(DATADIR)/cli_filter.lua && \
+		chmod 0644 $(DESTDIR)$(DATADIR)/cli_filter.lua
+	if [ -f $(B)/spank_binding_submit.so ]; then install -d $(DESTDIR)$(PKGLIBDIR) && \
+		install -m 0644 $(B)/spank_binding_submit.so $(DESTDIR)$(PKGLIBDIR)/; fi
 	install -m 0644 $(B)/man/sbind.1 $(DESTDIR)$(MANDIR)/man1/sbind.1
 	install -m 0644 $(B)/man/spank-binding.8 $(DESTDIR)$(MANDIR)/man8/spank-binding.8
 	install -m 0644 tools/sbind.bash-completion $(DESTDIR)$(BASHCOMPDIR)/sbind

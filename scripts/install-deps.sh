@@ -9,8 +9,9 @@ PKGS="$PKGS openmpi-bin"  # tests/cli/t_rankfile.sh: a real mpirun --rankfile
 PKGS="$PKGS mandoc groff-base"  # tests/cli/t_ship.sh: man page lint
 PKGS="$PKGS debhelper lintian fakeroot"  # tests/pkg/run.sh: dpkg-buildpackage, lintian
 # Slurm's cli_filter/lua (cli_filter_lua.so) for the project's cli_filter.lua,
-# and a Lua 5.1 (the one Slurm links) to check the script (tests/cli/t_submit.sh)
-PKGS="$PKGS slurm-wlm-basic-plugins lua5.1"
+# Lua 5.1's headers for its module, and a Lua 5.1 (the one Slurm links) to
+# check the script (tests/cli/t_submit.sh)
+PKGS="$PKGS slurm-wlm-basic-plugins liblua5.1-0-dev lua5.1"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -1,11 +1,14 @@
 -- Checks the project's cli_filter.lua outside Slurm (tests/cli/t_submit.sh):
--- lua5.1 cli_filter_check.lua BUILT_CLI_FILTER SBIND
+-- lua5.1 cli_filter_check.lua BUILT_CLI_FILTER SBIND [MODULE]
+-- Every check runs twice: with the translation module (MODULE, when
+-- given) and through sbind; and the two answer alike for a set of
+-- requests.
 -- A stand-in for the two things cli_filter/lua gives a script: the
 -- `slurm` table (json_cli_options, log_*, SUCCESS/ERROR) and an options
 -- object that reads and writes by name through a metatable and returns
 -- "invalid-context" for another command's options, as Slurm 22.05's does.
 -- The real filter in real Slurm: tests/e2e/t26_submit.sh.
-local script, sbind = arg[1], arg[2]
+local script, sbind, module = arg[1], arg[2], arg[3]
 local n, failed = 0, 0
 local function check(ok, what, detail)
 	n = n + 1
@@ -44,95 +47,144 @@ local function options(cmd, json, values)
 end
 
 local M = dofile(script)
-M.sbind = sbind
-check(type(slurm_cli_pre_submit) == "function" and type(slurm_cli_setup_defaults) == "function"
-	and type(slurm_cli_post_submit) == "function", "defines Slurm's three functions")
-check(slurm_cli_pre_submit == M.pre_submit, "slurm_cli_pre_submit is the module's")
-check(slurm_cli_post_submit(0, 1, 0) == slurm.SUCCESS and slurm_cli_setup_defaults({}, true) == 0,
-	"setup_defaults and post_submit succeed")
+local label = ""
+local function check2(ok, what, detail) check(ok, label .. what, detail) end
 
--- JSON as Slurm writes it: escapes, arrays skipped, non-string members
-local m = M.json_members('{"ntasks":"2","spank:binding":"linear:2","argv":["a\\"b","[x]"],' ..
-	'"wrap":"echo \\"x\\" \\/ \\u0041","cpus-per-task":"1"}')
-check(m["ntasks"] == "2" and m["spank:binding"] == "linear:2" and m["cpus-per-task"] == "1",
-	"json_members reads the string members", m["ntasks"])
-check(m["argv"] == nil and m["wrap"] == 'echo "x" / A', "json_members skips arrays, unescapes",
-	m["wrap"])
-check(next(M.json_members("")) == nil and next(M.json_members("{}")) == nil, "json_members of nothing")
+local function scenarios()
+	check2(type(slurm_cli_pre_submit) == "function" and type(slurm_cli_setup_defaults) == "function"
+		and type(slurm_cli_post_submit) == "function", "defines Slurm's three functions")
+	check2(slurm_cli_pre_submit == M.pre_submit, "slurm_cli_pre_submit is the module's")
+	check2(slurm_cli_post_submit(0, 1, 0) == slurm.SUCCESS and slurm_cli_setup_defaults({}, true) == 0,
+		"setup_defaults and post_submit succeed")
 
--- no binding: nothing run, nothing set
-local o, set = options("srun", '{"ntasks":"4","argv":["true"]}', { verbose = "0" })
-check(M.pre_submit(o, 0) == slurm.SUCCESS and next(set) == nil, "no --binding: untouched")
+	-- JSON as Slurm writes it: escapes, arrays skipped, non-string members
+	local m = M.json_members('{"ntasks":"2","spank:binding":"linear:2","argv":["a\\"b","[x]"],' ..
+		'"wrap":"echo \\"x\\" \\/ \\u0041","cpus-per-task":"1"}')
+	check2(m["ntasks"] == "2" and m["spank:binding"] == "linear:2" and m["cpus-per-task"] == "1",
+		"json_members reads the string members", m["ntasks"])
+	check2(m["argv"] == nil and m["wrap"] == 'echo "x" / A', "json_members skips arrays, unescapes",
+		m["wrap"])
+	check2(next(M.json_members("")) == nil and next(M.json_members("{}")) == nil, "json_members of nothing")
 
--- srun -n4 --binding=linear:2: -c 2 and --threads-per-core=1, -v says so
-logs = {}
-o, set = options("srun", '{"ntasks":"4","spank:binding":"linear:2","argv":["true"]}',
-	{ verbose = "1" })
-check(M.pre_submit(o, 0) == slurm.SUCCESS, "linear:2 -n4 succeeds")
-check(set["cpus-per-task"] == "2" and set["threads-per-core"] == "1", "linear:2 -n4 sets -c 2 and --threads-per-core=1",
-	table.concat(logs, " | "))
-check(logs[1] and logs[1]:find("added %-%-cpus%-per%-task=2", 1) ~= nil, "-v logs what it added", logs[1])
+	-- no binding: nothing run, nothing set
+	local o, set = options("srun", '{"ntasks":"4","argv":["true"]}', { verbose = "0" })
+	check2(M.pre_submit(o, 0) == slurm.SUCCESS and next(set) == nil, "no --binding: untouched")
 
--- refused: both numbers, ERROR, nothing set
-logs = {}
-o, set = options("srun", '{"ntasks":"1","cpus-per-task":"1","spank:binding":"linear:2"}', {})
-check(M.pre_submit(o, 0) == slurm.ERROR and next(set) == nil, "-c1 linear:2 is refused")
-check(logs[1] == "error: spank-binding: --binding=linear:2 needs 2 cores per task; -c 1 gives 1",
-	"the refusal names both numbers", logs[1])
+	-- srun -n4 --binding=linear:2: -c 2 and --threads-per-core=1, -v says so
+	logs = {}
+	o, set = options("srun", '{"ntasks":"4","spank:binding":"linear:2","argv":["true"]}',
+		{ verbose = "1" })
+	check2(M.pre_submit(o, 0) == slurm.SUCCESS, "linear:2 -n4 succeeds")
+	check2(set["cpus-per-task"] == "2" and set["threads-per-core"] == "1", "linear:2 -n4 sets -c 2 and --threads-per-core=1",
+		table.concat(logs, " | "))
+	check2(logs[1] and logs[1]:find("added %-%-cpus%-per%-task=2", 1) ~= nil, "-v logs what it added", logs[1])
 
--- sbatch: whole sockets get --exclusive (the flag's value is its name)
-o, set = options("sbatch", '{"ntasks":"2","spank:binding":"packed:1:unit=S","wrap":"x"}', { wrap = "x" })
-check(M.pre_submit(o, 0) == slurm.SUCCESS and set["exclusive"] == "exclusive"
-	and set["ntasks-per-socket"] == "1", "sbatch packed:1:unit=S: --exclusive --ntasks-per-socket=1")
--- salloc: neither srun's nor sbatch's options
-o, set = options("salloc", '{"spank:binding":"explicit:0,0"}', {})
-check(M.pre_submit(o, 0) == slurm.SUCCESS and set["exclusive"] == "exclusive", "salloc explicit: --exclusive")
--- srun -n2 with named cores: refused with the way to do it
-logs = {}
-o, set = options("srun", '{"ntasks":"2","spank:binding":"explicit:0,0:0,1"}', {})
-check(M.pre_submit(o, 0) == slurm.ERROR and (logs[1] or ""):find("inside salloc or sbatch", 1, true),
-	"srun -n2 explicit is refused", logs[1])
--- a step inside a job: --jobid makes it one
-o, set = options("srun", '{"jobid":"7","ntasks":"2","spank:binding":"packed:1:unit=S"}', {})
-check(M.pre_submit(o, 0) == slurm.SUCCESS and next(set) == nil, "a step's whole-node binding adds nothing")
--- --mbind=nlocal alone binds a core per task
-o, set = options("srun", '{"ntasks":"2","spank:mbind":"nlocal"}', {})
-check(M.pre_submit(o, 0) == slurm.SUCCESS and set["threads-per-core"] == "1", "--mbind=nlocal: --threads-per-core=1")
--- a flag member ("set") and a value with a quote in it reach sbind intact
-logs = {}
-o, set = options("srun", '{"overcommit":"set","spank:binding":"linear:1"}', {})
-check(M.pre_submit(o, 0) == slurm.ERROR and (logs[1] or ""):find("--overcommit", 1, true), "--overcommit reaches sbind", logs[1])
-logs = {}
-local marker = os.tmpname()
-os.remove(marker)
-o, set = options("srun", '{"spank:binding":"linear:1\'; touch ' .. marker .. '; echo \'"}', {})
-check(M.pre_submit(o, 0) == slurm.SUCCESS and (logs[1] or ""):find("failed", 1, true) and next(set) == nil
-	and io.open(marker) == nil,
-	"a quote in a value stays in one argument, never runs (sbind refuses it; the plugin judges)", logs[1])
+	-- refused: both numbers, ERROR, nothing set
+	logs = {}
+	o, set = options("srun", '{"ntasks":"1","cpus-per-task":"1","spank:binding":"linear:2"}', {})
+	check2(M.pre_submit(o, 0) == slurm.ERROR and next(set) == nil, "-c1 linear:2 is refused")
+	check2(logs[1] == "error: spank-binding: --binding=linear:2 needs 2 cores per task; -c 1 gives 1",
+		"the refusal names both numbers", logs[1])
 
--- heterogeneous jobs: one binding for all components
-logs = {}
-M.het_seen = nil
-o = options("srun", '{"ntasks":"1","spank:binding":"linear:2"}', {})
-check(M.pre_submit(o, 0) == slurm.SUCCESS, "het component 0")
-o = options("srun", '{"ntasks":"1","spank:binding":"linear:2"}', {})
-check(M.pre_submit(o, 1) == slurm.SUCCESS, "het component 1 with the same binding")
-o = options("srun", '{"ntasks":"1","spank:binding":"linear:1"}', {})
-check(M.pre_submit(o, 2) == slurm.ERROR and (logs[#logs] or ""):find("component 2 would change", 1, true),
-	"het component 2 changing the binding is refused", logs[#logs])
-M.het_seen = nil
-o = options("srun", '{"ntasks":"1"}', {})
-check(M.pre_submit(o, 0) == slurm.SUCCESS, "het component 0 without a binding")
-o = options("srun", '{"ntasks":"1","spank:binding":"linear:1"}', {})
-check(M.pre_submit(o, 1) == slurm.ERROR, "het component 1 adding a binding the first would get too is refused")
+	-- sbatch: whole sockets get --exclusive (the flag's value is its name)
+	o, set = options("sbatch", '{"ntasks":"2","spank:binding":"packed:1:unit=S","wrap":"x"}', { wrap = "x" })
+	check2(M.pre_submit(o, 0) == slurm.SUCCESS and set["exclusive"] == "exclusive"
+		and set["ntasks-per-socket"] == "1", "sbatch packed:1:unit=S: --exclusive --ntasks-per-socket=1")
+	-- salloc: neither srun's nor sbatch's options
+	o, set = options("salloc", '{"spank:binding":"explicit:0,0"}', {})
+	check2(M.pre_submit(o, 0) == slurm.SUCCESS and set["exclusive"] == "exclusive", "salloc explicit: --exclusive")
+	-- srun -n2 with named cores: refused with the way to do it
+	logs = {}
+	o, set = options("srun", '{"ntasks":"2","spank:binding":"explicit:0,0:0,1"}', {})
+	check2(M.pre_submit(o, 0) == slurm.ERROR and (logs[1] or ""):find("inside salloc or sbatch", 1, true),
+		"srun -n2 explicit is refused", logs[1])
+	-- a step inside a job: --jobid makes it one
+	o, set = options("srun", '{"jobid":"7","ntasks":"2","spank:binding":"packed:1:unit=S"}', {})
+	check2(M.pre_submit(o, 0) == slurm.SUCCESS and next(set) == nil, "a step's whole-node binding adds nothing")
+	-- --mbind=nlocal alone binds a core per task
+	o, set = options("srun", '{"ntasks":"2","spank:mbind":"nlocal"}', {})
+	check2(M.pre_submit(o, 0) == slurm.SUCCESS and set["threads-per-core"] == "1", "--mbind=nlocal: --threads-per-core=1")
+	-- a flag member ("set") and a value with a quote in it reach sbind intact
+	logs = {}
+	o, set = options("srun", '{"overcommit":"set","spank:binding":"linear:1"}', {})
+	check2(M.pre_submit(o, 0) == slurm.ERROR and (logs[1] or ""):find("--overcommit", 1, true), "--overcommit reaches sbind", logs[1])
+	logs = {}
+	local marker = os.tmpname()
+	os.remove(marker)
+	o, set = options("srun", '{"spank:binding":"linear:1\'; touch ' .. marker .. '; echo \'"}', {})
+	check2(M.pre_submit(o, 0) == slurm.SUCCESS and (logs[1] or ""):find("cli_filter:", 1, true) and next(set) == nil
+		and io.open(marker) == nil,
+		"a quote in a value stays in one argument, never runs (sbind refuses it; the plugin judges)", logs[1])
 
--- sbind missing: the submission goes on, the error is logged
-logs = {}
-M.sbind = "/nonexistent/sbind"
-M.het_seen = nil
-o, set = options("srun", '{"spank:binding":"linear:2"}', {})
-check(M.pre_submit(o, 0) == slurm.SUCCESS and next(set) == nil and (logs[1] or ""):find("failed", 1, true),
-	"without sbind: logged, not refused", logs[1])
+	-- heterogeneous jobs: one binding for all components
+	logs = {}
+	M.het_seen = nil
+	o = options("srun", '{"ntasks":"1","spank:binding":"linear:2"}', {})
+	check2(M.pre_submit(o, 0) == slurm.SUCCESS, "het component 0")
+	o = options("srun", '{"ntasks":"1","spank:binding":"linear:2"}', {})
+	check2(M.pre_submit(o, 1) == slurm.SUCCESS, "het component 1 with the same binding")
+	o = options("srun", '{"ntasks":"1","spank:binding":"linear:1"}', {})
+	check2(M.pre_submit(o, 2) == slurm.ERROR and (logs[#logs] or ""):find("component 2 would change", 1, true),
+		"het component 2 changing the binding is refused", logs[#logs])
+	M.het_seen = nil
+	o = options("srun", '{"ntasks":"1"}', {})
+	check2(M.pre_submit(o, 0) == slurm.SUCCESS, "het component 0 without a binding")
+	o = options("srun", '{"ntasks":"1","spank:binding":"linear:1"}', {})
+	check2(M.pre_submit(o, 1) == slurm.ERROR, "het component 1 adding a binding the first would get too is refused")
+
+	-- sbind (or the module) missing: the submission goes on, the error is logged
+	logs = {}
+	M.sbind = "/nonexistent/sbind"
+	M.module = ""
+	M.mod = nil
+	M.het_seen = nil
+	o, set = options("srun", '{"spank:binding":"linear:2"}', {})
+	check2(M.pre_submit(o, 0) == slurm.SUCCESS and next(set) == nil and (logs[1] or ""):find("failed", 1, true),
+		"without sbind: logged, not refused", logs[1])
+
+
+end
+
+for _, mode in ipairs({ "module", "sbind" }) do
+	if mode == "module" and not module then
+		print("ok " .. (n + 1) .. " - lua: the module # SKIP not built")
+		n = n + 1
+	else
+		label = "[" .. mode .. "] "
+		M.sbind = sbind
+		M.module = mode == "module" and module or ""
+		M.mod = nil
+		scenarios()
+	end
+end
+
+-- The module and sbind give the same answer.
+if module then
+	local vectors = {
+		{ "srun", '{"ntasks":"4","spank:binding":"linear:2"}' },
+		{ "srun", '{"ntasks":"1","cpus-per-task":"1","spank:binding":"linear:2"}' },
+		{ "sbatch", '{"ntasks":"2","spank:binding":"packed:1:unit=N"}' },
+		{ "salloc", '{"spank:binding":"explicit:0,0:1,3","ntasks":"2"}' },
+		{ "srun", '{"jobid":"7","ntasks":"2","threads-per-core":"1","spank:binding":"linear:2"}' },
+		{ "srun", '{"ntasks":"2","spank:mbind":"nlocal","mem-bind":"local"}' },
+		{ "sbatch", '{"ntasks":"3","ntasks-per-node":"2","spank:binding":"packed:4:type=node"}' },
+	}
+	local function flat(r)
+		local t = { r.request or "", r.refused or "", r.error and "error" or "" }
+		for _, x in ipairs(r.sets or {}) do t[#t + 1] = x.name .. "=" .. x.value .. ":" .. x.why end
+		for _, x in ipairs(r.notes or {}) do t[#t + 1] = x end
+		return table.concat(t, "|")
+	end
+	M.sbind = sbind
+	for _, v in ipairs(vectors) do
+		local members = M.json_members(v[2])
+		M.module, M.mod = module, nil
+		local a = flat(M.translate(members, v[1]))
+		M.module, M.mod = "", nil
+		local b = flat(M.translate(members, v[1]))
+		check(a == b and a ~= "", "module and sbind agree: " .. v[1] .. " " .. v[2], a .. " ~= " .. b)
+	end
+end
 
 print(string.format("# %d checks, %d failed", n, failed))
 os.exit(failed == 0 and 0 or 1)

@@ -304,8 +304,9 @@ cluster_plugstack() {
 
 # cluster_cli_filter on|off: Slurm's cli_filter/lua with the project's
 # cli_filter.lua ($BINDING_BUILD/cli_filter.lua, as make builds it and the
-# package installs it) running a copy of $BINDING_BUILD/sbind, for every
-# srun/sbatch/salloc from now on, or none. Clients read slurm.conf and the
+# package installs it) calling a copy of $BINDING_BUILD/spank_binding_submit.so
+# (or, without it, or with E2E_CLI_FILTER_MODULE= set empty, running a copy
+# of $BINDING_BUILD/sbind), for every srun/sbatch/salloc from now on, or none. Clients read slurm.conf and the
 # script at each run (the daemons use neither); with the plugin configured
 # and the script missing every client fails, so the script is written
 # before the line.
@@ -315,9 +316,17 @@ cluster_cli_filter() {
 	[ "${1:-off}" = on ] || return 0
 	[ -x "$sb" ] && [ -f "$lua" ] || { _e2e_say "cli_filter: $sb or $lua not built (make)"; return 1; }
 	mkdir -p "$d/lib"
+	local mod="$E2E_BUILD/spank_binding_submit.so" modpath=""
+	if [ -f "$mod" ]; then
+		cp "$mod" "$d/lib/.submit.so.new" && chmod 644 "$d/lib/.submit.so.new" &&
+			mv -f "$d/lib/.submit.so.new" "$d/lib/spank_binding_submit.so" || return 1
+		modpath=$d/lib/spank_binding_submit.so
+	fi
 	cp "$sb" "$d/lib/.sbind.new" && chmod 755 "$d/lib/.sbind.new" &&
 		mv -f "$d/lib/.sbind.new" "$d/lib/sbind" &&
-		sed "s|^M.sbind = .*|M.sbind = \"$d/lib/sbind\"|" "$lua" >"$d/.cli_filter.lua.new" &&
+		sed -e "s|^M.sbind = .*|M.sbind = \"$d/lib/sbind\"|" \
+			-e "s|^M.module = .*|M.module = \"${E2E_CLI_FILTER_MODULE-$modpath}\"|" \
+			"$lua" >"$d/.cli_filter.lua.new" &&
 		chmod 644 "$d/.cli_filter.lua.new" && mv -f "$d/.cli_filter.lua.new" "$d/cli_filter.lua" ||
 		return 1
 	[ -f "$d/slurm.conf" ] && echo "CliFilterPlugins=cli_filter/lua" >>"$d/slurm.conf"

@@ -68,19 +68,20 @@ for f in "$so" "$root/usr/bin/sbind" "$root/usr/share/man/man1/sbind.1.gz" \
 	"$root/usr/share/man/man8/spank-binding.8.gz" "$root/usr/share/bash-completion/completions/sbind" \
 	"$root/usr/share/doc/spank-binding/plugstack.conf.example" "$root/usr/share/doc/spank-binding/README.md.gz" \
 	"$root/usr/share/doc/spank-binding/copyright" "$root/usr/share/spank-binding/cli_filter.lua" \
-	"$root/usr/share/doc/spank-binding/submit.md.gz"; do
+	"$root/usr/share/doc/spank-binding/submit.md.gz" \
+	"$root/usr/lib/$multiarch/spank-binding/spank_binding_submit.so"; do
 	[ -e "$f" ] && ok "installs ${f#"$root"}" || fail "installs ${f#"$root"}"
 done
 # The installed cli_filter.lua is the template with the installed paths and
 # the installed sbind's option names; the e2e smoke tests below run it (t26,
 # through cluster_cli_filter, with a copy of the installed sbind).
 lua=$root/usr/share/spank-binding/cli_filter.lua
-want=$(sh "$top/tools/gen-cli-filter.sh" "$root/usr/bin/sbind" /usr/bin/sbind /usr/share/spank-binding \
-	<"$top/tools/cli_filter.lua.in")
+want=$(sh "$top/cli_filter/gen.sh" "$root/usr/bin/sbind" /usr/bin/sbind /usr/share/spank-binding \
+	"/usr/lib/$multiarch/spank-binding/spank_binding_submit.so" <"$top/cli_filter/cli_filter.lua.in")
 if [ "$(cat "$lua" 2>/dev/null)" = "$want" ]; then
-	ok "the installed cli_filter.lua runs /usr/bin/sbind with its own option list"
+	ok "the installed cli_filter.lua calls the installed module (else /usr/bin/sbind) with sbind's option list"
 else
-	fail "the installed cli_filter.lua runs /usr/bin/sbind with its own option list" \
+	fail "the installed cli_filter.lua calls the installed module (else /usr/bin/sbind) with sbind's option list" \
 		"$(printf '%s\n' "$want" | diff - "$lua" 2>&1 | head -10)"
 fi
 if command -v luac5.1 >/dev/null 2>&1; then
@@ -118,7 +119,8 @@ if [ "$(id -u)" != 0 ]; then
 else
 	inst=$tmp/installed
 	mkdir -p "$inst"
-	cp "$so" "$root/usr/bin/sbind" "$root/usr/share/spank-binding/cli_filter.lua" "$inst/"
+	cp "$so" "$root/usr/bin/sbind" "$root/usr/share/spank-binding/cli_filter.lua" \
+		"$root/usr/lib/$multiarch/spank-binding/spank_binding_submit.so" "$inst/"
 	echo "== e2e smoke tests against $so"
 	out=$(BINDING_BUILD=$inst sh "$top/tests/e2e/run.sh" t10 t24 t26 2>&1)
 	rc=$?

@@ -1,0 +1,136 @@
+/* spank_binding_submit.so: the submit translation (lib/submit) as a Lua 5.1
+ * module, for the cli_filter.lua to call inside srun, sbatch and salloc
+ * instead of running `sbind submit` (two execs per submission: sh and
+ * sbind). Same library code, same answers: tests/cli/t_submit.sh compares
+ * the two.
+ *
+ *   local m = package.loadlib(path, "luaopen_spank_binding_submit")()
+ *   local r = m.translate("srun", "linear:2", nil, { "ntasks=4", "cpus-per-task=1" })
+ *   -- r.request, r.options, r.sets = { { name=, value=, why= }, ... },
+ *   -- r.notes = { ... }, r.refused = reason or nil, r.error = reason or nil
+ *
+ * It never raises a Lua error into Slurm's filter: bad input comes back as
+ * r.error. Slurm's cli_filter/lua opens liblua with RTLD_GLOBAL, and the
+ * module links liblua5.1 too, so either way its lua_* symbols are the
+ * filter's own.
+ */
+#include <lauxlib.h>
+#include <lua.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "binding/request/request.h"
+#include "binding/submit/allocopt.h"
+#include "binding/submit/siteconf.h"
+#include "binding/submit/translate.h"
+#include "binding/util/error.h"
+
+int luaopen_spank_binding_submit(lua_State *L);
+
+static void set_string(lua_State *L, const char *key, const char *value)
+{
+	lua_pushstring(L, value);
+	lua_setfield(L, -2, key);
+}
+
+/* The options added, as the table the filter sets from. */
+static void push_sets(lua_State *L, const struct bnd_submit *s)
+{
+	lua_newtable(L);
+	for (int i = 0; i < s->nset; i++) {
+		lua_newtable(L);
+		set_string(L, "name", s->set[i].name);
+		set_string(L, "value", s->set[i].value);
+		set_string(L, "why", s->set[i].why);
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setfield(L, -2, "sets");
+	lua_newtable(L);
+	for (int i = 0; i < s->nnotes; i++) {
+		lua_pushstring(L, s->notes[i]);
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setfield(L, -2, "notes");
+}
+
+/* The user's options from the array of "name=value" strings (argument 4). */
+static int read_options(lua_State *L, struct bnd_alloc *a, char *err, size_t errlen)
+{
+	if (!lua_istable(L, 4))
+		return BND_OK;
+	for (int i = 1;; i++) {
+		lua_rawgeti(L, 4, i);
+		const char *kv = lua_tostring(L, -1);
+		if (!kv) {
+			lua_pop(L, 1);
+			return BND_OK;
+		}
+		char name[64];
+		const char *eq = strchr(kv, '=');
+		size_t n = eq ? (size_t)(eq - kv) : strlen(kv);
+		if (n >= sizeof(name)) {
+			lua_pop(L, 1);
+			return bnd_fail(err, errlen, BND_EINVAL, "option name too long");
+		}
+		memcpy(name, kv, n);
+		name[n] = '\0';
+		int rc = bnd_alloc_set(a, name, eq ? eq + 1 : NULL, err, errlen);
+		lua_pop(L, 1);
+		if (rc != BND_OK)
+			return rc;
+	}
+}
+
+/* Everything but the answer's table: parse, read the site's mode,
+ * translate. BND_OK or BND_ENOFIT fill s; others fill err. */
+static int run(lua_State *L, struct bnd_request *r, struct bnd_submit *s, char *err,
+	       size_t errlen)
+{
+	struct bnd_alloc a;
+	enum bnd_submit_cmd cmd = BND_CMD_SRUN;
+	enum bnd_mbind m = BND_M_NONE;
+	enum bnd_submit_mode mode;
+	char why[BND_ERRLEN];
+	const char *c = luaL_optstring(L, 1, "srun"), *b = luaL_optstring(L, 2, "none");
+	const char *mb = luaL_optstring(L, 3, NULL);
+	if (bnd_submit_cmd_parse(c, &cmd, err, errlen) != BND_OK)
+		return BND_EINVAL;
+	bnd_alloc_init(&a, cmd);
+	if (read_options(L, &a, err, errlen) != BND_OK ||
+	    bnd_request_parse(r, b, err, errlen) != BND_OK ||
+	    (mb && bnd_mbind_parse(&m, mb, err, errlen) != BND_OK))
+		return BND_EINVAL;
+	bnd_siteconf_submit_mode(NULL, &mode, why, sizeof(why));
+	return bnd_submit_translate(r, m, &a, mode, s, err, errlen);
+}
+
+/* translate(command, binding, mbind, { "name=value", ... }) -> table */
+static int l_translate(lua_State *L)
+{
+	struct bnd_request *r = calloc(1, sizeof(*r));
+	struct bnd_submit *s = calloc(1, sizeof(*s));
+	char err[BND_ERRLEN] = "", opts[BND_SUBMIT_TEXT] = "";
+	int rc = r && s ? run(L, r, s, err, sizeof(err)) : bnd_fail(err, sizeof(err), BND_ENOMEM,
+								    "out of memory");
+	lua_newtable(L);
+	if (rc == BND_OK || rc == BND_ENOFIT)
+		set_string(L, "request", s->what);
+	if (rc == BND_OK) {
+		bnd_submit_options_text(s, opts, sizeof(opts));
+		set_string(L, "options", opts);
+		push_sets(L, s);
+	} else {
+		set_string(L, rc == BND_ENOFIT ? "refused" : "error", err);
+	}
+	free(r);
+	free(s);
+	return 1;
+}
+
+int luaopen_spank_binding_submit(lua_State *L)
+{
+	static const luaL_Reg fns[] = { { "translate", l_translate }, { NULL, NULL } };
+	lua_newtable(L);
+	luaL_register(L, NULL, fns);
+	return 1;
+}
