@@ -7,7 +7,7 @@
 -- `slurm` table (json_cli_options, log_*, SUCCESS/ERROR) and an options
 -- object that reads and writes by name through a metatable and returns
 -- "invalid-context" for another command's options, as Slurm 22.05's does.
--- The real filter in real Slurm: tests/e2e/t26_submit.sh.
+-- The real filter in real Slurm: tests/e2e/t27_submit.sh.
 local script, sbind, module = arg[1], arg[2], arg[3]
 local n, failed = 0, 0
 local function check(ok, what, detail)

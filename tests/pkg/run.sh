@@ -73,7 +73,7 @@ for f in "$so" "$root/usr/bin/sbind" "$root/usr/share/man/man1/sbind.1.gz" \
 	[ -e "$f" ] && ok "installs ${f#"$root"}" || fail "installs ${f#"$root"}"
 done
 # The installed cli_filter.lua is the template with the installed paths and
-# the installed sbind's option names; the e2e smoke tests below run it (t26,
+# the installed sbind's option names; the e2e smoke tests below run it (t27,
 # through cluster_cli_filter, with a copy of the installed sbind).
 lua=$root/usr/share/spank-binding/cli_filter.lua
 want=$(sh "$top/cli_filter/gen.sh" "$root/usr/bin/sbind" /usr/bin/sbind /usr/share/spank-binding \
@@ -122,7 +122,7 @@ else
 	cp "$so" "$root/usr/bin/sbind" "$root/usr/share/spank-binding/cli_filter.lua" \
 		"$root/usr/lib/$multiarch/spank-binding/spank_binding_submit.so" "$inst/"
 	echo "== e2e smoke tests against $so"
-	out=$(BINDING_BUILD=$inst sh "$top/tests/e2e/run.sh" t10 t24 t26 2>&1)
+	out=$(BINDING_BUILD=$inst sh "$top/tests/e2e/run.sh" t10 t24 t27 2>&1)
 	rc=$?
 	printf '%s\n' "$out" | grep -E '^(==|  ok|  FAIL|cluster: plugin)' | sed 's/^/  /'
 	sum=$(printf '%s\n' "$out" | grep '^e2e: ')

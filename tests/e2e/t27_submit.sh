@@ -1,5 +1,5 @@
 #!/bin/bash
-# t26_submit.sh: the binding reaches Slurm's scheduler through the
+# t27_submit.sh: the binding reaches Slurm's scheduler through the
 # project's cli_filter.lua (cluster_cli_filter on: Slurm's cli_filter/lua
 # running `sbind submit`). Requests given without -c get the cores their
 # binding needs and are bound, read from each task's own /proc with
@@ -14,7 +14,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/binding_helpers.sh"
 need_plugin
-[ "$E2E_NCPUS" -eq 2 ] || { e2e_skip "t25 is written for a 2-cpu node, this one has $E2E_NCPUS"; e2e_done; }
+[ "$E2E_NCPUS" -eq 2 ] || { e2e_skip "t27 is written for a 2-cpu node, this one has $E2E_NCPUS"; e2e_done; }
 cluster_cli_filter on || { e2e_fail "cluster_cli_filter on"; e2e_done; }
 P=$E2E_PARTITION_NOSHARE
 
@@ -39,7 +39,7 @@ out=$(usrun -n1 --cpu-bind=none --binding=linear:2 sh -c "$probe")
 assert_eq "0 $E2E_CPUS bound" "$out" "-n1 linear:2 without -c: bound to both cores"
 
 # 3. A conflicting -c is refused before anything runs, with both numbers.
-marker=$E2E_WORK/t25_ran
+marker=$E2E_WORK/t27_ran
 assert_fails "-c1 linear:2 is refused" run_as_user srun -n1 -c1 --binding=linear:2 touch "$marker"
 assert_contains "$E2E_OUT" "--binding=linear:2 needs 2 cores per task; -c 1 gives 1" "the reason names both numbers"
 assert_eq "no" "$([ -e "$marker" ] && echo yes || echo no)" "-c1 linear:2: nothing ran"
@@ -57,26 +57,26 @@ assert_eq "" "$(squeue -h -o %i)" "linear:3: nothing was queued"
 
 # 5. One that fits the node waits for its cores (a partition that does not
 # oversubscribe), then runs bound.
-bg_srun t25_hold -p "$P" -n1 --binding=linear:2 sleep 600
-hold=$(job_named t25_hold) || e2e_fail "the job holding both cores did not start: $(cat "$E2E_WORK/t25_hold.out")"
-job=$(sbatch_as_user -p "$P" -n1 --binding=linear:1 -o "$E2E_WORK/t25_wait.out" --wrap "$probe")
+bg_srun t27_hold -p "$P" -n1 --binding=linear:2 sleep 600
+hold=$(job_named t27_hold) || e2e_fail "the job holding both cores did not start: $(cat "$E2E_WORK/t27_hold.out")"
+job=$(sbatch_as_user -p "$P" -n1 --binding=linear:1 -o "$E2E_WORK/t27_wait.out" --wrap "$probe")
 reason_is() { [ "$(job_field "$1" Reason)" = "$2" ]; }
 wait_until 120 reason_is "$job" Resources
 assert_eq "PENDING Resources" "$(job_state "$job") $(job_field "$job" Reason)" \
 	"linear:1 while both cores are held: job $job pends for resources"
 scancel "$hold"
 assert_eq COMPLETED "$(wait_job_done "$job" 120)" "linear:1 runs once the cores are free"
-read -r _ c s < <(grep -v '^spank' "$E2E_WORK/t25_wait.out")
+read -r _ c s < <(grep -v '^spank' "$E2E_WORK/t27_wait.out")
 assert_eq "1 bound" "$(cpulist_count "$c") $s" "the waiting job is bound to one core ($c)"
 wait_bg
 
 # 6. Whole sockets: sbatch gets the whole node, the script and its step the socket.
-job=$(sbatch_as_user -p "$P" -n1 --binding=packed:1:unit=S -o "$E2E_WORK/t25_sock.out" \
+job=$(sbatch_as_user -p "$P" -n1 --binding=packed:1:unit=S -o "$E2E_WORK/t27_sock.out" \
 	--wrap "$probe; srun --cpu-bind=none sh -c '$probe'")
 assert_eq COMPLETED "$(wait_job_done "$job" 120)" "sbatch packed:1:unit=S completes"
 assert_eq "$E2E_NCPUS" "$(job_field "$job" NumCPUs)" "sbatch -n1 packed:1:unit=S: the job holds its whole node (--exclusive)"
 assert_eq "0 $E2E_CPUS bound
-0 $E2E_CPUS bound" "$(grep -v '^spank' "$E2E_WORK/t25_sock.out")" "packed:1:unit=S: script and step bound to the socket"
+0 $E2E_CPUS bound" "$(grep -v '^spank' "$E2E_WORK/t27_sock.out")" "packed:1:unit=S: script and step bound to the socket"
 
 # 7. Named cores: a plain srun (one task per node) gets the whole node;
 # srun -n is refused with the way to do it.
@@ -97,11 +97,11 @@ assert_eq "1 1 bound bound" "$(cpulist_count "${t0% *}") $(cpulist_count "${t1% 
 assert_ne "${t0% *}" "${t1% *}" "salloc + step: no two tasks on one core"
 
 # 9. A step with a binding of its own asks within the job: -c 2 added.
-job=$(sbatch_as_user -n2 --binding=linear:1 -o "$E2E_WORK/t25_step.out" \
+job=$(sbatch_as_user -n2 --binding=linear:1 -o "$E2E_WORK/t27_step.out" \
 	--wrap "srun -v -n1 --cpu-bind=none --binding=linear:2 sh -c '$probe' 2>&1 | grep -E '^0 |added'")
 assert_eq COMPLETED "$(wait_job_done "$job" 120)" "batch job with a linear:2 step completes"
-assert_contains "$(cat "$E2E_WORK/t25_step.out")" "added --cpus-per-task=2" "the step's filter added -c 2"
-assert_contains "$(cat "$E2E_WORK/t25_step.out")" "0 $E2E_CPUS bound" "the linear:2 step is bound to both cores"
+assert_contains "$(cat "$E2E_WORK/t27_step.out")" "added --cpus-per-task=2" "the step's filter added -c 2"
+assert_contains "$(cat "$E2E_WORK/t27_step.out")" "0 $E2E_CPUS bound" "the linear:2 step is bound to both cores"
 
 # 10. submit=refuse: refused, naming the options to add; given, it runs.
 # shellcheck disable=SC2086 # several arguments
