@@ -18,11 +18,19 @@ export TOPOS="${BINDING_TOPOLOGIES:-$(cd "$here/../topologies" && pwd)}"
 export TESTXML="$CLI_TOP/tests/unit/topology/xml"
 export VALGRIND="${VALGRIND:-}"
 passed=0 failed=0 skipped=0
+# A file that stops early (a syntax error makes sh leave the sourced file
+# with the checks after it unrun) is a failure, not fewer passes: each
+# file must reach the line after it.
+end='# cli: end of file'
 for t in "$here"/t_*.sh; do
-	out=$(sh -c ". '$here/lib.sh'; . '$t'" 2>&1)
-	printf '%s\n' "$out" | grep -v '^ok ' | sed "s|^|[$(basename "$t")] |"
+	out=$(sh -c ". '$here/lib.sh'; . '$t'; echo '$end'" 2>&1)
+	printf '%s\n' "$out" | grep -v '^ok ' | grep -vxF "$end" | sed "s|^|[$(basename "$t")] |"
 	p=$(printf '%s\n' "$out" | grep -c '^ok ' ); s=$(printf '%s\n' "$out" | grep -c '^ok .*# SKIP')
 	f=$(printf '%s\n' "$out" | grep -c '^not ok ')
+	if ! printf '%s\n' "$out" | grep -qxF "$end"; then
+		echo "[$(basename "$t")] not ok - stopped before its end (the checks after that point did not run)"
+		f=$((f + 1))
+	fi
 	echo "[cli] $(basename "$t"): $((p - s)) passed, $f failed, $s skipped"
 	passed=$((passed + p - s)); failed=$((failed + f)); skipped=$((skipped + s))
 done
