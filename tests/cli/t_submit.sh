@@ -3,7 +3,6 @@
 # read from a plugstack.conf; and the cli_filter.lua built from the same
 # table (syntax, and its logic with a stand-in for Slurm's lua API:
 # cli_filter_check.lua). Sourced by run.sh after lib.sh.
-_here=$(cd "$(dirname "$SBIND")/.." && pwd)
 
 expect_out "linear:2 -n4: -c 2 and --threads-per-core=1" "request: --binding=linear:2: 2 whole cores per task
 options: --cpus-per-task=2 --threads-per-core=1
@@ -69,7 +68,7 @@ rm -rf "$_sd"
 
 # The cli_filter.lua: the options it passes on are sbind's own list; it
 # parses; its logic against a stand-in for Slurm's lua API.
-_lua=$_here/build/cli_filter.lua
+_lua=$SBIND_DIR/cli_filter.lua
 if [ ! -f "$_lua" ]; then
 	skip "cli_filter.lua" "$_lua not built (make)"
 else
@@ -78,16 +77,16 @@ else
 		sh -c "sed -n 's/^M.options = { \(.*\) }$/\1/p' '$_lua' | tr -d '\",' | tr -s ' ' | sed 's/\$/ /'"
 	if command -v luac5.1 >/dev/null 2>&1 && command -v lua5.1 >/dev/null 2>&1; then
 		expect_rc "luac5.1 -p cli_filter.lua" 0 luac5.1 -p "$_lua"
-		_mod=$_here/build/spank_binding_submit.so
+		_mod=$SBIND_DIR/spank_binding_submit.so
 		[ -f "$_mod" ] || { skip "the translation module" "not built (Debian package liblua5.1-0-dev)"; _mod=; }
-		lua5.1 "$_here/tests/cli/cli_filter_check.lua" "$_lua" "$SBIND" $_mod 2>&1
+		lua5.1 "$CLI_TOP/tests/cli/cli_filter_check.lua" "$_lua" "$SBIND" ${_mod:+"$_mod"} 2>&1
 	else
 		skip "cli_filter.lua with Lua 5.1" "lua5.1 is not installed (Debian package lua5.1)"
 	fi
 fi
 
 # The translation module exports only its Lua entry point.
-_mod=$_here/build/spank_binding_submit.so
+_mod=$SBIND_DIR/spank_binding_submit.so
 if [ -f "$_mod" ]; then
 	expect_out "spank_binding_submit.so exports only luaopen_spank_binding_submit" \
 		"luaopen_spank_binding_submit" sh -c "nm -D --defined-only '$_mod' | awk '{ print \$3 }'"
