@@ -61,11 +61,15 @@ TOOLS_SRC   := $(sort $(wildcard tools/*.c))
 TOOLS_HDR   := $(wildcard tools/*.h)
 TOOLS_BIN   := $(B)/sbind
 # The cli_filter.lua (cli_filter/gen.sh), and the Lua module it calls the
-# translation through (built when Lua 5.1's headers are installed; without
-# it the script runs sbind).
+# translation through (built when that Lua's headers are installed; without
+# it the script runs sbind). The module runs inside Slurm's cli_filter/lua,
+# so it is built for the Lua that plugin links: Debian 12's Slurm 22.05
+# links liblua5.1.so.0 (`ldd .../slurm-wlm/cli_filter_lua.so`; t_submit.sh
+# checks the two agree).
 CLI_FILTER  := $(B)/cli_filter.lua
-LUA_CFLAGS  := $(shell pkg-config --cflags lua5.1 2>/dev/null)
-LUA_LIBS    := $(shell pkg-config --libs lua5.1 2>/dev/null)
+LUA_PKG     := lua5.1
+LUA_CFLAGS  := $(shell pkg-config --cflags $(LUA_PKG) 2>/dev/null)
+LUA_LIBS    := $(shell pkg-config --libs $(LUA_PKG) 2>/dev/null)
 SUBMIT_MODULE := $(if $(LUA_LIBS),$(B)/spank_binding_submit.so)
 PLUGIN      := $(B)/spank_binding.so
 # Man pages: man/*.in with the texts sbind prints put in (man/build.sh);

@@ -85,9 +85,18 @@ else
 	fi
 fi
 
-# The translation module exports only its Lua entry point.
+# The translation module exports only its Lua entry point, and links the
+# Lua that Slurm's cli_filter/lua links (another Lua's ABI would crash srun).
 _mod=$SBIND_DIR/spank_binding_submit.so
 if [ -f "$_mod" ]; then
 	expect_out "spank_binding_submit.so exports only luaopen_spank_binding_submit" \
 		"luaopen_spank_binding_submit" sh -c "nm -D --defined-only '$_mod' | awk '{ print \$3 }'"
+	_slurm_lua=$(ls /usr/lib/*/slurm-wlm/cli_filter_lua.so 2>/dev/null | head -n1)
+	if [ -n "$_slurm_lua" ]; then
+		_want=$(ldd "$_slurm_lua" | awk '/liblua/ { print $1 }')
+		expect_out "spank_binding_submit.so links Slurm's Lua ($_want)" "$_want" \
+			sh -c "ldd '$_mod' | awk '/liblua/ { print \$1 }'"
+	else
+		skip "the module's Lua is Slurm's" "no cli_filter_lua.so (Debian package slurm-wlm-basic-plugins)"
+	fi
 fi
