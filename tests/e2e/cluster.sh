@@ -576,7 +576,7 @@ cluster_start() {
 	_e2e_say "up in $(_e2e_elapsed "$t0") s: node${E2E_NODES#1} $E2E_NODE_LIST (${E2E_HW% }) cpus $E2E_CPUS"
 	_e2e_say "mode $mode ($what)"
 	_e2e_say "plugin: ${E2E_PLUGIN:-none (build/spank_binding.so missing)}; dir $E2E_DIR"
-	[ "${E2E_CLI_FILTER:-0}" = 1 ] && _e2e_say "cli_filter: $E2E_DIR/cli_filter.lua (sbind submit)"
+	[ "${E2E_CLI_FILTER:-0}" = 1 ] && _e2e_say "cli_filter: $E2E_DIR/cli_filter.lua (its module, or sbind submit without it)"
 	return 0
 }
 

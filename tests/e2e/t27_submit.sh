@@ -1,16 +1,17 @@
 #!/bin/bash
 # t27_submit.sh: the binding reaches Slurm's scheduler through the
 # project's cli_filter.lua (cluster_cli_filter on: Slurm's cli_filter/lua
-# running `sbind submit`). Requests given without -c get the cores their
-# binding needs and are bound, read from each task's own /proc with
-# --cpu-bind=none; -v says what was added; a user's -c too small for the
-# request, and a request no node can hold, are refused before anything
-# runs; one that fits the node waits until its cores are free; whole-node
-# requests (named cores, sockets) get the whole node through sbatch,
-# salloc or a plain srun and are refused for an srun -n; a step asks
-# within its job; plugstack submit=refuse only refuses and names the
-# options, submit=off and no filter at all give the old behaviour, whose
-# "too small" reason names the option that would have fitted.
+# calling the translation module, or `sbind submit` without it). Requests
+# given without -c get the cores their binding needs and are bound, read
+# from each task's own /proc with --cpu-bind=none; -v says what was added;
+# a user's -c too small for the request, and a request no node can hold,
+# are refused before anything runs; one that fits the node waits until its
+# cores are free; whole-node requests (named cores, sockets) get the whole
+# node through sbatch, salloc or a plain srun and are refused for an
+# srun -n; a step asks within its job; the module works without sbind, and
+# sbind without the module; plugstack submit=refuse only refuses and names
+# the options, submit=off and no filter at all give the old behaviour,
+# whose "too small" reason names the option that would have fitted.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/binding_helpers.sh"
 need_plugin
@@ -103,7 +104,32 @@ assert_eq COMPLETED "$(wait_job_done "$job" 120)" "batch job with a linear:2 ste
 assert_contains "$(cat "$E2E_WORK/t27_step.out")" "added --cpus-per-task=2" "the step's filter added -c 2"
 assert_contains "$(cat "$E2E_WORK/t27_step.out")" "0 $E2E_CPUS bound" "the linear:2 step is bound to both cores"
 
-# 10. submit=refuse: refused, naming the options to add; given, it runs.
+# 10. Which translation runs: the module in srun's own process when it is
+# built (with sbind out of reach, only the module can have added -c 2), and
+# sbind when the module cannot be loaded (a package built without it).
+if [ -f "$E2E_BUILD/spank_binding_submit.so" ]; then
+	sed -i 's|^M.sbind = .*|M.sbind = "/nonexistent/sbind"|' "$E2E_DIR/cli_filter.lua"
+	out=$(usrun -v -n1 --cpu-bind=none --binding=linear:2 sh -c "$probe")
+	assert_contains "$out" "added --cpus-per-task=2" "the module, sbind out of reach: -c 2 added"
+	assert_eq "0 $E2E_CPUS bound" "$(printf '%s\n' "$out" | grep '^0 ')" \
+		"the module, sbind out of reach: linear:2 bound to both cores"
+else
+	e2e_skip "the translation module is not built (liblua5.1-0-dev)"
+fi
+E2E_CLI_FILTER_MODULE=$E2E_DIR/lib/missing.so cluster_cli_filter on ||
+	e2e_fail "cluster_cli_filter on (module missing)"
+out=$(usrun -v -n2 --cpu-bind=none --binding=linear:1 sh -c "$probe")
+assert_contains "$out" "added --threads-per-core=1" "no module, sbind submit: --threads-per-core=1 added"
+t0=$(task_line "$out" 0) t1=$(task_line "$out" 1)
+assert_eq "1 1 bound bound" "$(cpulist_count "${t0% *}") $(cpulist_count "${t1% *}") ${t0#* } ${t1#* }" \
+	"no module, sbind submit: -n2 linear:1 a core each ($t0; $t1)"
+assert_ne "${t0% *}" "${t1% *}" "no module, sbind submit: no two tasks on one core"
+assert_fails "no module, sbind submit: -c1 linear:2 is refused" run_as_user srun -n1 -c1 --binding=linear:2 true
+assert_contains "$E2E_OUT" "--binding=linear:2 needs 2 cores per task; -c 1 gives 1" \
+	"no module, sbind submit: the reason names both numbers"
+cluster_cli_filter on || e2e_fail "cluster_cli_filter on"
+
+# 11. submit=refuse: refused, naming the options to add; given, it runs.
 # shellcheck disable=SC2086 # several arguments
 cluster_plugstack ${E2E_PLUGSTACK_DEFAULT:-} submit=refuse
 assert_fails "submit=refuse: linear:2 without -c is refused" run_as_user srun -n1 --binding=linear:2 true
@@ -111,7 +137,7 @@ assert_contains "$E2E_OUT" "needs --cpus-per-task=2 --threads-per-core=1" "submi
 out=$(usrun -n1 -c2 --threads-per-core=1 --cpu-bind=none --binding=linear:2 sh -c "$probe")
 assert_eq "0 $E2E_CPUS bound" "$out" "submit=refuse: with the options given it runs bound"
 
-# 11. submit=off, and no filter at all: the old behaviour, whose reason
+# 12. submit=off, and no filter at all: the old behaviour, whose reason
 # names the option that would have fitted.
 # shellcheck disable=SC2086 # several arguments
 cluster_plugstack ${E2E_PLUGSTACK_DEFAULT:-} submit=off
