@@ -308,10 +308,14 @@ static int socket_rule(struct tr *t)
 	}
 	if (n->scope == BND_NEED_PER_TASK) {
 		tpn = a->ntasks_per_node;
+		/* A new job's srun with only -N already runs one task per node,
+		 * and may not be given --ntasks-per-node (whole_node_rule). */
+		int srun_one_per_node = a->cmd == BND_CMD_SRUN && !a->in_job && !a->ntasks;
 		if (!tpn && (a->ntasks > 1 || a->nodes_min)) {
 			tpn = 1;
-			add(t, "ntasks-per-node", 1, "one task per node, whose %d %s a node must hold",
-			    n->amount, n->unit_names);
+			if (!srun_one_per_node)
+				add(t, "ntasks-per-node", 1, "one task per node, whose %d %s a node "
+				    "must hold", n->amount, n->unit_names);
 		}
 		sockets = n->amount * (tpn ? tpn : 1);
 	}

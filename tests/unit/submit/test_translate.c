@@ -114,6 +114,12 @@ static const struct row rows[] = {
 	  "--exclusive --ntasks-per-node=1 --sockets-per-node=2" },
 	{ "packed:2:unit=S", NULL, "sbatch", "ntasks=4 ntasks-per-node=2", NULL, BND_OK,
 	  "--exclusive --sockets-per-node=4" },
+	/* a new job's srun -N runs one task per node already, and refuses
+	 * --ntasks-per-node (fuzz_submit's fixed point found it added) */
+	{ "packed:2:unit=S", NULL, "srun", "nodes=2", NULL, BND_OK,
+	  "--exclusive --sockets-per-node=2" },
+	{ "packed:2:unit=S", NULL, "sbatch", "nodes=2", NULL, BND_OK,
+	  "--exclusive --ntasks-per-node=1 --sockets-per-node=2" },
 	{ "packed:2:unit=S", NULL, "sbatch", "ntasks-per-node=2 sockets-per-node=2", NULL,
 	  BND_ENOFIT, "needs 4 sockets on a node (4 sockets); --sockets-per-node=2" },
 	{ "packed:1:unit=S", NULL, "sbatch", "ntasks=4 ntasks-per-socket=2", NULL, BND_ENOFIT,
