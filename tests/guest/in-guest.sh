@@ -10,16 +10,16 @@
 # The host's tree is live under the 9p share: bash reads its scripts as it
 # runs them, so an edit on the host during a run would change scripts
 # mid-line. The tests therefore run from a copy in the guest's /tmp, and so
-# do the programs the job user runs (the plugin, sbind, the e2e helpers,
-# pagenode): the host's checkout may sit where the job user cannot reach
-# (under /root) and stage2.sh shows it at /binding-tree, its build dir at
-# /binding-build ($GUEST_BUILD).
+# do the programs the job user runs (the plugin, sbind, the cli_filter and
+# its module, the e2e helpers, pagenode): the host's checkout may sit where
+# the job user cannot reach (under /root) and stage2.sh shows it at
+# /binding-tree, its build dir at /binding-build ($GUEST_BUILD).
 src=$(cd "$(dirname "$0")/../.." && pwd)
 from=${GUEST_BUILD:-$src/build}
 tree=/tmp/guest-tree
 build=/tmp/guest-build
 rm -rf "$tree" "$build" && mkdir -p "$tree" "$build/guest" && cp -a "$src/tests" "$tree/" || exit 1
-for f in spank_binding.so sbind e2e guest/pagenode; do
+for f in spank_binding.so sbind cli_filter.lua spank_binding_submit.so e2e guest/pagenode; do
 	[ -e "$from/$f" ] || continue
 	cp -a "$from/$f" "$build/$f" || exit 1
 done
