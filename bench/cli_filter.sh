@@ -19,18 +19,11 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 rounds=${FILTER_ROUNDS:-20}
 
-if [ "$(id -u)" != 0 ]; then
-	echo "bench cli_filter: skipped (needs root to run a private Slurm cluster)"
-	exit 0
-fi
-for b in munged slurmctld slurmd srun; do
-	command -v "$b" >/dev/null 2>&1 || { echo "bench cli_filter: skipped (no $b)"; exit 0; }
-done
-# shellcheck source=tests/e2e/cluster.sh
-. "$here/../tests/e2e/cluster.sh"
-cluster_start >/dev/null 2>&1 || { echo "bench cli_filter: the private cluster did not start"; exit 1; }
-if [ -z "$E2E_PLUGIN" ] || [ ! -x "$E2E_BUILD/sbind" ] || [ ! -f "$E2E_BUILD/cli_filter.lua" ]; then
-	echo "bench cli_filter: skipped (the plugin, sbind or cli_filter.lua not built)"
+# shellcheck source=bench/cluster_bench.sh
+. "$here/cluster_bench.sh"
+bench_cluster cli_filter
+if [ ! -x "$E2E_BUILD/sbind" ] || [ ! -f "$E2E_BUILD/cli_filter.lua" ]; then
+	echo "bench cli_filter: skipped (sbind or cli_filter.lua not built)"
 	exit 0
 fi
 have_module=0
