@@ -499,15 +499,36 @@ static inline __attribute__((always_inline)) int cur_key(struct cursor *c, const
 	return 0;
 }
 
+/* The first space from p on, or end: eight bytes at a time (a space
+ * turns its byte to zero, and the lowest zero byte is found exactly), for
+ * a loop that ends on a byte of varying place mispredicts once a field,
+ * and the fields a transaction steps over were a third of its parse. */
+static inline __attribute__((always_inline)) const char *find_space(const char *p,
+								    const char *end)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint64_t ones = 0x0101010101010101ULL;
+	for (; end - p >= 8; p += 8) {
+		uint64_t x;
+		memcpy(&x, p, 8);
+		x ^= 0x20 * ones;
+		uint64_t zero = (x - ones) & ~x & 0x80 * ones;
+		if (zero)
+			return p + __builtin_ctzll(zero) / 8;
+	}
+#endif
+	while (p < end && *p != ' ')
+		p++;
+	return p;
+}
+
 /* The value of "key=" at the cursor, up to the next space (consumed). */
 static inline __attribute__((always_inline)) int cur_field(struct cursor *c, const char *key,
 							   size_t klen, const char **v, size_t *n)
 {
 	if (cur_key(c, key, klen))
 		return -1;
-	const char *sp = c->p;
-	while (sp < c->end && *sp != ' ')
-		sp++;
+	const char *sp = find_space(c->p, c->end);
 	if (sp == c->end)
 		return -1;
 	*v = c->p;
@@ -555,42 +576,6 @@ void bnd_state_why_clean(char *why, const char *text)
 	why[i] = '\0';
 }
 
-/* since= why= (suspended and deferred records), when there. */
-static int cur_since_why(struct bnd_state_record *r, struct cursor *c)
-{
-	unsigned long long since;
-	const char *v;
-	size_t n;
-	if ((size_t)(c->end - c->p) < 6 || memcmp(c->p, "since=", 6))
-		return 0;
-	if (cur_num(c, KEY("since"), INT64_MAX, &since) || cur_field(c, KEY("why"), &v, &n) ||
-	    n >= sizeof(r->why))
-		return -1;
-	for (size_t k = 0; k < n; k++)
-		if (!why_char(v[k]))
-			return -1;
-	r->since_ms = (long long)since;
-	memcpy(r->why, v, n);
-	r->why[n] = '\0';
-	return 0;
-}
-
-/* groups= need= want= (deferred records), when there. */
-static int cur_want(struct bnd_state_record *r, struct cursor *c)
-{
-	unsigned long long groups, need;
-	const char *v;
-	size_t n;
-	bnd_cpuset_t want;
-	if ((size_t)(c->end - c->p) < 7 || memcmp(c->p, "groups=", 7))
-		return 0;
-	if (cur_num(c, KEY("groups"), BND_STATE_MAX_TASKS, &groups) || !groups ||
-	    cur_num(c, KEY("need"), BND_MAX_CPUS, &need) || cur_field(c, KEY("want"), &v, &n) ||
-	    bnd_cpuset_parse_span(&want, v, n, NULL, 0) || bnd_cpuset_empty(&want))
-		return -1;
-	return bnd_state_record_want(r, &want, (int)groups, (int)need) ? -1 : 0;
-}
-
 /* The status named by n bytes at v, -1 for none (the three differ in
  * length). */
 static int status_of(const char *v, size_t n)
@@ -599,26 +584,45 @@ static int status_of(const char *v, size_t n)
 	return k >= 0 && !memcmp(v, status_names[k], n) ? k : -1;
 }
 
-/* job .. cpus (and from version 2 since, why, groups, need, want), leaving
- * c at "tasks=". What a transaction reads of every record: the rest waits
- * for parse_tail. */
-static int parse_head(struct bnd_state_record *r, struct cursor *c, int version)
+/* How much of a head to read: what every transaction needs, or all of it.
+ * The owner's start time and created= are cold (only the full check of
+ * an owner and sbind read them), and the cpus of a record that holds none
+ * are empty: at HEAD_HOT they are stepped over, unread and unwritten, and
+ * bnd_statefile_whole reads them. The two were half the digits of a
+ * 1000-record transaction. */
+enum head_depth { HEAD_HOT, HEAD_ALL };
+
+/* "key=<decimal> " at the cursor: read at HEAD_ALL, stepped over at
+ * HEAD_HOT (*out left alone). */
+static inline __attribute__((always_inline)) int cur_cold(struct cursor *c, const char *key,
+							  size_t klen, unsigned long long max,
+							  unsigned long long *out, enum head_depth d)
 {
-	unsigned long long job, step, pid, start, uid, created;
+	const char *v;
+	size_t n;
+	return d == HEAD_ALL ? cur_num(c, key, klen, max, out) : cur_field(c, key, klen, &v, &n);
+}
+
+/* job .. cpus, leaving c past the cpus' space: what a transaction reads of
+ * every record (at HEAD_HOT). The rest (since= why= want=, which only
+ * deferred records' queue and edits need, then tasks= on) waits for
+ * parse_tail: a state of suspended records spent a third of its head
+ * parse on since= and why=. */
+static int parse_head(struct bnd_state_record *r, struct cursor *c, enum head_depth d)
+{
+	unsigned long long job, step, pid, start = 0, uid, created = 0;
 	const char *v;
 	size_t n;
 	if (cur_num(c, KEY("job"), UINT32_MAX, &job) || cur_num(c, KEY("step"), UINT32_MAX, &step) ||
 	    cur_num(c, KEY("pid"), INT32_MAX, &pid) || !pid ||
-	    cur_num(c, KEY("start"), ULLONG_MAX, &start) || cur_num(c, KEY("uid"), UINT32_MAX, &uid) ||
-	    cur_field(c, KEY("status"), &v, &n))
+	    cur_cold(c, KEY("start"), ULLONG_MAX, &start, d) ||
+	    cur_num(c, KEY("uid"), UINT32_MAX, &uid) || cur_field(c, KEY("status"), &v, &n))
 		return -1;
 	int k = status_of(v, n);
-	/* Only active records hold cpus: the others' set (empty) is left
-	 * unwritten here, 512 bytes a record, a fifth of a 1000-record load;
-	 * bnd_statefile_whole fills it. */
-	if (k < 0 || cur_num(c, KEY("created"), INT64_MAX, &created) ||
+	if (k < 0 || cur_cold(c, KEY("created"), INT64_MAX, &created, d) ||
 	    cur_field(c, KEY("cpus"), &v, &n) ||
-	    ((n || k == BND_ST_ACTIVE) && bnd_cpuset_parse_span(&r->cpus, v, n, NULL, 0)))
+	    ((n || k == BND_ST_ACTIVE || d == HEAD_ALL) &&
+	     bnd_cpuset_parse_span(&r->cpus, v, n, NULL, 0)))
 		return -1;
 	r->status = (enum bnd_state_status)k;
 	r->job = (uint32_t)job;
@@ -629,7 +633,7 @@ static int parse_head(struct bnd_state_record *r, struct cursor *c, int version)
 	r->created = (long long)created;
 	r->since_ms = 0;
 	r->why[0] = '\0';
-	return version >= 2 && (cur_since_why(r, c) || cur_want(r, c)) ? -1 : 0;
+	return 0;
 }
 
 /* Cuts "key=value " off *p: returns value (NUL-terminated) or NULL. The last
@@ -716,8 +720,9 @@ static int parse_mem(struct bnd_state_record *r, char *v)
 	return 0;
 }
 
-/* Version 1's since= why=, after mem=. */
-static int parse_since_why_v1(struct bnd_state_record *r, char **p)
+/* since= why=, when there: after cpus= from version 2, after mem= in
+ * version 1. */
+static int parse_since_why(struct bnd_state_record *r, char **p)
 {
 	unsigned long long since;
 	char *v;
@@ -734,6 +739,22 @@ static int parse_since_why_v1(struct bnd_state_record *r, char **p)
 	return 0;
 }
 
+/* groups= need= want= (deferred records, version 2), when there. */
+static int parse_want(struct bnd_state_record *r, char **p)
+{
+	unsigned long long groups, need;
+	char *v;
+	bnd_cpuset_t want;
+	if (strncmp(*p, "groups=", 7))
+		return 0;
+	if (!(v = field(p, "groups", 0)) || num(v, BND_STATE_MAX_TASKS, &groups) || !groups ||
+	    !(v = field(p, "need", 0)) || num(v, BND_MAX_CPUS, &need) ||
+	    !(v = field(p, "want", 0)) || bnd_cpuset_parse_list(&want, v, NULL, 0) ||
+	    bnd_cpuset_empty(&want))
+		return -1;
+	return bnd_state_record_want(r, &want, (int)groups, (int)need) ? -1 : 0;
+}
+
 /* jobmem=, when there (version 2). */
 static int parse_jobmem(struct bnd_state_record *r, char **p)
 {
@@ -747,15 +768,16 @@ static int parse_jobmem(struct bnd_state_record *r, char **p)
 	return 0;
 }
 
-/* tasks= to the end of the line (NUL-terminated, mutable). */
+/* From past cpus= to the end of the line (NUL-terminated, mutable). */
 static int parse_tail(struct bnd_state_record *r, char *p, int version)
 {
 	char *v;
 	r->job_mem_mib = 0;
 	r->request[0] = '\0';
-	if (!(v = field(&p, "tasks", 0)) || parse_tasks(r, v) || !(v = field(&p, "mem", 0)) ||
+	if ((version >= 2 && (parse_since_why(r, &p) || parse_want(r, &p))) ||
+	    !(v = field(&p, "tasks", 0)) || parse_tasks(r, v) || !(v = field(&p, "mem", 0)) ||
 	    parse_mem(r, v) ||
-	    (version >= 2 ? parse_jobmem(r, &p) : parse_since_why_v1(r, &p)) ||
+	    (version >= 2 ? parse_jobmem(r, &p) : parse_since_why(r, &p)) ||
 	    !(v = field(&p, "req", 1)) || strlen(v) >= sizeof(r->request))
 		return -1;
 	for (const char *c = v; *c; c++)
@@ -771,7 +793,7 @@ static int parse_record(struct bnd_state_record *r, char *line, int version)
 {
 	memset(r, 0, sizeof(*r));
 	struct cursor c = { line, line + strlen(line) };
-	if (parse_head(r, &c, version) || parse_tail(r, (char *)c.p, version)) {
+	if (parse_head(r, &c, HEAD_ALL) || parse_tail(r, (char *)c.p, version)) {
 		bnd_state_record_free(r);
 		return -1;
 	}
@@ -787,10 +809,9 @@ int bnd_statefile_whole(struct bnd_state_file *f, int i)
 	/* The whole parse refuses a line with a NUL byte: so does this one. */
 	if (memchr(r->raw + r->tail, '\0', n))
 		return BND_ESTATE;
-	/* the head's cpus, left out for records that hold none */
-	const char *cp = memmem(r->raw, r->tail, " cpus=", 6);
-	const char *ce = cp ? memchr(cp + 6, ' ', (size_t)(r->raw + r->tail - cp - 6)) : NULL;
-	if (!ce || bnd_cpuset_parse_span(&r->cpus, cp + 6, (size_t)(ce - cp - 6), NULL, 0))
+	/* what the head left cold */
+	struct cursor c = { r->raw, r->raw + r->tail };
+	if (parse_head(r, &c, HEAD_ALL) || c.p != c.end)
 		return BND_ESTATE;
 	char small[512], *line = n < sizeof(small) ? small : malloc(n + 1);
 	if (!line)
@@ -1088,8 +1109,7 @@ static int load_heads(const char *p, const char *end, long count, struct bnd_sta
 			r->mem = NULL;
 			r->ntasks = r->want_groups = r->want_need = r->nmem = 0;
 			struct cursor c = { p + 4, e };
-			if (parse_head(r, &c, BND_STATE_VERSION) || (size_t)(e - c.p) < 6 ||
-			    memcmp(c.p, "tasks=", 6)) {
+			if (parse_head(r, &c, HEAD_HOT)) {
 				bnd_state_record_free(r);
 				return -1;
 			}

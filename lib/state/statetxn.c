@@ -202,9 +202,9 @@ static void repair(struct bnd_state_txn *tx)
  * or a zombie? Drops it then, logged; returns 1. */
 static int reclaim_one(struct bnd_state_txn *tx, int i, int full)
 {
-	const struct bnd_state_record *r = &tx->f.rec[i];
-	if (full ? bnd_state_owner_alive(r) : !bnd_proc_gone(r->owner_pid))
+	if (full ? bnd_state_owner_alive_at(&tx->f, i) : !bnd_proc_gone(tx->f.rec[i].owner_pid))
 		return 0;
+	const struct bnd_state_record *r = &tx->f.rec[i];
 	char d[512];
 	describe(r, d, sizeof(d));
 	bnd_state_log(tx->o, "state %s: reclaimed %s: owner is gone", tx->dir, d);
@@ -255,7 +255,15 @@ int bnd_state_txn_reclaim_holders(struct bnd_state_txn *tx, const bnd_cpuset_t *
 
 int bnd_state_owner_alive(const struct bnd_state_record *r)
 {
-	return bnd_proc_alive(r->owner_pid, r->owner_start);
+	return r->parsed == BND_REC_HEAD || bnd_proc_alive(r->owner_pid, r->owner_start);
+}
+
+int bnd_state_owner_alive_at(struct bnd_state_file *f, int i)
+{
+	int rc = bnd_statefile_whole(f, i);
+	if (rc == BND_ESTATE)
+		return 0;
+	return rc != BND_OK || bnd_state_owner_alive(&f->rec[i]);
 }
 
 int bnd_state_txn_begin(struct bnd_state_txn *tx, const struct bnd_state_opts *o,

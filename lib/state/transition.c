@@ -345,13 +345,13 @@ int bnd_state_resume(const struct bnd_state_opts *o, const struct bnd_topology *
 
 /* A holder of cpus the step may use whose owner is dead (the full check):
  * a transaction would reclaim it. */
-static int dead_holder(const struct bnd_state_file *f, const struct bnd_alloc_args *a)
+static int dead_holder(struct bnd_state_file *f, const struct bnd_alloc_args *a)
 {
 	for (int i = 0; i < f->nrec; i++) {
 		const struct bnd_state_record *r = &f->rec[i];
 		if (r->status == BND_ST_ACTIVE && !(r->job == a->job && r->step == a->step) &&
 		    (!a->allowed || bnd_cpuset_intersects(&r->cpus, a->allowed)) &&
-		    !bnd_state_owner_alive(r))
+		    !bnd_state_owner_alive_at(f, i))
 			return 1;
 	}
 	return 0;

@@ -28,9 +28,11 @@
  * (no node, scan, jobmem, groups, want) are read and rewritten as 2.
  *
  * A transaction parses only what it needs: bnd_statefile_load keeps the
- * file's text and parses each record's head (job, step, owner, uid,
- * status, created, cpus; since, why, want) when the file is whole; the
- * tail (tasks on) is parsed on demand (bnd_statefile_whole) and an
+ * file's text and parses what every transaction reads of each record (job,
+ * step, owner pid, uid, status, an active record's cpus) when the file is
+ * whole; the rest (the owner's start time, created, since, why, want,
+ * tasks on) is parsed on demand (bnd_statefile_whole: the deferred queue,
+ * the full check of an owner and every edit ask for it) and an
  * unchanged record is written back as the bytes it was read from. Only
  * active records hold cpus: until bnd_statefile_whole, a loaded record
  * that is not active has its cpus unset (read status first). At 1000 records a whole
@@ -75,7 +77,8 @@ enum bnd_state_status {
 /* How much of a record read by bnd_statefile_load is parsed. */
 enum bnd_rec_parsed {
 	BND_REC_WHOLE = 0, /* every field (records built in memory, strict parses) */
-	BND_REC_HEAD,      /* job .. cpus; the tail waits for bnd_statefile_whole */
+	BND_REC_HEAD,      /* job, step, pid, uid, status, an active record's cpus;
+			    * the rest waits for bnd_statefile_whole */
 };
 
 struct bnd_state_mem {
@@ -109,7 +112,7 @@ struct bnd_state_record {
 	bnd_cpuset_t *want;
 	/* Read by bnd_statefile_load and not changed since: raw is its text in
 	 * the file's buffer (without "rec " and the newline), written back as
-	 * is; tail the offset of " tasks=" in it. NULL for records built or
+	 * is; tail the offset of what follows cpus= in it. NULL for records built or
 	 * edited in memory (bnd_statefile_edit). */
 	enum bnd_rec_parsed parsed;
 	const char *raw;

@@ -29,8 +29,13 @@ struct bnd_state_opts {
 	void *journal_ctx;
 };
 
-/* Is the record's owner still the process that made it? */
+/* Is the record's owner still the process that made it? r whole (its
+ * owner's start time read): a record bnd_statefile_load left at its head
+ * counts as alive, never reclaimed on a start time nobody read. */
 int bnd_state_owner_alive(const struct bnd_state_record *r);
+/* The same for record i of a loaded file, made whole first; one whose
+ * rest does not parse is not anyone's (the strict parse drops it too). */
+int bnd_state_owner_alive_at(struct bnd_state_file *f, int i);
 
 struct bnd_state_txn {
 	const struct bnd_state_opts *o;

@@ -1178,6 +1178,15 @@ START_TEST(reused_pid_is_reclaimed_when_its_cores_are_needed)
 	struct bnd_state_file f = list();
 	ck_assert_int_eq(f.nrec, 2);
 	bnd_statefile_free(&f);
+	/* A transaction's load leaves the owner's start unread: the record
+	 * then counts as alive until it is made whole and judged. */
+	char err2[BND_ERRLEN];
+	ck_assert_int_eq(bnd_state_snapshot(&env.opts, &f, err2, sizeof(err2)), BND_OK);
+	ck_assert_int_eq(f.rec[0].parsed, BND_REC_HEAD);
+	ck_assert_int_eq(bnd_state_owner_alive(&f.rec[0]), 1);
+	ck_assert_int_eq(bnd_state_owner_alive_at(&f, 0), 0);
+	ck_assert_int_eq(bnd_state_owner_alive_at(&f, 1), 1);
+	bnd_statefile_free(&f);
 	/* one that needs its core reclaims it and fits */
 	ck_assert_str_eq(alloc(t, "linear:1", args(3, 0, 1)), "0");
 	f = list();

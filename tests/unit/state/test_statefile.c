@@ -377,7 +377,7 @@ START_TEST(records_edit)
 END_TEST
 
 /* The folding path against the table on every alignment, and lengths
- * around the 64-byte and 16-byte steps the folding takes, up to a state's
+ * around the 256-, 64- and 16-byte steps the folding takes (both widths), up to a state's
  * size. */
 START_TEST(crc32_folding_matches_the_table)
 {
@@ -388,10 +388,16 @@ START_TEST(crc32_folding_matches_the_table)
 		buf[i] = (unsigned char)(x >> 16);
 	}
 	for (size_t off = 0; off < 16; off++)
-		for (size_t len = 0; len < 300; len++)
-			ck_assert_uint_eq(bnd_crc32(buf + off, len), bnd_crc32_table(buf + off, len));
-	for (size_t len = 130000; len < 130040; len++)
-		ck_assert_uint_eq(bnd_crc32(buf + 3, len), bnd_crc32_table(buf + 3, len));
+		for (size_t len = 0; len < 600; len++) {
+			uint32_t want = bnd_crc32_table(buf + off, len);
+			ck_assert_uint_eq(bnd_crc32(buf + off, len), want);
+			ck_assert_uint_eq(bnd_crc32_narrow(buf + off, len), want);
+		}
+	for (size_t len = 130000; len < 130300; len++) {
+		uint32_t want = bnd_crc32_table(buf + 3, len);
+		ck_assert_uint_eq(bnd_crc32(buf + 3, len), want);
+		ck_assert_uint_eq(bnd_crc32_narrow(buf + 3, len), want);
+	}
 }
 END_TEST
 
@@ -427,7 +433,9 @@ START_TEST(lazy_load_reads_what_the_whole_parse_reads)
 		if (h.rec[i].status == BND_ST_ACTIVE)
 			ck_assert(bnd_cpuset_equal(&h.rec[i].cpus, &g.rec[i].cpus));
 	}
-	ck_assert_int_eq(h.rec[2].want_groups, 3);
+	/* the cold part waits: a deferred record's want, an owner's start */
+	ck_assert_ptr_null(h.rec[2].want);
+	ck_assert_uint_eq(h.rec[0].owner_start, 0);
 	ck_assert_int_eq(bnd_statefile_format(&h, &again, &len2, NULL, 0), BND_OK);
 	ck_assert_uint_eq(len2, len);
 	ck_assert_mem_eq(again, text, len);
@@ -437,6 +445,9 @@ START_TEST(lazy_load_reads_what_the_whole_parse_reads)
 		same_record(&h.rec[i], &g.rec[i]);
 	}
 	ck_assert_uint_eq(h.rec[0].job_mem_mib, 4096);
+	ck_assert_int_eq(h.rec[2].want_groups, 3);
+	ck_assert_int_eq(h.rec[2].want_need, 6);
+	ck_assert(bnd_cpuset_equal(h.rec[2].want, &want));
 	ck_assert_int_eq(bnd_statefile_edit(&h, 1), BND_OK);
 	ck_assert_ptr_null(h.rec[1].raw);
 	h.rec[1].uid = 4242;
