@@ -36,6 +36,8 @@ ALL_CFLAGS  := $(BASE_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 SAN_FLAGS   := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -O1
 
 B           := build
+# Parallel builds in check and unit (the tests themselves run one at a time).
+JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 LIB_SRC     := $(sort $(wildcard lib/*/*.c))
 LIB_HDR     := $(wildcard include/binding/*/*.h)
 LIB_OBJ     := $(LIB_SRC:lib/%.c=$(B)/lib/%.o)
@@ -171,7 +173,7 @@ $(B)/bench/%: bench/%.c $(CGSCRATCH) $(B)/libbinding.a
 # to $(B)/results; the last line is the total.
 check: deps
 	@rm -f $(B)/results
-	$(MAKE) all
+	$(MAKE) -j$(JOBS) all
 	$(MAKE) lint
 	$(MAKE) unit
 	$(MAKE) cli
@@ -182,7 +184,11 @@ check: deps
 	$(MAKE) fuzz
 	@sh tests/summary.sh $(B)/results
 
-unit: unit-plain unit-san
+# Every test program built first, JOBS at a time (serially the two builds
+# were most of the stage); then each runs in turn.
+unit:
+	$(MAKE) -j$(JOBS) $(UNIT_BIN) $(UNIT_SAN)
+	$(MAKE) unit-plain unit-san
 
 unit-plain: $(UNIT_BIN)
 	@sh tests/run-unit.sh plain $(UNIT_BIN)

@@ -40,7 +40,7 @@ else
 fi
 
 echo "== dpkg-buildpackage -us -uc -b (in $src)"
-if (cd "$src" && dpkg-buildpackage -us -uc -b) >"$tmp/build.log" 2>&1; then
+if (cd "$src" && dpkg-buildpackage -us -uc -b -j"$(nproc 2>/dev/null || echo 2)") >"$tmp/build.log" 2>&1; then
 	ok "dpkg-buildpackage -us -uc -b builds the package"
 else
 	fail "dpkg-buildpackage -us -uc -b builds the package" "$(tail -30 "$tmp/build.log")"
