@@ -97,6 +97,18 @@ static inline const char *fuzz_seed_dir(void)
 	return d && *d ? d : NULL;
 }
 
+/* The initializer of a target that sets nothing up and writes no seeds of
+ * its own: a seed run (FUZZ_SEED_DIR) ends at once. */
+#define FUZZ_INITIALIZE_NOTHING                                \
+	int LLVMFuzzerInitialize(int *argc, char ***argv)      \
+	{                                                      \
+		(void)argc;                                    \
+		(void)argv;                                    \
+		if (fuzz_seed_dir())                           \
+			exit(0);                               \
+		return 0;                                      \
+	}
+
 /* Everything a job step or sbind does with a node's topology, on one that
  * loaded: strings round trip, lookups stay in range, placements stay on
  * the node. */

@@ -17,14 +17,7 @@
 
 #define MAX_WORDS 64
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	if (fuzz_seed_dir())
-		exit(0);
-	return 0;
-}
+FUZZ_INITIALIZE_NOTHING
 
 static void check_request(struct bnd_request *r, const char *text)
 {

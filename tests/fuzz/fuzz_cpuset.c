@@ -16,14 +16,7 @@
 /* "4095," per cpu at most. */
 #define BIG (BND_MAX_CPUS * 6 + 1)
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	if (fuzz_seed_dir())
-		exit(0);
-	return 0;
-}
+FUZZ_INITIALIZE_NOTHING
 
 /* Formats into a heap buffer of exactly len bytes. */
 static void format_small(const bnd_cpuset_t *s, const char *full, size_t len, int spaced)

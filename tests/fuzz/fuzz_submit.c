@@ -21,14 +21,7 @@
 
 #define MAX_OPTS 32
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	if (fuzz_seed_dir())
-		exit(0);
-	return 0;
-}
+FUZZ_INITIALIZE_NOTHING
 
 static char *next_line(char **p)
 {
