@@ -275,6 +275,7 @@ demo: deps
 bench: $(BENCH_BIN) all
 	@for b in $(BENCH_BIN); do $$b || exit 1; done
 	@if [ -x bench/launch.sh ]; then sh bench/launch.sh; fi
+	@if [ -x bench/releases.sh ]; then sh bench/releases.sh; fi
 	@if [ -x bench/gang.sh ]; then sh bench/gang.sh; fi
 	@if [ -x bench/defer.sh ]; then sh bench/defer.sh; fi
 	@if [ -x bench/cli_filter.sh ]; then sh bench/cli_filter.sh; fi
