@@ -32,6 +32,24 @@ task 1: 0,1 (cpus 1)
 memory: 0:900M
 nlocal: nodes 0 (bind)" \
 	$SBIND place --topology "$T" --mbind nlocal --tasks 2 --mem 900M
+# --mbind without a core binding: what the plugin does, in its words
+# (request.h's rule, shared): round_robin needs no cores (UGE), cores and
+# cores:strict follow the task's cores; such a step records nothing.
+expect_out "round_robin without --binding: accepted, not bound" \
+"task 0: not bound
+task 1: not bound" $SBIND place --topology "$T" --mbind round_robin --tasks 2 --mem 900M
+for m in cores:strict cores; do
+	expect_err "--binding none --mbind $m: exit 3 with the plugin's reason" 3 \
+		"sbind place: no binding: --mbind=$m not applied: it needs cores bound by --binding" \
+		$SBIND place --topology "$T" --binding none --mbind "$m"
+done
+expect_err "--mbind cores:strict alone: the same" 3 "--mbind=cores:strict not applied" \
+	$SBIND place --topology "$T" --mbind cores:strict
+ND=$(mktemp -d /tmp/sbind-unbound-XXXXXX); chmod 755 "$ND"
+$SBIND place --topology "$T" --mbind round_robin --mem 2G --state "$ND/st" --commit --job 5 --step 0 >/dev/null
+expect_rc "a step that places no cores records nothing (no memory either)" 0 \
+	sh -c "! grep -qs '^rec ' '$ND/st/state'"
+rm -rf "$ND"
 expect_err "a bad size names the token and the form" 2 'memory size "2X": expected' \
 	$SBIND place --topology "$T" --binding linear:1 --mem 2X
 
