@@ -1162,9 +1162,9 @@ START_TEST(lsf_user_variables)
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
 
-	/* USER with a list: the listed cpus; -c3 with PACK: one task, 3 cores */
+	/* USER_CPU_LIST with a list: the listed cpus; -c3 with PACK: one task, 3 cores */
 	in = base(152, 0, 1, "0-7", NULL);
-	in.lsf_bind_job = "USER";
+	in.lsf_bind_job = "USER_CPU_LIST";
 	in.lsf_cpu_list = "1,2";
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
@@ -1222,12 +1222,21 @@ START_TEST(lsf_user_variables)
 	set_default("");
 	cfg.implicit = 0;
 
-	/* USER without a list: unbound, and why */
+	/* USER without a list: the admin's word, any other value is ANY */
 	in = base(158, 0, 1, "0-7", NULL);
 	in.lsf_bind_job = "USER";
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_msg(bnd_step_active(&s) && s.state != BND_STEP_PLACED && strstr(s.reason, "needs LSB_USER_BIND_CPU_LIST"),
-		      "%s", s.reason);
+	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
+	ck_assert_str_eq(s.req.text, "any:1");
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+	/* a list wins over LSB_USER_BIND_JOB, NONE included */
+	in = base(159, 0, 1, "0-7", NULL);
+	in.lsf_bind_job = "NONE";
+	in.lsf_cpu_list = "5";
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_str_eq(s.req.text, "cpus:5");
+	bnd_step_finish(&s);
 	bnd_step_free(&s);
 	ck_assert_int_eq(records(), 0);
 	bnd_topology_free(t);
