@@ -66,7 +66,7 @@ static const struct option long_opts[] = {
 };
 
 static const char place_usage[] =
-	"usage: sbind place --binding SPEC [--mbind SPEC] [--mem SIZE] "
+	"usage: sbind place --binding SPEC|--mbind SPEC [--mem SIZE] "
 	"[--mem-reserve SIZE|N%] [--tasks N] [--gpus LIST [--gpus-per-task N] "
 	"[--gpu-bind SPEC]] "
 	"[--topology SRC] [--mask STR] [--state DIR [--commit --job J --step S "
