@@ -10,7 +10,8 @@
 #   @plugstack ARGS rewrites plugstack.conf (state_dir= is added), shown
 #   @root CMD       run as root, shown as "# CMD" and its output
 #   CMD             run as the job user from its scratch dir, shown as "$ CMD"
-#                   and its output (stdout and stderr), at most 60 s
+#                   and its output (stdout and stderr); a hang guard of
+#                   $(e2e_wait_secs 60) s (E2E_WAIT_MIN, cluster.sh)
 # Commands see E2E_NODE, E2E_CPUS, E2E_NCPUS, E2E_STATE in their environment.
 # Every example waits for what it shows (a file a task writes, an empty
 # queue), never for a time: the output is the same on a slow machine.
@@ -18,7 +19,7 @@
 demo_show_user() {
 	echo "\$ $1"
 	run_as_user env E2E_NODE="$E2E_NODE" E2E_CPUS="$E2E_CPUS" E2E_NCPUS="$E2E_NCPUS" \
-		E2E_STATE="$E2E_STATE" timeout 60 bash -c "$1" </dev/null 2>&1
+		E2E_STATE="$E2E_STATE" timeout "$(e2e_wait_secs 60)" bash -c "$1" </dev/null 2>&1
 	local rc=$?
 	[ $rc -eq 0 ] || echo "(exit $rc)"
 	echo
@@ -40,7 +41,7 @@ demo_examples() {
 			;;
 		'@root '*)
 			echo "# ${line#@root }"
-			timeout 60 bash -c "${line#@root }" </dev/null 2>&1
+			timeout "$(e2e_wait_secs 60)" bash -c "${line#@root }" </dev/null 2>&1
 			echo
 			;;
 		*) demo_show_user "$line" ;;
