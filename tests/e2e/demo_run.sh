@@ -11,7 +11,7 @@
 #   @root CMD       run as root, shown as "# CMD" and its output
 #   CMD             run as the job user from its scratch dir, shown as "$ CMD"
 #                   and its output (stdout and stderr); a hang guard of
-#                   $(e2e_wait_secs 60) s (E2E_WAIT_MIN, cluster.sh)
+#                   at least E2E_WAIT_MIN (120 s, cluster.sh)
 # Commands see E2E_NODE, E2E_CPUS, E2E_NCPUS, E2E_STATE in their environment.
 # Every example waits for what it shows (a file a task writes, an empty
 # queue), never for a time: the output is the same on a slow machine.
