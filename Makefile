@@ -96,7 +96,8 @@ FUZZ_OBJ     := $(LIB_SRC:lib/%.c=$(B)/fuzz/lib/%.o)
 export BINDING_TOPOLOGIES ?= $(CURDIR)/tests/topologies
 export BINDING_BUILD := $(abspath $(B))
 
-.PHONY: all deps check releases unit-programs e2e-helpers unit unit-plain unit-san cli e2e pkg numa fuzz fuzz-run fuzz-long lint demo bench install clean
+.PHONY: all deps check releases unit-programs e2e-helpers unit unit-plain unit-san cli e2e pkg numa fuzz fuzz-run fuzz-long lint demo bench install clean \
+	doc-examples
 
 all: $(B)/libbinding.a $(TOOLS_BIN) $(if $(wildcard spank_binding.c),$(PLUGIN)) $(MANPAGES) $(CLI_FILTER) \
 	$(SUBMIT_MODULE)
@@ -267,6 +268,13 @@ lint: $(LIB_OBJ)
 		--std=c11 --inline-suppr -Iinclude -Itests/unit lib tools cli_filter $(wildcard $(GLUE_SRC)) \
 		bench tests
 	sh scripts/module-cycles $(B)/lib
+
+# Writes into README.md, docs/*.md and man/*.in what the built tree prints
+# for each marked example (scripts/doc-examples; docs/testing.md, "Examples
+# in the docs"): the sbind transcripts run here, the e2e blocks from the
+# last e2e run's $(B)/doc-examples/. `make cli` compares them.
+doc-examples: $(TOOLS_BIN)
+	@SBIND=$(TOOLS_BIN) sh scripts/doc-examples update
 
 demo: deps
 	$(MAKE) all
