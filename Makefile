@@ -39,7 +39,7 @@ B           := build
 # Parallel builds in check and unit (the tests themselves run one at a time).
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 LIB_SRC     := $(sort $(wildcard lib/*/*.c))
-LIB_HDR     := $(wildcard include/binding/*/*.h)
+LIB_HDR     := $(wildcard include/binding/*/*.h include/binding/*/*.def)
 LIB_OBJ     := $(LIB_SRC:lib/%.c=$(B)/lib/%.o)
 # Unit tests link a build of the library with fault points (util/fault.h);
 # the plugin and sbind link the one without.

@@ -43,82 +43,17 @@ static int split_rule(const struct bnd_request *r, int ntasks, int npus, struct 
 	return BND_OK;
 }
 
-/* packed near=gpu for the tasks, or for all of them at once (type=node:
- * every task shares the units, near the union of their GPUs). */
-static int run_packed_near(const struct bnd_topology *t, const struct bnd_domain *dom,
-			   const struct bnd_request *r, const struct bnd_units *u,
-			   struct bnd_pick *pick, char *err, size_t errlen)
-{
-	if (!u->shared)
-		return bnd_strategy_packed_near(t, dom, r, u->ntasks, u->per_task, pick, err, errlen);
-	uint64_t all = 0;
-	for (int i = 0; i < u->ntasks; i++)
-		all |= bnd_near_gpus(dom, i);
-	struct bnd_near one = { 1, &all };
-	struct bnd_domain d = { dom ? dom->allowed : NULL, dom ? dom->taken : NULL, &one };
-	return bnd_strategy_packed_near(t, &d, r, 1, u->per_task, pick, err, errlen);
-}
-
-/* Each strategy's entry with the table's signature (strategy.h). */
-
-static int run_linear(const struct bnd_topology *t, const struct bnd_domain *dom,
-		      const struct bnd_request *r, const struct bnd_units *u,
-		      struct bnd_pick *pick, char *err, size_t errlen)
-{
-	return bnd_strategy_linear(t, dom, r, u->need, pick, err, errlen);
-}
-
-static int run_striding(const struct bnd_topology *t, const struct bnd_domain *dom,
-			const struct bnd_request *r, const struct bnd_units *u,
-			struct bnd_pick *pick, char *err, size_t errlen)
-{
-	return bnd_strategy_striding(t, dom, r, u->need, pick, err, errlen);
-}
-
-static int run_explicit(const struct bnd_topology *t, const struct bnd_domain *dom,
-			const struct bnd_request *r, const struct bnd_units *u,
-			struct bnd_pick *pick, char *err, size_t errlen)
-{
-	return bnd_strategy_explicit(t, dom, r, u->ntasks, pick, err, errlen);
-}
-
-static int run_packed(const struct bnd_topology *t, const struct bnd_domain *dom,
-		      const struct bnd_request *r, const struct bnd_units *u,
-		      struct bnd_pick *pick, char *err, size_t errlen)
-{
-	if (r->near_gpu)
-		return run_packed_near(t, dom, r, u, pick, err, errlen);
-	return bnd_strategy_packed(t, dom, r, u->need, pick, err, errlen);
-}
-
-static int run_lsf(const struct bnd_topology *t, const struct bnd_domain *dom,
-		   const struct bnd_request *r, const struct bnd_units *u,
-		   struct bnd_pick *pick, char *err, size_t errlen)
-{
-	return bnd_strategy_lsf(t, dom, r, u->need, pick, err, errlen);
-}
-
-static int run_gpu(const struct bnd_topology *t, const struct bnd_domain *dom,
-		   const struct bnd_request *r, const struct bnd_units *u,
-		   struct bnd_pick *pick, char *err, size_t errlen)
-{
-	return bnd_strategy_gpu(t, dom, r, u->ntasks, pick, err, errlen);
-}
-
-/* Placement's row of each strategy (its grammar's row is in
- * request/request.c); none places nothing. test_place checks that every
- * strategy the grammar knows has one. */
-static const bnd_place_fn placers[BND_S_COUNT] = {
-	[BND_S_LINEAR] = run_linear,
-	[BND_S_STRIDING] = run_striding,
-	[BND_S_EXPLICIT] = run_explicit,
-	[BND_S_PACKED] = run_packed,
-	[BND_S_LSF_BALANCE] = run_lsf,
-	[BND_S_LSF_PACK] = run_lsf,
-	[BND_S_LSF_ANY] = run_lsf,
-	[BND_S_LSF_CPUS] = run_lsf,
-	[BND_S_GPU] = run_gpu,
+/* Placement's column of the table of strategies (strategies.def); none
+ * places nothing. */
+#define BND_PLACED_BY(fn) fn
+#define BND_PLACES_NOTHING NULL
+static bnd_place_fn const placers[BND_S_COUNT] = {
+#define BND_STRATEGY(id, word, family, share, parse, place, ...) [BND_S_##id] = place,
+#include "binding/request/strategies.def"
+#undef BND_STRATEGY
 };
+#undef BND_PLACED_BY
+#undef BND_PLACES_NOTHING
 
 static int run_strategy(const struct bnd_topology *t, const struct bnd_domain *dom,
 			const struct bnd_request *r, const struct bnd_units *u,

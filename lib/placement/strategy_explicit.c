@@ -2,11 +2,12 @@
 #include "binding/util/error.h"
 #include "binding/placement/strategy.h"
 
-int bnd_strategy_explicit(const struct bnd_topology *t, const struct bnd_domain *dom,
-			  const struct bnd_request *r, int ntasks, struct bnd_pick *out,
-			  char *err, size_t errlen)
+/* bnd_place() checked that the list shares out evenly among the tasks. */
+int bnd_place_explicit(const struct bnd_topology *t, const struct bnd_domain *dom,
+		       const struct bnd_request *r, const struct bnd_units *u, struct bnd_pick *out,
+		       char *err, size_t errlen)
 {
-	(void)ntasks; /* bnd_place() checked that the list shares out evenly */
+	(void)u;
 	for (int i = 0; i < r->nexplicit; i++) {
 		const struct bnd_pair *p = &r->explicit_pairs[i];
 		int c = bnd_topology_core_at(t, p->socket, p->core);

@@ -65,10 +65,11 @@ static int linear_auto(const struct bnd_topology *t, const struct bnd_domain *do
 	return BND_OK;
 }
 
-int bnd_strategy_linear(const struct bnd_topology *t, const struct bnd_domain *dom,
-			const struct bnd_request *r, int need, struct bnd_pick *out,
-			char *err, size_t errlen)
+int bnd_place_linear(const struct bnd_topology *t, const struct bnd_domain *dom,
+		     const struct bnd_request *r, const struct bnd_units *u, struct bnd_pick *out,
+		     char *err, size_t errlen)
 {
+	int need = u->need;
 	if (!r->has_start)
 		return linear_auto(t, dom, need, out, err, errlen);
 	int first = bnd_topology_core_at(t, r->start.socket, r->start.core);

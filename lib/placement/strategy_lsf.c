@@ -379,11 +379,13 @@ static int run_policy(struct lsf *l, const struct bnd_request *r, int need, int 
 	return bnd_fail(err, errlen, BND_ENOMEM, "out of memory");
 }
 
-int bnd_strategy_lsf(const struct bnd_topology *t, const struct bnd_domain *dom,
-		     const struct bnd_request *r, int need, struct bnd_pick *out,
-		     char *err, size_t errlen)
+/* The four LSF rows' placement: the request's method (balance, pack, any)
+ * over the free units of its level, or its cpu list. */
+int bnd_place_lsf(const struct bnd_topology *t, const struct bnd_domain *dom,
+		  const struct bnd_request *r, const struct bnd_units *u, struct bnd_pick *out,
+		  char *err, size_t errlen)
 {
-	int n = t->npus + t->ncores + t->nsockets + 1, rc = BND_OK;
+	int n = t->npus + t->ncores + t->nsockets + 1, rc = BND_OK, need = u->need;
 	bool *busy = calloc((size_t)t->npus + 1, sizeof(bool));
 	int *fr = calloc((size_t)n, sizeof(int)), *total = calloc((size_t)n, sizeof(int));
 	int *tk = calloc((size_t)n, sizeof(int)), *seq = calloc((size_t)n, sizeof(int));

@@ -1,6 +1,11 @@
 /* OCS/GCS 9.1 "packed" binding: walk the (sorted, filtered, start..stop)
  * topology string left to right and take free units of the requested kind
- * until `need` are found. All or nothing. */
+ * until `need` are found. All or nothing.
+ *
+ * With near=gpu (near.h's rank of a core for a task's GPUs), the
+ * walk for each task, inside the cores of rank 0, then up to the next
+ * rank and so on: as many of its units in the nearest ring as fit there
+ * before the next ring is tried. */
 #include "binding/placement/strategy.h"
 
 #include <stdbool.h>
@@ -8,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binding/placement/near.h"
 #include "binding/util/error.h"
 #include "binding/topology/topostring.h"
 #include "binding/topology/unitsort.h"
@@ -274,9 +280,9 @@ static int take_units(const struct bnd_topology *t, const struct bnd_unitorder *
 			r->start_letter || r->stop_letter ? " between start and stop" : "");
 }
 
-int bnd_strategy_packed(const struct bnd_topology *t, const struct bnd_domain *dom,
-			const struct bnd_request *r, int need, struct bnd_pick *out,
-			char *err, size_t errlen)
+static int packed_walk(const struct bnd_topology *t, const struct bnd_domain *dom,
+		       const struct bnd_request *r, int need, struct bnd_pick *out, char *err,
+		       size_t errlen)
 {
 	struct target g = { 0, 0, "" };
 	struct bnd_unitorder o = { 0 };
@@ -312,4 +318,138 @@ out:
 	free(used);
 	free(blocked);
 	return rc;
+}
+
+/* ---- packed near=gpu --------------------------------------------------- */
+
+struct rings {
+	int n;
+	int *rank;  /* distinct ranks, ascending */
+};
+
+/* The distinct ranks of the task's cores. */
+static int make_rings(const struct bnd_topology *t, uint64_t gpus, int *core_rank,
+		      struct rings *rg)
+{
+	struct bnd_near_ctx ctx;
+	bnd_near_ctx_init(t, gpus, &ctx);
+	rg->n = 0;
+	for (int c = 0; c < t->ncores; c++) {
+		core_rank[c] = bnd_near_ctx_rank(t, &ctx, c);
+		int seen = 0;
+		for (int i = 0; i < rg->n && !seen; i++)
+			seen = rg->rank[i] == core_rank[c];
+		if (!seen)
+			rg->rank[rg->n++] = core_rank[c];
+	}
+	for (int i = 1; i < rg->n; i++)
+		for (int j = i; j > 0 && rg->rank[j - 1] > rg->rank[j]; j--) {
+			int x = rg->rank[j];
+			rg->rank[j] = rg->rank[j - 1];
+			rg->rank[j - 1] = x;
+		}
+	return rg->n;
+}
+
+/* Moves the groups of src to the end of dst and marks their cpus taken. */
+static void append(const struct bnd_topology *t, struct bnd_pick *dst, const struct bnd_pick *src,
+		   bnd_cpuset_t *taken)
+{
+	for (int g = 0; g < src->ngroups; g++) {
+		int at = dst->off[dst->ngroups];
+		for (int i = src->off[g]; i < src->off[g + 1]; i++) {
+			dst->pus[at++] = src->pus[i];
+			bnd_cpuset_set(taken, t->pu_os[src->pus[i]]);
+		}
+		dst->off[++dst->ngroups] = at;
+	}
+}
+
+/* As many units as fit in the ring (cores up to rank `upto`), fewer when
+ * not all do: the packed walk is all or nothing. */
+static int fill_ring(const struct bnd_topology *t, const struct bnd_domain *dom,
+		     const struct bnd_request *r, const int *core_rank, int upto, int *left,
+		     bnd_cpuset_t *taken, struct bnd_pick *tmp, struct bnd_pick *out)
+{
+	bnd_cpuset_t ring;
+	bnd_cpuset_zero(&ring);
+	for (int c = 0; c < t->ncores; c++)
+		if (core_rank[c] <= upto)
+			for (int p = t->cores[c].pu_first; p < t->cores[c].pu_first + t->cores[c].npus; p++)
+				bnd_cpuset_set(&ring, t->pu_os[p]);
+	if (dom && dom->allowed)
+		bnd_cpuset_and(&ring, dom->allowed);
+	struct bnd_domain d = { &ring, taken, NULL };
+	for (int m = *left; m > 0; m--) {
+		int rc = packed_walk(t, &d, r, m, tmp, NULL, 0);
+		if (rc == BND_ENOFIT)
+			continue;
+		if (rc != BND_OK)
+			return rc;
+		append(t, out, tmp, taken);
+		*left -= m;
+		break;
+	}
+	return BND_OK;
+}
+
+/* Each task's per_task units in the rings around its GPUs. */
+static int packed_near(const struct bnd_topology *t, const struct bnd_domain *dom,
+		       const struct bnd_request *r, int ntasks, int per_task,
+		       struct bnd_pick *out, char *err, size_t errlen)
+{
+	bnd_cpuset_t taken;
+	bnd_cpuset_zero(&taken);
+	if (dom && dom->taken)
+		taken = *dom->taken;
+	int *core_rank = malloc(((size_t)t->ncores + 1) * sizeof(int));
+	struct rings rg = { 0, malloc(((size_t)t->ncores + 1) * sizeof(int)) };
+	struct bnd_pick tmp = { 0, calloc((size_t)t->npus + 2, sizeof(int)),
+				calloc((size_t)t->npus + 1, sizeof(int)) };
+	int rc = core_rank && rg.rank && tmp.off && tmp.pus
+		 ? BND_OK : bnd_fail(err, errlen, BND_ENOMEM, "out of memory");
+	out->ngroups = 0;
+	out->off[0] = 0;
+	for (int i = 0; rc == BND_OK && i < ntasks; i++) {
+		int left = per_task, groups = out->ngroups;
+		bnd_cpuset_t before = taken;
+		make_rings(t, bnd_near_gpus(dom, i), core_rank, &rg);
+		for (int k = 0; rc == BND_OK && left > 0 && k < rg.n; k++)
+			rc = fill_ring(t, dom, r, core_rank, rg.rank[k], &left, &taken, &tmp, out);
+		if (rc == BND_OK && left > 0) {
+			/* The rings' units did not add up (a unit spanning two
+			 * rings): the task's units in one walk over the node, or
+			 * the packed model's own reason. */
+			out->ngroups = groups;
+			taken = before;
+			struct bnd_domain d = { dom ? dom->allowed : NULL, &taken, NULL };
+			rc = packed_walk(t, &d, r, per_task, &tmp, err, errlen);
+			if (rc == BND_OK)
+				append(t, out, &tmp, &taken);
+		}
+	}
+	free(core_rank);
+	free(rg.rank);
+	free(tmp.off);
+	free(tmp.pus);
+	return rc;
+}
+
+/* packed's placement: the walk, or with near=gpu each task's units in the
+ * rings around its GPUs (type=node: around the union of the tasks' GPUs,
+ * as one task whose units every task shares). */
+int bnd_place_packed(const struct bnd_topology *t, const struct bnd_domain *dom,
+		     const struct bnd_request *r, const struct bnd_units *u, struct bnd_pick *out,
+		     char *err, size_t errlen)
+{
+	if (!r->near_gpu)
+		return packed_walk(t, dom, r, u->need, out, err, errlen);
+	if (!u->shared)
+		return packed_near(t, dom, r, u->ntasks, u->per_task, out, err, errlen);
+	uint64_t all = 0;
+	for (int i = 0; i < u->ntasks; i++)
+		all |= bnd_near_gpus(dom, i);
+	struct bnd_near one = { 1, &all };
+	struct bnd_domain d = { dom ? dom->allowed : NULL, dom ? dom->taken : NULL, &one };
+	return packed_near(t, &d, r, 1, u->per_task, out, err, errlen);
 }

@@ -14,11 +14,11 @@ static bool stride_fits(const struct bnd_topology *t, const struct bnd_domain *d
 	return true;
 }
 
-int bnd_strategy_striding(const struct bnd_topology *t, const struct bnd_domain *dom,
-			  const struct bnd_request *r, int need, struct bnd_pick *out,
-			  char *err, size_t errlen)
+int bnd_place_striding(const struct bnd_topology *t, const struct bnd_domain *dom,
+		       const struct bnd_request *r, const struct bnd_units *u, struct bnd_pick *out,
+		       char *err, size_t errlen)
 {
-	int first = -1;
+	int first = -1, need = u->need;
 	if (r->has_start) {
 		int c = bnd_topology_core_at(t, r->start.socket, r->start.core);
 		if (c < 0)

@@ -25,8 +25,6 @@
  * check of a cpus: list. */
 #define MAX_BIG_RANGES 64
 
-#define LEVEL_FORM ":level=socket|core|thread"
-
 struct span {
 	const char *p;
 	size_t n;
@@ -559,77 +557,37 @@ static int parse_gpu(const struct ctx *c, struct bnd_request *r, const struct sp
 
 typedef int (*parse_fn)(const struct ctx *, struct bnd_request *, const struct span *, size_t);
 
-/* The table of strategies: one row adds a strategy to the grammar, its
- * help, the completion words and the split of its units among the tasks
- * (placement's row of it is in placement/place.c). The order is that of
- * the messages' list and of the help within a family. */
+/* The grammar's columns of the table of strategies (strategies.def): its
+ * word, help, completion words and the split of its units among the
+ * tasks, and the parser of its fields. */
 static const struct {
 	struct bnd_strategy_def d;
 	parse_fn parse;
 } strategies[] = {
-	{ { "none", BND_S_NONE, BND_F_GE, BND_SHARE_NONE, "none",
-	    "  none                                            no binding\n", NULL }, NULL },
-	{ { "linear", BND_S_LINEAR, BND_F_GE, BND_SHARE_AMOUNT, "linear:<amount>[:<socket>,<core>]",
-	    "  linear:<amount>[:<socket>,<core>]\n"
-	    "      <amount> cores, free sockets first; or successive from the one given\n",
-	    "linear:2" }, parse_linear },
-	{ { "striding", BND_S_STRIDING, BND_F_GE, BND_SHARE_AMOUNT,
-	    "striding:<amount>:<step>[:<socket>,<core>]",
-	    "  striding:<amount>:<step>[:<socket>,<core>]\n"
-	    "      every <step>-th core, from the one given or the first start that fits\n",
-	    "striding:2:2:0,0" }, parse_striding },
-	{ { "explicit", BND_S_EXPLICIT, BND_F_GE, BND_SHARE_PAIRS,
-	    "explicit:<socket>,<core>[:<socket>,<core>...] (or ; between pairs)",
-	    "  explicit:<socket>,<core>[:<socket>,<core>...]   exactly these cores\n",
-	    "explicit:0,0:1,0  explicit:0,0;1,0" }, parse_explicit },
-	{ { "packed", BND_S_PACKED, BND_F_OCS, BND_SHARE_AMOUNT,
-	    "packed:<amount>[:unit=<unit>][:type=task|node][:sort=<letters>][:start=<letter>]"
-	    "[:stop=<letter>][:filter=<topology>][:near=gpu[:visible=task|all]]",
-	    "  packed:<amount>[:<key>=<value>...]   each key at most once; packed:0 binds\n"
-	    "                    nothing (OCS -bamount 0)\n"
-	    "    unit=<u>        C power core (default), E efficiency core, T thread,\n"
-	    "                    S socket, X L3, Y L2, N NUMA node; CT ET CS ES CX EX CY\n"
-	    "                    EY CN EN restrict a unit to power (C) or efficiency (E)\n"
-	    "    type=task|node  <amount> units per task (default), or for all the node's\n"
-	    "                    tasks together (OCS slot and host are accepted too)\n"
-	    "    sort=<letters>  some of " BND_UNIT_LETTER_LIST ": upper case least used first,\n"
-	    "                    lower case most used first\n"
-	    "    start=<l> stop=<l>  walk from / up to a unit letter: upper case an\n"
-	    "                    unused unit, lower case a (partly) used one; end= is\n"
-	    "                    another name for stop=\n"
-	    "    filter=<topo>   a topology string whose lower-case units are never used\n"
-	    "    near=gpu        each task's units next to its own GPUs first (as gpu:)\n"
-	    "    visible=task|all  with near=gpu, as for gpu: below\n",
-	    "packed:4:sort=S:start=S" }, parse_packed },
-	{ { "balance", BND_S_LSF_BALANCE, BND_F_LSF, BND_SHARE_AMOUNT, "balance:<n>[" LEVEL_FORM "]",
-	    "  balance:<n>     one unit at a time on the least-loaded socket\n",
-	    "balance:2:level=socket" }, parse_lsf_count },
-	{ { "pack", BND_S_LSF_PACK, BND_F_LSF, BND_SHARE_AMOUNT, "pack:<n>[" LEVEL_FORM "]",
-	    "  pack:<n>        fill one socket, else as few sockets as possible\n",
-	    "pack:2" }, parse_lsf_count },
-	{ { "any", BND_S_LSF_ANY, BND_F_LSF, BND_SHARE_AMOUNT, "any:<n>[" LEVEL_FORM "]",
-	    "  any:<n>         the first <n> free units in OS order\n", NULL }, parse_lsf_count },
-	{ { "cpus", BND_S_LSF_CPUS, BND_F_LSF, BND_SHARE_LISTED,
-	    "cpus:<list>[" LEVEL_FORM "], list like 0,5,7,9-11",
-	    "  cpus:<list>     the listed OS cpus that exist, a list like 0,5,7,9-11\n",
-	    "cpus:0,2-3" }, parse_lsf_cpus },
-	{ { "gpu", BND_S_GPU, BND_F_GPU, BND_SHARE_AMOUNT, "gpu:<amount>[:visible=task|all]",
-	    "  gpu:<amount>[:visible=task|all]\n"
-	    "      <amount> whole cores per task, those local to the task's own GPUs\n"
-	    "      first, then the nearest by NUMA distance; a step whose GPUs Slurm did\n"
-	    "      not split is split as --gpus-per-task would, and each task sees only\n"
-	    "      its own (visible=all: every task keeps all of the step's GPUs)\n",
-	    "gpu:4 --mbind=gpu" }, parse_gpu },
+#define BND_STRATEGY(id, word, family, share, parse, place, need, named, lsf, form, help, \
+		     example, consumes) \
+	[BND_S_##id] = { { word, BND_S_##id, BND_F_##family, BND_SHARE_##share, form, help, \
+			   example }, parse },
+#include "binding/request/strategies.def"
+#undef BND_STRATEGY
 };
+
+/* One row per value of the enum, at compile time: the rows are indexed by
+ * it (a second row of a value does not compile: -Woverride-init), and
+ * there are as many as values. */
+enum {
+	STRATEGY_ROWS = 0
+#define BND_STRATEGY(...) + 1
+#include "binding/request/strategies.def"
+#undef BND_STRATEGY
+};
+_Static_assert((int)STRATEGY_ROWS == (int)BND_S_COUNT, "strategies.def: one row per enum bnd_strategy value");
 
 #define NSTRATEGIES (sizeof(strategies) / sizeof(strategies[0]))
 
 const struct bnd_strategy_def *bnd_strategy_def(enum bnd_strategy s)
 {
-	for (size_t k = 0; k < NSTRATEGIES; k++)
-		if (strategies[k].d.strategy == s)
-			return &strategies[k].d;
-	return NULL;
+	return (unsigned)s < NSTRATEGIES ? &strategies[s].d : NULL;
 }
 
 const struct bnd_strategy_def *bnd_strategy_def_at(size_t i)

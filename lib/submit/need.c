@@ -1,5 +1,5 @@
-/* What each strategy consumes, as Slurm can be asked for it: one row per
- * strategy. Slurm allocates threads (its CPUs), cores and sockets; it
+/* What each strategy consumes, as Slurm can be asked for it: its row's
+ * need column (strategies.def) names one of the fill functions here. Slurm allocates threads (its CPUs), cores and sockets; it
  * knows nothing of L3s or NUMA nodes, and nothing of which core a task
  * will get, so a request that names cores or spreads over the node is
  * only guaranteed by the whole node. */
@@ -107,9 +107,10 @@ static void fill_lsf(const struct bnd_request *r, struct bnd_need *n)
 	n->span = r->amount;
 }
 
-/* gpu:<n>: n whole cores per task, next to the task's GPUs when free;
- * the GPUs are the user's own --gpus/--gres (Slurm picks the cores). */
-static void fill_gpu(const struct bnd_request *r, struct bnd_need *n)
+/* <amount> whole cores per task, wherever they are (gpu:<n>: next to
+ * the task's GPUs when free; the GPUs are the user's own --gpus/--gres,
+ * Slurm picks the cores). */
+static void fill_cores(const struct bnd_request *r, struct bnd_need *n)
 {
 	cores(n, r->amount);
 }
@@ -123,35 +124,18 @@ static void fill_cpus(const struct bnd_request *r, struct bnd_need *n)
 	n->scope = BND_NEED_PER_NODE;
 }
 
-const struct bnd_need_row bnd_need_rows[] = {
-	{ BND_S_NONE, BND_NAMED_NEVER, "nothing", fill_none },
-	{ BND_S_LINEAR, BND_NAMED_WITH_START, "<amount> whole cores per task", fill_linear },
-	{ BND_S_STRIDING, BND_NAMED_WITH_START,
-	  "<amount> whole cores per task, every <step>-th core of the node", fill_striding },
-	{ BND_S_EXPLICIT, BND_NAMED_ALWAYS,
-	  "the listed cores, shared out evenly among the node's tasks", fill_explicit },
-	{ BND_S_PACKED, BND_NAMED_NEVER,
-	  "<amount> units per task (unit=: threads, cores, sockets, L3s, L2s, NUMA nodes), "
-	  "or per node (type=node)", fill_packed },
-	{ BND_S_LSF_BALANCE, BND_NAMED_NEVER, "<n> units per task at level= (core by default)",
-	  fill_lsf },
-	{ BND_S_LSF_PACK, BND_NAMED_NEVER, "<n> units per task at level= (core by default)",
-	  fill_lsf },
-	{ BND_S_LSF_ANY, BND_NAMED_NEVER, "<n> units per task at level= (core by default)",
-	  fill_lsf },
-	{ BND_S_LSF_CPUS, BND_NAMED_ALWAYS, "the listed cpus, for every task of the node",
-	  fill_cpus },
-	{ BND_S_GPU, BND_NAMED_NEVER, "<amount> whole cores per task (next to its GPUs when free)",
-	  fill_gpu },
-	{ BND_S_NONE, BND_NAMED_NEVER, NULL, NULL },
+/* Submission's columns of the table of strategies (strategies.def). */
+static const struct bnd_need_row rows[BND_S_COUNT] = {
+#define BND_STRATEGY(id, word, family, share, parse, place, need, named, lsf, form, help, \
+		     example, consumes) \
+	[BND_S_##id] = { BND_S_##id, BND_NAMED_##named, consumes, need },
+#include "binding/request/strategies.def"
+#undef BND_STRATEGY
 };
 
 const struct bnd_need_row *bnd_need_row_of(enum bnd_strategy s)
 {
-	for (const struct bnd_need_row *row = bnd_need_rows; row->fill; row++)
-		if (row->strategy == s)
-			return row;
-	return NULL;
+	return (unsigned)s < BND_S_COUNT ? &rows[s] : NULL;
 }
 
 int bnd_need_of(const struct bnd_request *r, struct bnd_need *n, char *err, size_t errlen)

@@ -352,17 +352,19 @@ static int put_ocs(struct bnd_taskenv *e, const struct bnd_taskenv_in *in, int b
 	return rc == BND_OK ? put_hwloc_mask(e, NAME(SGE_BINDING_CPUSET), bound ? in->cpus : NULL) : rc;
 }
 
-/* LSF's name of the binding method (its LSB_BIND_JOB values). A Grid
- * Engine or OCS binding is a list of CPUs chosen for the task, which LSF
- * calls USER_CPU_LIST. */
+/* LSF's name of the binding method (its LSB_BIND_JOB values): the lsf
+ * column of the table of strategies (strategies.def). A Grid Engine or
+ * OCS binding is a list of CPUs chosen for the task, which LSF calls
+ * USER_CPU_LIST. */
 static const char *lsf_method(enum bnd_strategy s)
 {
-	switch (s) {
-	case BND_S_LSF_BALANCE: return "BALANCE";
-	case BND_S_LSF_PACK: return "PACK";
-	case BND_S_LSF_ANY: return "ANY";
-	default: return "USER_CPU_LIST";
-	}
+	static const char *const method[BND_S_COUNT] = {
+#define BND_STRATEGY(id, word, family, share, parse, place, need, named, lsf, ...) \
+	[BND_S_##id] = lsf,
+#include "binding/request/strategies.def"
+#undef BND_STRATEGY
+	};
+	return (unsigned)s < BND_S_COUNT ? method[s] : "USER_CPU_LIST";
 }
 
 /* What job scripts written for OCS/GCS and LSF read, in those products'

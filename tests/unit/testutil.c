@@ -187,3 +187,21 @@ const char *tu_affinity_of(pid_t pid)
 	fclose(f);
 	return v;
 }
+
+int tu_strategy_example(enum bnd_strategy s, int k, char *buf, size_t len)
+{
+	const struct bnd_strategy_def *d = bnd_strategy_def(s);
+	ck_assert_msg(d, "strategy %d has no row", (int)s);
+	const char *e = d->example ? d->example : d->word;
+	for (size_t n; *e; e += n) {
+		e += strspn(e, " ");
+		n = strcspn(e, " ");
+		if (!n || !strncmp(e, "--", 2))
+			continue;
+		if (k-- == 0) {
+			snprintf(buf, len, "%.*s", (int)n, e);
+			return 1;
+		}
+	}
+	return 0;
+}

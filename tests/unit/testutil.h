@@ -54,6 +54,11 @@ pid_t tu_sleeper(void);
  * applied. The text lives until the next call. */
 const char *tu_affinity_of(pid_t pid);
 
+/* The k-th request (from 0) strategy s documents: the words of its row's
+ * example (strategies.def) that are requests, not the options beside one
+ * (--mbind=gpu), or its bare word for none. Into buf; 0 past the last. */
+int tu_strategy_example(enum bnd_strategy s, int k, char *buf, size_t len);
+
 /* Run a suite, print Check's summary line, return the process exit code. */
 int tu_run(Suite *s);
 

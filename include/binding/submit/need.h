@@ -4,7 +4,8 @@
  * socket's share), per task or per node; and whether the request names
  * physical cores, which only the whole node can guarantee.
  *
- * One row per strategy (bnd_need_rows): adding a strategy is one row.
+ * A strategy's row (request/strategies.def) names its fill function here,
+ * when it names cores (named), and what it consumes in words.
  */
 #ifndef BINDING_SUBMIT_NEED_H
 #define BINDING_SUBMIT_NEED_H
@@ -56,10 +57,7 @@ struct bnd_need_row {
 	void (*fill)(const struct bnd_request *r, struct bnd_need *n);
 };
 
-/* The table, ending with a row whose fill is NULL. */
-extern const struct bnd_need_row bnd_need_rows[];
-
-/* The row of a strategy, or NULL. */
+/* The row of a strategy, or NULL for a value that is no strategy. */
 const struct bnd_need_row *bnd_need_row_of(enum bnd_strategy s);
 
 /* What r consumes. BND_EINVAL for a strategy without a row. */

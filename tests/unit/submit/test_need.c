@@ -79,26 +79,31 @@ START_TEST(vectors)
 }
 END_TEST
 
-/* One row per strategy: every value of enum bnd_strategy that the parser
- * produces has exactly one row. */
+/* One row per strategy: every value of enum bnd_strategy has its row, and
+ * its example (its word for none) consumes units, none nothing. */
 START_TEST(one_row_per_strategy)
 {
-	static const char *const one_of_each[] = { "none", "linear:1", "striding:1:2",
-						   "explicit:0,0", "packed:1", "balance:1",
-						   "pack:1", "any:1", "cpus:0", "gpu:1" };
-	for (size_t i = 0; i < sizeof(one_of_each) / sizeof(one_of_each[0]); i++) {
+	for (int s = 0; s < BND_S_COUNT; s++) {
+		const struct bnd_strategy_def *d = bnd_strategy_def((enum bnd_strategy)s);
+		const struct bnd_need_row *row = bnd_need_row_of((enum bnd_strategy)s);
+		ck_assert_ptr_nonnull(d);
+		ck_assert_msg(row && row->strategy == (enum bnd_strategy)s && row->fill && row->consumes,
+			      "strategy %s has no row in the need table", d->word);
 		struct bnd_request *r = calloc(1, sizeof(*r));
-		char err[BND_ERRLEN];
+		struct bnd_need n;
+		char text[128], err[BND_ERRLEN];
 		ck_assert_ptr_nonnull(r);
-		ck_assert_int_eq(bnd_request_parse(r, one_of_each[i], err, sizeof(err)), BND_OK);
-		int rows = 0;
-		for (const struct bnd_need_row *t = bnd_need_rows; t->fill; t++)
-			rows += t->strategy == r->strategy;
-		ck_assert_msg(rows == 1, "%s: %d rows", one_of_each[i], rows);
-		ck_assert_ptr_nonnull(bnd_need_row_of(r->strategy));
-		ck_assert_ptr_nonnull(bnd_need_row_of(r->strategy)->consumes);
+		ck_assert(tu_strategy_example((enum bnd_strategy)s, 0, text, sizeof(text)));
+		ck_assert_int_eq(bnd_request_parse(r, text, err, sizeof(err)), BND_OK);
+		ck_assert_int_eq(r->strategy, s);
+		ck_assert_msg(bnd_need_of(r, &n, err, sizeof(err)) == BND_OK, "%s: %s", text, err);
+		ck_assert_msg((n.unit == BND_NEED_NONE) == (s == BND_S_NONE), "%s: unit %d", text,
+			      (int)n.unit);
+		ck_assert_msg(n.unit == BND_NEED_NONE || n.amount >= 1, "%s: amount %d", text,
+			      n.amount);
 		free(r);
 	}
+	ck_assert_ptr_null(bnd_need_row_of(BND_S_COUNT));
 }
 END_TEST
 

@@ -1,10 +1,10 @@
 /* The submit translation, one row per case: request, command, the user's
  * allocation options and the site's mode in; the Slurm options added, or
- * the refusal, out. The rows cover every strategy of the need table (a
- * test below fails when a strategy has no row here), thread, core and
+ * the refusal, out. The rows cover every strategy, thread, core and
  * socket units per task and per node, named cores and cpus, spread
  * picks, steps inside a job, and every option a user's own value must
- * never be overridden for. */
+ * never be overridden for; every strategy of the table translates its
+ * examples (a test below). */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -266,22 +266,26 @@ START_TEST(every_row)
 }
 END_TEST
 
-/* Every strategy of the need table is exercised by some row. */
-START_TEST(rows_cover_every_strategy)
+/* Every strategy of the table (strategies.def) translates: each of its
+ * examples (its word for none), submitted by srun with no option of the
+ * user's, gets options that each say why, or none for a request that
+ * consumes nothing. The rows above pin the options down case by case. */
+START_TEST(every_strategy_translates)
 {
-	for (const struct bnd_need_row *t = bnd_need_rows; t->fill; t++) {
-		int seen = 0;
-		for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]) && !seen; i++) {
-			struct bnd_request *r = calloc(1, sizeof(*r));
-			char err[BND_ERRLEN];
-			ck_assert_ptr_nonnull(r);
-			if (bnd_request_parse(r, rows[i].binding ? rows[i].binding : "none", err,
-					      sizeof(err)) == BND_OK)
-				seen = r->strategy == t->strategy;
-			free(r);
+	for (int st = 0; st < BND_S_COUNT; st++) {
+		char text[128], err[BND_ERRLEN] = "";
+		for (int k = 0; tu_strategy_example((enum bnd_strategy)st, k, text, sizeof(text)); k++) {
+			struct row w = { text, NULL, "srun", "", NULL, BND_OK, NULL };
+			struct bnd_submit *s = calloc(1, sizeof(*s));
+			ck_assert_ptr_nonnull(s);
+			ck_assert_msg(run_row(&w, s, err, sizeof(err)) == BND_OK, "%s: %s", text, err);
+			ck_assert_msg((s->nset == 0) == (st == BND_S_NONE), "%s: %d options", text,
+				      s->nset);
+			for (int i = 0; i < s->nset; i++)
+				ck_assert_msg(s->set[i].why[0], "%s: --%s without a reason", text,
+					      s->set[i].name);
+			free(s);
 		}
-		ck_assert_msg(seen, "strategy %s has no row in test_translate",
-			      bnd_strategy_name(t->strategy));
 	}
 }
 END_TEST
@@ -331,7 +335,7 @@ int main(void)
 	Suite *s = suite_create("translate");
 	TCase *tc = tcase_create("rows");
 	tcase_add_loop_test(tc, every_row, 0, (int)(sizeof(rows) / sizeof(rows[0])));
-	tcase_add_test(tc, rows_cover_every_strategy);
+	tcase_add_test(tc, every_strategy_translates);
 	tcase_add_test(tc, options_text);
 	tcase_add_test(tc, what_it_says);
 	suite_add_tcase(s, tc);
