@@ -371,14 +371,6 @@ void bnd_config_defaults(struct bnd_config *c)
 			(void)setters[keys[i].type](&keys[i], c, keys[i].def, why, sizeof(why));
 }
 
-const char *bnd_on_failure_name(enum bnd_on_failure f)
-{
-	for (const struct word *w = on_failure_words; w->word; w++)
-		if (w->value == (int)f)
-			return w->word;
-	return "unbound";
-}
-
 const char *bnd_submit_mode_name(enum bnd_submit_mode m)
 {
 	for (const struct word *w = submit_words; w->word; w++)

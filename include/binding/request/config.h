@@ -100,8 +100,6 @@ void bnd_config_defaults(struct bnd_config *c);
 int bnd_config_parse(struct bnd_config *c, int argc, char *const argv[],
 		     char *err, size_t errlen);
 
-const char *bnd_on_failure_name(enum bnd_on_failure f);
-
 /* "translate", "refuse", "off" (submit='s words); and back (BND_EINVAL,
  * naming the accepted form, for another word). */
 const char *bnd_submit_mode_name(enum bnd_submit_mode m);
