@@ -51,11 +51,16 @@ static void put(struct out *w, const char *s)
 	w->buf[w->o] = '\0';
 }
 
-/* The family's rows, then one "e.g." line of their examples. */
+/* Columns of a help line, and where the examples after "e.g." start. */
+#define HELP_COLUMNS 79
+#define EG_HEAD "  e.g. --binding="
+
+/* The family's rows, then "e.g." and their examples, two spaces apart,
+ * on as many lines as they need. */
 static void put_family(struct out *w, enum bnd_family f)
 {
 	const struct bnd_strategy_def *d;
-	int examples = 0;
+	size_t col = 0;
 	put(w, family_title[f]);
 	for (size_t i = 0; (d = bnd_strategy_def_at(i)); i++)
 		if (d->family == f)
@@ -63,10 +68,20 @@ static void put_family(struct out *w, enum bnd_family f)
 	for (size_t i = 0; (d = bnd_strategy_def_at(i)); i++) {
 		if (d->family != f || !d->example)
 			continue;
-		put(w, examples++ ? "  " : "  e.g. --binding=");
+		if (!col) {
+			put(w, EG_HEAD);
+			col = sizeof(EG_HEAD) - 1;
+		} else if (col + 2 + strlen(d->example) > HELP_COLUMNS) {
+			put(w, "\n" EG_HEAD);
+			col = sizeof(EG_HEAD) - 1;
+		} else {
+			put(w, "  ");
+			col += 2;
+		}
 		put(w, d->example);
+		col += strlen(d->example);
 	}
-	put(w, examples ? "\n\n" : "\n");
+	put(w, col ? "\n\n" : "\n");
 }
 
 /* The one-line texts srun --help shows beside the options. */
