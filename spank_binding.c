@@ -6,6 +6,8 @@
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,13 +39,13 @@ static struct bnd_config cfg;
  * validated, and newer Slurm skips the environment once the launch message
  * had the option. A value that does not parse here can only leave the
  * step unbound, with the parser's reason. */
-static struct bnd_option_value opt[3];
+static struct bnd_option_value opt[BND_OPT_COUNT];
 static struct bnd_step step;
 /* slurmstepd: the tasks' pids (task_post_fork), then the step's watcher
  * (lib/suspend), started once every task exists, joined in exit. */
 static pid_t *task_pids;
 static uint32_t task_count, tasks_seen;
-static int step_verbose;
+static bool step_verbose;
 static struct bnd_gang *gang;
 
 static int opt_cb(int val, const char *optarg, int remote);
@@ -61,7 +63,7 @@ static int opt_cb(int val, const char *optarg, int remote)
 {
 	char err[BND_ERRLEN];
 	const char *v = optarg ? optarg : "";
-	if (val != BND_OPT_BINDING && val != BND_OPT_MBIND)
+	if (val < 0 || val >= BND_OPT_COUNT)
 		return -1;
 	if (!remote) {
 		if (!strcmp(v, "help")) {
@@ -148,6 +150,96 @@ static char *env_get(spank_t sp, const char *name, int *cut)
 	return NULL;
 }
 
+/* The step's environment variables prepare reads, each into its field of
+ * bnd_step_in (a second name: read when the first is unset). Unset or
+ * unreadable: NULL, and the lib falls back (SLURM_NTASKS, 1 cpu per task,
+ * gethostname). Not SLURMD_NODENAME: here it is whatever srun sent. GPUs
+ * (stepgpu.h): SPANK has no GPU item, the step's environment is the only
+ * source; the batch step has its job's GPUs. */
+#define IN(field) offsetof(struct bnd_step_in, field)
+static const struct {
+	const char *name, *second;
+	size_t field; /* a const char * of struct bnd_step_in */
+} step_env[] = {
+	{ "SLURM_TASKS_PER_NODE", NULL, IN(tasks_per_node) },
+	{ "SLURM_NTASKS", NULL, IN(ntasks_env) },
+	{ "SLURM_CPUS_PER_TASK", NULL, IN(cpus_per_task_env) },
+	{ "SLURM_STEP_NODELIST", NULL, IN(step_nodelist) },
+	{ "SLURM_JOB_NODELIST", NULL, IN(job_nodelist) },
+	{ "LSB_USER_BIND_JOB", NULL, IN(lsf_bind_job) },
+	{ "LSB_USER_BIND_CPU_LIST", NULL, IN(lsf_cpu_list) },
+	{ "SLURM_STEP_GPUS", "SLURM_JOB_GPUS", IN(gpu.step_gpus) },
+	{ "SLURM_GPU_BIND", NULL, IN(gpu.gpu_bind) },
+	{ "SLURM_GPUS_PER_TASK", NULL, IN(gpu.gpus_per_task) },
+	{ "SLURM_NTASKS_PER_GPU", NULL, IN(gpu.ntasks_per_gpu) },
+};
+#define NSTEP_ENV (sizeof(step_env) / sizeof(step_env[0]))
+
+/* Fills in's fields from step_env; vals (NSTEP_ENV) holds them for
+ * free_values. */
+static void read_step_env(spank_t sp, struct bnd_step_in *in, char **vals)
+{
+	for (size_t i = 0; i < NSTEP_ENV; i++) {
+		vals[i] = env_get(sp, step_env[i].name, NULL);
+		if (!vals[i] && step_env[i].second)
+			vals[i] = env_get(sp, step_env[i].second, NULL);
+		*(const char **)((char *)in + step_env[i].field) = vals[i];
+	}
+}
+
+static void free_values(char **vals, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(vals[i]);
+}
+
+/* Slurm's items of the step: ids, core lists, tasks, memory on this node
+ * (the step's MB; the job's when the step has none). */
+static void read_step_items(spank_t sp, struct bnd_step_in *in)
+{
+	uint32_t ntasks = 0, cpt = 0;
+	uid_t uid = 0;
+	char *step_cores = NULL, *job_cores = NULL;
+	spank_get_item(sp, S_JOB_ID, &in->job);
+	spank_get_item(sp, S_JOB_STEPID, &in->step);
+	spank_get_item(sp, S_JOB_UID, &uid);
+	spank_get_item(sp, S_JOB_NODEID, &in->nodeid);
+	spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &ntasks);
+	spank_get_item(sp, S_STEP_CPUS_PER_TASK, &cpt);
+	spank_get_item(sp, S_STEP_ALLOC_CORES, &step_cores);
+	spank_get_item(sp, S_JOB_ALLOC_CORES, &job_cores);
+	spank_get_item(sp, S_JOB_ALLOC_MEM, &in->job_mem_mib);
+	if (spank_get_item(sp, S_STEP_ALLOC_MEM, &in->mem_mib) != ESPANK_SUCCESS || !in->mem_mib)
+		in->mem_mib = in->job_mem_mib;
+	in->uid = (uint32_t)uid;
+	in->ntasks = (int)ntasks;
+	in->cpus_per_task = (int)cpt;
+	in->step_cores = step_cores;
+	in->job_cores = job_cores;
+}
+
+/* Each local task's global rank (malloc'd; NULL: 0..n-1). */
+static int *global_ids(spank_t sp, int ntasks)
+{
+	int *gids = calloc(ntasks > 0 ? (size_t)ntasks : 1, sizeof(*gids));
+	for (int i = 0; gids && i < ntasks; i++) {
+		uint32_t g = (uint32_t)i;
+		spank_get_item(sp, S_JOB_LOCAL_TO_GLOBAL_ID, (uint32_t)i, &g);
+		gids[i] = (int)g;
+	}
+	return gids;
+}
+
+/* The verbose line: the plugin's verbose, or srun -v (which raises
+ * SRUN_DEBUG above its default of 3, info). */
+static bool verbose_of(spank_t sp)
+{
+	char *dbg = env_get(sp, "SRUN_DEBUG", NULL);
+	bool v = cfg.verbose || (dbg && atoi(dbg) > 3);
+	free(dbg);
+	return v;
+}
+
 /* Never fails: a failure here would drain the node for a batch step. */
 int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 {
@@ -155,81 +247,22 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	(void)av;
 	if (spank_context() != S_CTX_REMOTE)
 		return 0;
-
-	uint32_t job = 0, stepid = 0, nodeid = 0, ntasks = 0, cpt = 0;
-	uid_t uid = 0;
-	char *step_cores = NULL, *job_cores = NULL;
-	spank_get_item(sp, S_JOB_ID, &job);
-	spank_get_item(sp, S_JOB_STEPID, &stepid);
-	spank_get_item(sp, S_JOB_UID, &uid);
-	spank_get_item(sp, S_JOB_NODEID, &nodeid);
-	spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &ntasks);
-	spank_get_item(sp, S_STEP_CPUS_PER_TASK, &cpt);
-	spank_get_item(sp, S_STEP_ALLOC_CORES, &step_cores);
-	spank_get_item(sp, S_JOB_ALLOC_CORES, &job_cores);
-	/* The step's memory on this node (MB); the job's when the step has none. */
-	uint64_t mem = 0, job_mem = 0;
-	spank_get_item(sp, S_JOB_ALLOC_MEM, &job_mem);
-	if (spank_get_item(sp, S_STEP_ALLOC_MEM, &mem) != ESPANK_SUCCESS || !mem)
-		mem = job_mem;
-	/* Unset or unreadable: NULL, and the lib falls back (SLURM_NTASKS,
-	 * 1 cpu per task, gethostname). Not SLURMD_NODENAME: here it is
-	 * whatever srun sent. */
-	char *tpn = env_get(sp, "SLURM_TASKS_PER_NODE", NULL);
-	char *nt = env_get(sp, "SLURM_NTASKS", NULL);
-	char *cptenv = env_get(sp, "SLURM_CPUS_PER_TASK", NULL);
-	char *nodes = env_get(sp, "SLURM_STEP_NODELIST", NULL);
-	char *jnodes = env_get(sp, "SLURM_JOB_NODELIST", NULL);
-	char *lsf_job = env_get(sp, "LSB_USER_BIND_JOB", NULL);
-	char *lsf_list = env_get(sp, "LSB_USER_BIND_CPU_LIST", NULL);
-	/* GPUs (stepgpu.h): SPANK has no GPU item, the step's environment is
-	 * the only source; the batch step has its job's GPUs. */
-	char *gpus = env_get(sp, "SLURM_STEP_GPUS", NULL);
-	if (!gpus)
-		gpus = env_get(sp, "SLURM_JOB_GPUS", NULL);
-	char *gpu_bind = env_get(sp, "SLURM_GPU_BIND", NULL);
-	char *gpus_pt = env_get(sp, "SLURM_GPUS_PER_TASK", NULL);
-	char *tasks_pg = env_get(sp, "SLURM_NTASKS_PER_GPU", NULL);
-
-	int *gids = calloc(ntasks ? ntasks : 1, sizeof(*gids));
-	for (uint32_t i = 0; gids && i < ntasks; i++) {
-		uint32_t g = i;
-		spank_get_item(sp, S_JOB_LOCAL_TO_GLOBAL_ID, i, &g);
-		gids[i] = (int)g;
-	}
-
+	char *vals[NSTEP_ENV];
 	struct bnd_step_in in = {
-		.cfg = &cfg, .job = job, .step = stepid, .uid = (uint32_t)uid, .nodeid = nodeid,
-		.ntasks = (int)ntasks, .global_ids = gids,
-		.step_cores = step_cores, .job_cores = job_cores,
-		.binding_opt = &opt[BND_OPT_BINDING], .mbind_opt = &opt[BND_OPT_MBIND],
-		.cpus_per_task = (int)cpt,
-		.mem_mib = mem, .job_mem_mib = job_mem,
-		.tasks_per_node = tpn, .ntasks_env = nt, .cpus_per_task_env = cptenv,
-		.step_nodelist = nodes, .job_nodelist = jnodes,
-		.lsf_bind_job = lsf_job, .lsf_cpu_list = lsf_list,
-		.gpu = { gpus, gpu_bind, gpus_pt, tasks_pg }, .slurm_conf = getenv("SLURM_CONF"),
-		.owner = getpid(), .log = log_admin,
+		.cfg = &cfg, .binding = &opt[BND_OPT_BINDING], .mbind = &opt[BND_OPT_MBIND],
+		.slurm_conf = getenv("SLURM_CONF"), .owner = getpid(), .log = log_admin,
 	};
+	read_step_items(sp, &in);
+	read_step_env(sp, &in, vals);
+	int *gids = global_ids(sp, in.ntasks);
+	in.global_ids = gids;
 	bnd_step_prepare(&step, &in);
-	task_count = ntasks;
-	char *dbg = env_get(sp, "SRUN_DEBUG", NULL);
-	step_verbose = cfg.verbose || (dbg && atoi(dbg) > 3);
-	free(dbg);
+	task_count = (uint32_t)in.ntasks;
+	step_verbose = verbose_of(sp);
 	free(gids);
-	free(tpn);
-	free(nt);
-	free(cptenv);
-	free(nodes);
-	free(jnodes);
-	free(lsf_job);
-	free(lsf_list);
-	free(gpus);
-	free(gpu_bind);
-	free(gpus_pt);
-	free(tasks_pg);
+	free_values(vals, NSTEP_ENV);
 	if (step.reason[0])
-		slurm_info(TAG ": job %u step %u: no binding: %s", job, stepid, step.reason);
+		slurm_info(TAG ": job %u step %u: no binding: %s", in.job, in.step, step.reason);
 	return 0;
 }
 
@@ -270,10 +303,6 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	struct bnd_task_result res;
 	spank_get_item(sp, S_TASK_ID, &local);
 	spank_get_item(sp, S_TASK_GLOBAL_ID, &global);
-	/* srun -v raises SRUN_DEBUG above its default of 3 (info). */
-	char *dbg = env_get(sp, "SRUN_DEBUG", NULL);
-	int verbose = cfg.verbose || (dbg && atoi(dbg) > 3);
-	free(dbg);
 
 	char *places = task_var(sp, "OMP_PLACES"), *bind = task_var(sp, "OMP_PROC_BIND");
 	char *our_places = task_var(sp, "SLURM_BINDING_OMP_PLACES");
@@ -282,7 +311,7 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	/* The task-level values gres/gpu set (gpuenv.h). */
 	for (int i = 0; i < BND_GPU_ENV_VARS; i++)
 		vars.gpu_env[i] = task_var(sp, bnd_gpuenv_names[i]);
-	bnd_step_task(&step, local, (int)global, verbose, &vars, "/sys/fs/cgroup",
+	bnd_step_task(&step, local, (int)global, step_verbose, &vars, "/sys/fs/cgroup",
 		      "/proc/self/cpuset", &res);
 	task_var_free(places);
 	task_var_free(bind);
@@ -356,14 +385,9 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 	return 0;
 }
 
-int slurm_spank_exit(spank_t sp, int ac, char **av)
+/* slurmstepd at the end: the watcher stopped, the record released. */
+static void step_exit(void)
 {
-	(void)ac;
-	(void)av;
-	for (int i = 0; i < 3; i++)
-		bnd_option_value_clear(&opt[i]);
-	if (!spank_remote(sp))
-		return 0;
 	int suspends = 0, resumes = 0, deferrals = 0;
 	bnd_gang_counts(gang, &suspends, &resumes, &deferrals);
 	if (suspends || deferrals)
@@ -375,5 +399,17 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 	task_pids = NULL;
 	bnd_step_finish(&step);
 	bnd_step_free(&step);
+}
+
+int slurm_spank_exit(spank_t sp, int ac, char **av)
+{
+	(void)ac;
+	(void)av;
+	if (spank_remote(sp))
+		step_exit();
+	/* The step pointed at the options' parse and the settings: freed last. */
+	for (int i = 0; i < BND_OPT_COUNT; i++)
+		bnd_option_value_clear(&opt[i]);
+	bnd_config_clear(&cfg);
 	return 0;
 }

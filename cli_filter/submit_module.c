@@ -122,6 +122,8 @@ static int l_translate(lua_State *L)
 	} else {
 		set_string(L, rc == BND_ENOFIT ? "refused" : "error", err);
 	}
+	if (r)
+		bnd_request_clear(r);
 	free(r);
 	free(s);
 	return 1;

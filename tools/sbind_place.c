@@ -454,6 +454,7 @@ int sbind_cmd_place(int argc, char **argv)
 	}
 	free(x->masks);
 	bnd_topology_free(x->t);
+	bnd_request_clear(&x->req);
 	free(x);
 	return rc;
 }

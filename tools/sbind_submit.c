@@ -247,6 +247,7 @@ int sbind_cmd_submit(int argc, char **argv)
 	rc = bnd_request_parse(r, o.binding ? o.binding : "none", err, sizeof(err));
 	if (rc != BND_OK) {
 		fprintf(stderr, "sbind submit: %s\n", err);
+		bnd_request_clear(r);
 		free(r), free(s);
 		return SBIND_EXIT_USAGE;
 	}
@@ -262,6 +263,7 @@ int sbind_cmd_submit(int argc, char **argv)
 	} else {
 		print_text(s, o.mode, why, rc == BND_ENOFIT ? err : NULL);
 	}
+	bnd_request_clear(r);
 	free(r), free(s);
 	return sbind_exit_of(rc);
 }

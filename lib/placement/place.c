@@ -25,13 +25,11 @@ void bnd_placement_free(struct bnd_placement *p)
 static int split_rule(const struct bnd_request *r, int ntasks, int npus, struct bnd_units *u,
 		      char *err, size_t errlen)
 {
-	int per_task, shared;
-	int rc = bnd_request_split(r, ntasks, &per_task, &shared, err, errlen);
+	int rc = bnd_request_split(r, ntasks, &u->per_task, &u->shared, err, errlen);
 	if (rc)
 		return rc;
 	u->ntasks = ntasks;
-	u->per_task = per_task;
-	u->shared = shared != 0;
+	int per_task = u->per_task;
 	/* Every unit has at least one cpu; checked in 64 bits so that a huge
 	 * amount times many tasks cannot overflow. */
 	long long total = u->shared ? per_task : (long long)per_task * ntasks;

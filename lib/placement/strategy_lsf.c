@@ -315,7 +315,7 @@ static int cpu_list(struct lsf *l, const struct bnd_request *r, char *err, size_
 {
 	const struct bnd_topology *t = l->t;
 	int valid = 0;
-	for (int os = bnd_cpuset_next(&r->cpus, -1); os >= 0; os = bnd_cpuset_next(&r->cpus, os)) {
+	for (int os = bnd_cpuset_next(r->cpus, -1); os >= 0; os = bnd_cpuset_next(r->cpus, os)) {
 		int pu = pu_of_os(t, os);
 		if (pu < 0)
 			continue;

@@ -100,7 +100,7 @@ static int load_filter(const struct bnd_topology *t, const struct bnd_request *r
 {
 	char e[BND_ERRLEN];
 	bnd_cpuset_zero(filt);
-	if (!r->filter[0])
+	if (!r->filter)
 		return BND_OK;
 	if (bnd_topostring_parse_mask(t, r->filter, filt, e, sizeof(e)) == BND_OK)
 		return BND_OK;

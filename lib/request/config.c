@@ -52,7 +52,7 @@ static const struct word on_failure_words[] = {
 	{ "fail", BND_ONFAIL_FAIL }, { NULL, 0 },
 };
 static const struct word filter_words[] = {
-	{ "first_core", 1 }, { "none", 0 }, { NULL, 0 },
+	{ "first_core", BND_FILTER_FIRST_CORE }, { "none", BND_FILTER_NONE }, { NULL, 0 },
 };
 static const struct word submit_words[] = {
 	{ "translate", BND_SUBMIT_TRANSLATE }, { "refuse", BND_SUBMIT_REFUSE },
@@ -62,6 +62,7 @@ static const struct word submit_words[] = {
 /* T_ENUM fields are read and written as int. */
 _Static_assert(sizeof(enum bnd_on_failure) == sizeof(int), "on_failure is stored as an int");
 _Static_assert(sizeof(enum bnd_submit_mode) == sizeof(int), "submit is stored as an int");
+_Static_assert(sizeof(enum bnd_filter) == sizeof(int), "filter is stored as an int");
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -88,7 +89,7 @@ static const struct key keys[] = {
 	  AT(verbose), NULL, 0, 0 },
 	{ "filter", T_ENUM, NULL, "none", NULL,
 	  "first_core: core 0,0 is left to the system (OCS's admin filter)",
-	  AT(filter_first_core), filter_words, 0, 0 },
+	  AT(filter), filter_words, 0, 0 },
 	{ "implicit", T_YESNO, NULL, "no", NULL,
 	  "a job without --binding gets packed:<its cpus per task>:unit=<default_unit>",
 	  AT(implicit), NULL, 0, 0 },
@@ -193,11 +194,11 @@ static int expected(const struct key *k, const char *extra, char *why, size_t wh
 static int set_yesno(const struct key *k, struct bnd_config *c, const char *v, char *why,
 		     size_t whylen)
 {
-	int *out = field(c, k);
+	bool *out = field(c, k);
 	if (!strcmp(v, "yes") || !strcmp(v, "1") || !strcmp(v, "true"))
-		*out = 1;
+		*out = true;
 	else if (!strcmp(v, "no") || !strcmp(v, "0") || !strcmp(v, "false"))
-		*out = 0;
+		*out = false;
 	else
 		return expected(k, "", why, whylen);
 	return BND_OK;
@@ -223,18 +224,21 @@ static int set_request(const struct key *k, struct bnd_config *c, const char *v,
 	if (strlen(v) >= k->size)
 		return bnd_fail(why, whylen, BND_EINVAL, "request too long (at most %zu characters)",
 				k->size - 1);
-	struct bnd_request *r = calloc(1, sizeof(*r));
+	struct bnd_request *r = malloc(sizeof(*r));
 	if (!r)
 		return bnd_fail(why, whylen, BND_ENOMEM, "out of memory");
 	int rc = bnd_request_parse(r, v, why, whylen);
 	if (rc == BND_OK) {
-		int none = !strcmp(v, k->unset);
+		bool none = !strcmp(v, k->unset);
 		snprintf(field(c, k), k->size, "%s", none ? "" : v);
-		if (none)
-			memset(&c->default_req, 0, sizeof(c->default_req));
-		else
-			c->default_req = *r;
+		bnd_config_clear(c);
+		if (!none) {
+			c->default_req = r;
+			r = NULL;
+		}
 	}
+	if (r)
+		bnd_request_clear(r);
 	free(r);
 	return rc;
 }
@@ -332,7 +336,7 @@ static void show(const struct key *k, const struct bnd_config *c, char *buf, siz
 	switch (k->type) {
 	case T_YESNO:
 	case T_FLAG:
-		snprintf(buf, len, "%s", *i ? "yes" : "no");
+		snprintf(buf, len, "%s", *(const bool *)f ? "yes" : "no");
 		break;
 	case T_ENUM:
 		for (w = k->words; w->word && w->value != *i; w++)
@@ -369,6 +373,14 @@ void bnd_config_defaults(struct bnd_config *c)
 	for (size_t i = 0; i < NKEYS; i++)
 		if (!keys[i].unset || strcmp(keys[i].def, keys[i].unset))
 			(void)setters[keys[i].type](&keys[i], c, keys[i].def, why, sizeof(why));
+}
+
+void bnd_config_clear(struct bnd_config *c)
+{
+	if (c->default_req)
+		bnd_request_clear(c->default_req);
+	free(c->default_req);
+	c->default_req = NULL;
 }
 
 const char *bnd_submit_mode_name(enum bnd_submit_mode m)

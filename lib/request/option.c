@@ -47,6 +47,7 @@ int bnd_option_value_set(struct bnd_option_value *v, enum bnd_option which, cons
 void bnd_option_value_clear(struct bnd_option_value *v)
 {
 	free(v->text);
+	bnd_request_clear(&v->req);
 	memset(v, 0, sizeof(*v));
 }
 

@@ -9,6 +9,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "binding/topology/unitletter.h"
@@ -182,7 +183,7 @@ static int parse_linear(const struct ctx *c, struct bnd_request *r, const struct
 		return fail(c, "unexpected \"%s\" after the start core", T(&t, a[2]));
 	int rc = num_field(c, a[0], a[0], "amount", 1, &r->amount);
 	if (rc == BND_OK && n == 2) {
-		r->has_start = 1;
+		r->has_start = true;
 		rc = parse_pair(c, a[1], "start", &r->start);
 	}
 	return rc;
@@ -202,7 +203,7 @@ static int parse_striding(const struct ctx *c, struct bnd_request *r, const stru
 	if (rc == BND_OK)
 		rc = num_field(c, a[1], a[1], "step", 1, &r->step);
 	if (rc == BND_OK && n == 3) {
-		r->has_start = 1;
+		r->has_start = true;
 		rc = parse_pair(c, a[2], "start", &r->start);
 	}
 	return rc;
@@ -229,6 +230,23 @@ static int explicit_pair(const struct ctx *c, struct bnd_request *r, struct span
 	return BND_OK;
 }
 
+/* Room for the pairs of fields a[0..n): one per field and one more per
+ * ';' in them, at most one past the limit (for its message). */
+static int alloc_pairs(const struct ctx *c, struct bnd_request *r, const struct span *a, size_t n)
+{
+	size_t room = 0;
+	for (size_t i = 0; i < n && room <= BND_MAX_EXPLICIT; i++) {
+		room++;
+		for (size_t k = 0; k < a[i].n; k++)
+			room += a[i].p[k] == ';';
+	}
+	if (room > BND_MAX_EXPLICIT)
+		room = BND_MAX_EXPLICIT;
+	if (!(r->explicit_pairs = calloc(room, sizeof(*r->explicit_pairs))))
+		return bnd_fail(c->err, c->errlen, BND_ENOMEM, "out of memory");
+	return BND_OK;
+}
+
 /* Grid Engine 6.2u5's man page separates the pairs with ';' as well as
  * ':' (explicit:0,0;1,0): a field between two ':' may hold several. */
 static int parse_explicit(const struct ctx *c, struct bnd_request *r, const struct span *a,
@@ -236,12 +254,15 @@ static int parse_explicit(const struct ctx *c, struct bnd_request *r, const stru
 {
 	if (n == 0)
 		return fail(c, "at least one <socket>,<core> pair is needed");
+	int rc = alloc_pairs(c, r, a, n);
+	if (rc != BND_OK)
+		return rc;
 	for (size_t i = 0; i < n; i++) {
 		size_t from = 0;
 		for (;;) {
 			const char *semi = find(sub(a[i], from, a[i].n), ';');
 			size_t to = semi ? (size_t)(semi - a[i].p) : a[i].n;
-			int rc = explicit_pair(c, r, sub(a[i], from, to), a[i]);
+			rc = explicit_pair(c, r, sub(a[i], from, to), a[i]);
 			if (rc != BND_OK)
 				return rc;
 			if (!semi)
@@ -337,8 +358,8 @@ static int packed_filter(const struct ctx *c, struct bnd_request *r, struct span
 			return fail(c, "filter \"%s\" has \"%s\" at position %zu, not a unit letter "
 				    "(" BND_UNIT_LETTER_LIST ", either case)", T(&b, v),
 				    T(&a, sub(v, i, i + 1)), i + 1);
-	memcpy(r->filter, v.p, v.n);
-	r->filter[v.n] = '\0';
+	if (!(r->filter = strndup(v.p, v.n)))
+		return bnd_fail(c->err, c->errlen, BND_ENOMEM, "out of memory");
 	return BND_OK;
 }
 
@@ -367,7 +388,7 @@ static int packed_value(const struct ctx *c, struct bnd_request *r, int key, str
 	case K_NEAR:
 		if (!is(v, "gpu"))
 			return fail(c, "near \"%s\" is not gpu", T(&a, v));
-		r->near_gpu = 1;
+		r->near_gpu = true;
 		return BND_OK;
 	case K_VISIBLE:
 		return parse_visible(c, r, v);
@@ -465,9 +486,9 @@ static int add_cpus(const struct ctx *c, struct bnd_request *r, struct big_range
 		    int lo, int hi)
 {
 	for (int id = lo; id <= hi && id < BND_MAX_CPUS; id++) {
-		if (bnd_cpuset_isset(&r->cpus, id))
+		if (bnd_cpuset_isset(r->cpus, id))
 			return fail(c, "cpu %d is listed twice", id);
-		bnd_cpuset_set(&r->cpus, id);
+		bnd_cpuset_set(r->cpus, id);
 	}
 	if (hi >= BND_MAX_CPUS) {
 		int blo = lo > BND_MAX_CPUS ? lo : BND_MAX_CPUS;
@@ -524,6 +545,8 @@ static int parse_lsf_cpus(const struct ctx *c, struct bnd_request *r, const stru
 {
 	if (n == 0)
 		return fail(c, "cpu list is missing");
+	if (!(r->cpus = calloc(1, sizeof(*r->cpus))))
+		return bnd_fail(c->err, c->errlen, BND_ENOMEM, "out of memory");
 	int rc = parse_cpu_list(c, r, a[0]);
 	return rc == BND_OK ? parse_level(c, r, a + 1, n - 1) : rc;
 }
@@ -536,7 +559,7 @@ static int parse_gpu(const struct ctx *c, struct bnd_request *r, const struct sp
 	if (n == 0)
 		return fail(c, "amount is missing");
 	int rc = num_field(c, a[0], a[0], "amount", 1, &r->amount);
-	r->near_gpu = 1;
+	r->near_gpu = true;
 	memcpy(r->unit, "C", 2);
 	for (size_t i = 1; i < n && rc == BND_OK; i++) {
 		const char *eq = find(a[i], '=');
@@ -609,12 +632,12 @@ static const char *strategy_list(char *buf, size_t len)
 	return buf;
 }
 
-int bnd_request_split(const struct bnd_request *r, int ntasks, int *per_task, int *shared,
+int bnd_request_split(const struct bnd_request *r, int ntasks, int *per_task, bool *shared,
 		      char *err, size_t errlen)
 {
 	const struct bnd_strategy_def *d = bnd_strategy_def(r->strategy);
 	*per_task = 0;
-	*shared = 0;
+	*shared = false;
 	switch (d ? d->share : BND_SHARE_NONE) {
 	case BND_SHARE_AMOUNT:
 		*per_task = r->amount;
@@ -628,7 +651,7 @@ int bnd_request_split(const struct bnd_request *r, int ntasks, int *per_task, in
 		*per_task = r->nexplicit / ntasks;
 		return BND_OK;
 	case BND_SHARE_LISTED:
-		*shared = 1; /* the strategy decides how many listed cpus exist */
+		*shared = true; /* the strategy decides how many listed cpus exist */
 		return BND_OK;
 	default:
 		return bnd_fail(err, errlen, BND_EINVAL, "unknown strategy %d", (int)r->strategy);
@@ -655,6 +678,8 @@ static size_t split(const char *text, struct span *f, size_t cap)
 	}
 }
 
+/* r as none with (the head of) text; r's lists, if any, are freed by the
+ * caller (bnd_request_clear): a request being parsed owns none yet. */
 static void reset(struct bnd_request *r, const char *text)
 {
 	memset(r, 0, sizeof(*r));
@@ -713,8 +738,10 @@ static int parse(struct bnd_request *r, const struct ctx *base)
 	int rc = strategies[s].parse(&c, r, f + i + 1, nf - i - 1);
 	/* OCS's -bamount 0 disables binding: the same request as none (which
 	 * also opts the job out of implicit and default binding). */
-	if (rc == BND_OK && r->strategy == BND_S_PACKED && r->amount == 0)
+	if (rc == BND_OK && r->strategy == BND_S_PACKED && r->amount == 0) {
+		bnd_request_clear(r);
 		reset(r, c.text);
+	}
 	return rc;
 }
 
@@ -727,9 +754,19 @@ int bnd_request_parse(struct bnd_request *r, const char *text, char *err, size_t
 	if (!text || !*text)
 		return fail(&c, "empty request");
 	int rc = parse(r, &c);
-	if (rc != BND_OK)
+	if (rc != BND_OK) {
+		bnd_request_clear(r);
 		reset(r, text);
+	}
 	return rc;
+}
+
+void bnd_request_clear(struct bnd_request *r)
+{
+	free(r->explicit_pairs);
+	free(r->filter);
+	free(r->cpus);
+	memset(r, 0, sizeof(*r));
 }
 
 int bnd_request_packed(struct bnd_request *r, int amount, const char *unit, char *err,
@@ -737,7 +774,7 @@ int bnd_request_packed(struct bnd_request *r, int amount, const char *unit, char
 {
 	if (!r)
 		return bnd_fail(err, errlen, BND_EINVAL, "no request to fill (internal error)");
-	memset(r, 0, sizeof(*r));
+	reset(r, NULL);
 	if (amount < 1 || amount > BND_MAX_NUMBER)
 		return bnd_fail(err, errlen, BND_EINVAL, "packed amount %d is not 1..%d", amount,
 				BND_MAX_NUMBER);
@@ -758,17 +795,17 @@ int bnd_request_packed(struct bnd_request *r, int amount, const char *unit, char
 
 /* The memory policies: one row each, with its lines of --mbind=help. */
 static const struct bnd_mbind_def mbinds[] = {
-	{ "none", BND_M_NONE, 0, "  none          leave it alone (default)\n" },
-	{ "cores", BND_M_CORES, 1, "  cores         prefer the NUMA node(s) of the task's cores\n" },
-	{ "cores:strict", BND_M_CORES_STRICT, 1,
+	{ "none", BND_M_NONE, false, "  none          leave it alone (default)\n" },
+	{ "cores", BND_M_CORES, true, "  cores         prefer the NUMA node(s) of the task's cores\n" },
+	{ "cores:strict", BND_M_CORES_STRICT, true,
 	  "  cores:strict  allocate only on the NUMA node(s) of the task's cores\n" },
-	{ "round_robin", BND_M_ROUND_ROBIN, 0,
+	{ "round_robin", BND_M_ROUND_ROBIN, false,
 	  "  round_robin   interleave over the NUMA nodes the task may use\n" },
-	{ "nlocal", BND_M_NLOCAL, 0,
+	{ "nlocal", BND_M_NLOCAL, false,
 	  "  nlocal        the one NUMA node whose free cores and memory hold the step\n"
 	  "                (else the fewest, nearest nodes); implies linear:1 per task\n"
 	  "                without --binding; memory bound there (preferred when short)\n" },
-	{ "gpu", BND_M_GPU, 0,
+	{ "gpu", BND_M_GPU, false,
 	  "  gpu           prefer the NUMA node(s) of the task's GPUs (with gpu:<n> or\n"
 	  "                near=gpu, also where its cores had to go elsewhere)\n" },
 };
@@ -824,12 +861,12 @@ const char *bnd_mbind_name(enum bnd_mbind m)
 	return d ? d->word : "unknown";
 }
 
-int bnd_request_places(const struct bnd_request *r, enum bnd_mbind m)
+bool bnd_request_places(const struct bnd_request *r, enum bnd_mbind m)
 {
 	return (r && r->strategy != BND_S_NONE) || m == BND_M_NLOCAL;
 }
 
-int bnd_mbind_unbound(enum bnd_mbind m, int binding_asked, char *err, size_t errlen)
+int bnd_mbind_unbound(enum bnd_mbind m, bool binding_asked, char *err, size_t errlen)
 {
 	const struct bnd_mbind_def *d = mbind_def(m);
 	if (d && !d->follows_cores)

@@ -78,10 +78,11 @@ static const struct bnd_state_record **candidates(struct bnd_state_file *f,
 /* Places d as its own transaction would (its occupancy, its cpus, what the
  * queue ahead of it takes); adds what it would take to ahead. */
 static void serve(const struct bnd_topology *t, const struct bnd_state_file *f,
-		  const struct bnd_state_record *d, struct bnd_request *req, bnd_cpuset_t *ahead)
+		  const struct bnd_state_record *d, bnd_cpuset_t *ahead)
 {
 	char err[BND_ERRLEN];
-	if (bnd_request_parse(req, d->request, err, sizeof(err)) != BND_OK)
+	struct bnd_request req;
+	if (bnd_request_parse(&req, d->request, err, sizeof(err)) != BND_OK)
 		return;
 	struct bnd_alloc_args da = {
 		.job = d->job, .step = d->step, .ntasks = d->want_groups, .allowed = d->want,
@@ -92,10 +93,11 @@ static void serve(const struct bnd_topology *t, const struct bnd_state_file *f,
 	bnd_cpuset_or(&taken, ahead);
 	struct bnd_domain dom = { d->want, &taken, NULL };
 	struct bnd_placement p;
-	if (bnd_place(t, &dom, req, d->want_groups, &p, err, sizeof(err)) != BND_OK)
-		return;
-	bnd_cpuset_or(ahead, &p.all_cpus);
-	bnd_placement_free(&p);
+	if (bnd_place(t, &dom, &req, d->want_groups, &p, err, sizeof(err)) == BND_OK) {
+		bnd_cpuset_or(ahead, &p.all_cpus);
+		bnd_placement_free(&p);
+	}
+	bnd_request_clear(&req);
 }
 
 int bnd_state_queue_ahead(const struct bnd_topology *t, struct bnd_state_file *f,
@@ -108,15 +110,8 @@ int bnd_state_queue_ahead(const struct bnd_topology *t, struct bnd_state_file *f
 		return BND_ENOMEM;
 	if (!n)
 		return BND_OK;
-	/* A request is 10 KB (explicit pairs, filter text): one for all. */
-	struct bnd_request *req = malloc(sizeof(*req));
-	if (!req) {
-		free(v);
-		return BND_ENOMEM;
-	}
 	for (int k = 0; k < n; k++)
-		serve(t, f, v[k], req, ahead);
-	free(req);
+		serve(t, f, v[k], ahead);
 	free(v);
 	return BND_OK;
 }

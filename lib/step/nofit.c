@@ -61,13 +61,13 @@ static int node_cannot_hold(struct bnd_step *s)
 {
 	char werr[BND_ERRLEN] = "";
 	struct bnd_placement p;
-	if (s->req.strategy != BND_S_PACKED)
+	if (s->req->strategy != BND_S_PACKED)
 		return 0;
 	bnd_cpuset_t whole = s->topo->all_cpus;
 	bnd_cpuset_andnot(&whole, &s->reserved);
 	struct bnd_domain dom = { &whole, NULL, s->group_gpus ? &s->near : NULL };
 	int ngroups = bnd_share_groups(s->ntasks, s->share);
-	int rc = bnd_place(s->topo, &dom, &s->req, ngroups, &p, werr, sizeof(werr));
+	int rc = bnd_place(s->topo, &dom, s->req, ngroups, &p, werr, sizeof(werr));
 	if (rc == BND_OK)
 		bnd_placement_free(&p);
 	if (rc != BND_ENOFIT)
@@ -78,7 +78,7 @@ static int node_cannot_hold(struct bnd_step *s)
 		snprintf(kept, sizeof(kept), " (the site's filter=first_core keeps cpus %s from every "
 			 "job)", rl);
 	bnd_format(s->reason, sizeof(s->reason),
-		   "--binding=%s%s cannot be placed on this node for %d task%s%s: %s", s->req.text,
+		   "--binding=%s%s cannot be placed on this node for %d task%s%s: %s", s->req->text,
 		 implicit_note(s), s->ntasks, plural(s->ntasks),
 		 kept, werr);
 	return 1;
@@ -91,11 +91,11 @@ static int start_core_reason(struct bnd_step *s, const struct given *g)
 	char miss[256] = "", werr[BND_ERRLEN] = "";
 	bnd_cpuset_t usable = s->domain;
 	bnd_cpuset_andnot(&usable, &s->reserved);
-	int mrc = bnd_start_cores_missing(s->topo, &usable, &s->req, s->ntasks, miss, sizeof(miss),
+	int mrc = bnd_start_cores_missing(s->topo, &usable, s->req, s->ntasks, miss, sizeof(miss),
 					  werr, sizeof(werr));
 	if (mrc == BND_ENOFIT) {
 		bnd_format(s->reason, sizeof(s->reason),
-			   "--binding=%s cannot be placed on this node for %d task%s: %s", s->req.text,
+			   "--binding=%s cannot be placed on this node for %d task%s: %s", s->req->text,
 			 s->ntasks, plural(s->ntasks), werr);
 		return 1;
 	}
@@ -103,7 +103,7 @@ static int start_core_reason(struct bnd_step *s, const struct given *g)
 		return 0;
 	bnd_format(s->reason, sizeof(s->reason),
 		   "--binding=%s needs core%s %s, which %s not among this step's cores: Slurm gave "
-		 "it %d core%s (cpus %s)%s for %d task%s", s->req.text, strchr(miss, ':') ? "s" : "",
+		 "it %d core%s (cpus %s)%s for %d task%s", s->req->text, strchr(miss, ':') ? "s" : "",
 		 miss, strchr(miss, ':') ? "are" : "is", g->ncores, plural(g->ncores), g->dl, g->kept,
 		 s->ntasks, plural(s->ntasks));
 	return 1;
@@ -113,17 +113,17 @@ static int start_core_reason(struct bnd_step *s, const struct given *g)
  * not help. */
 static void named_reason(struct bnd_step *s, const struct given *g, const char *perr)
 {
-	int listed = s->req.nexplicit;
-	if (s->req.strategy == BND_S_EXPLICIT && listed % s->ntasks)
+	int listed = s->req->nexplicit;
+	if (s->req->strategy == BND_S_EXPLICIT && listed % s->ntasks)
 		bnd_format(s->reason, sizeof(s->reason),
 			   "--binding=%s lists %d core%s, which cannot be shared out evenly among %s "
-			 "%d tasks on this node (list a multiple of %d cores)", s->req.text, listed,
-			 plural(listed), s->is_batch ? "the job's" : "this step's", s->ntasks, s->ntasks);
+			 "%d tasks on this node (list a multiple of %d cores)", s->req->text, listed,
+			 plural(listed), bnd_step_is_batch(s) ? "the job's" : "this step's", s->ntasks, s->ntasks);
 	else
 		bnd_format(s->reason, sizeof(s->reason),
 			   "--binding=%s names %s this step was not given: Slurm gave it %d core%s "
-			 "(cpus %s)%s for %d task%s; %s", s->req.text,
-			 s->req.strategy == BND_S_EXPLICIT ? "cores" : "cpus", g->ncores,
+			 "(cpus %s)%s for %d task%s; %s", s->req->text,
+			 s->req->strategy == BND_S_EXPLICIT ? "cores" : "cpus", g->ncores,
 			 plural(g->ncores), g->dl, g->kept, s->ntasks, plural(s->ntasks), perr);
 }
 
@@ -168,7 +168,7 @@ static void fitting_options(const struct bnd_step *s, char *buf, size_t len)
 	struct bnd_alloc a;
 	char opts[BND_SUBMIT_TEXT] = "";
 	bnd_alloc_init(&a, BND_CMD_SBATCH);
-	if (sub && bnd_submit_translate(&s->req, s->mbind, &a, BND_SUBMIT_TRANSLATE, sub, NULL,
+	if (sub && bnd_submit_translate(s->req, s->mbind, &a, BND_SUBMIT_TRANSLATE, sub, NULL,
 					0) == BND_OK)
 		bnd_submit_options_text(sub, opts, sizeof(opts));
 	free(sub);
@@ -188,11 +188,11 @@ void bnd_nofit_explain(struct bnd_step *s, const struct bnd_nofit *n, const char
 		held_reason(s, n, g.dl, alloc_err);
 		return;
 	}
-	if (s->req.has_start && start_core_reason(s, &g))
+	if (s->req->has_start && start_core_reason(s, &g))
 		return;
 	if (node_cannot_hold(s))
 		return;
-	if (s->req.strategy == BND_S_EXPLICIT || s->req.strategy == BND_S_LSF_CPUS) {
+	if (s->req->strategy == BND_S_EXPLICIT || s->req->strategy == BND_S_LSF_CPUS) {
 		named_reason(s, &g, n->alone_err);
 		return;
 	}
@@ -200,6 +200,6 @@ void bnd_nofit_explain(struct bnd_step *s, const struct bnd_nofit *n, const char
 	bnd_format(s->reason, sizeof(s->reason),
 		   "the allocation on this node is too small for --binding=%s%s: Slurm gave this "
 		 "step %d core%s (cpus %s)%s for %d task%s; %s (%s)",
-		 s->req.text, implicit_note(s), g.ncores, plural(g.ncores), g.dl, g.kept, s->ntasks,
+		 s->req->text, implicit_note(s), g.ncores, plural(g.ncores), g.dl, g.kept, s->ntasks,
 		 plural(s->ntasks), n->alone_err, fit);
 }

@@ -39,8 +39,8 @@ static void step_log(const struct bnd_step *s, const char *fmt, ...)
 static void state_opts(const struct bnd_step *s, struct bnd_state_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->dir = s->cfg.state_dir;
-	o->lock_timeout_ms = s->cfg.lock_timeout_ms;
+	o->dir = s->cfg->state_dir;
+	o->lock_timeout_ms = s->cfg->lock_timeout_ms;
 	o->log = s->log;
 	o->log_ctx = s->log_ctx;
 }
@@ -58,12 +58,12 @@ static int write_rankfile(struct bnd_step *s, const struct bnd_step_in *in,
 	if (!ids || !cpus)
 		goto out;
 	for (int i = 0; i < s->ntasks && bnd_share_group_of(i, s->share) < s->pl.ntasks; i++) {
-		ids[i] = (!s->is_batch && in->global_ids) ? in->global_ids[i] : i;
+		ids[i] = (!bnd_step_is_batch(s) && in->global_ids) ? in->global_ids[i] : i;
 		cpus[i] = s->pl.tasks[bnd_share_group_of(i, s->share)].cpus;
 	}
 	rc = bnd_rankfile_format(s->topo, s->host, s->ntasks, ids, cpus, &text, err, errlen);
 	if (rc == BND_OK)
-		rc = bnd_rankfile_write(s->cfg.state_dir, s->job,
+		rc = bnd_rankfile_write(s->cfg->state_dir, s->job,
 					bnd_step_name(s->step, sid, sizeof(sid)), s->nodeid, s->uid, text,
 					s->rankfile, sizeof(s->rankfile), note, sizeof(note), err,
 					errlen);
@@ -93,7 +93,7 @@ static void no_topology(struct bnd_step *s, const char *err)
 {
 	s->topo = NULL;
 	bnd_format(s->reason, sizeof(s->reason), "this node's topology is NONE: %s (%s)", err,
-		 s->cfg.on_any_host ? "on_any_host=yes: runs unbound"
+		 s->cfg->on_any_host ? "on_any_host=yes: runs unbound"
 				    : "on_any_host=no: a binding request fails here");
 	step_log(s, "job %u: %s", s->job, s->reason);
 }
@@ -114,9 +114,9 @@ static int name_from_list(const char *list, uint32_t nodeid, char *out, size_t o
  * submitting shell carried: the job's list names the batch host. */
 static void node_name(struct bnd_step *s, const struct bnd_step_in *in)
 {
-	const char *first = s->is_batch ? in->job_nodelist : in->step_nodelist;
+	const char *first = bnd_step_is_batch(s) ? in->job_nodelist : in->step_nodelist;
 	if (name_from_list(first, in->nodeid, s->host, sizeof(s->host)) ||
-	    (!s->is_batch &&
+	    (!bnd_step_is_batch(s) &&
 	     name_from_list(in->job_nodelist, in->nodeid, s->host, sizeof(s->host))))
 		return;
 	memset(s->host, 0, sizeof(s->host));
@@ -130,9 +130,9 @@ static void conf_paths(const struct bnd_step *s, const struct bnd_step_in *in, c
 		       char *cgroup, size_t len)
 {
 	char dir[BND_CONFIG_PATH_MAX];
-	if (s->cfg.gres_conf[0]) {
-		snprintf(gres, len, "%s", s->cfg.gres_conf);
-		bnd_slurmconf_dir(s->cfg.gres_conf, dir, sizeof(dir));
+	if (s->cfg->gres_conf[0]) {
+		snprintf(gres, len, "%s", s->cfg->gres_conf);
+		bnd_slurmconf_dir(s->cfg->gres_conf, dir, sizeof(dir));
 	} else {
 		bnd_slurmconf_dir(in->slurm_conf, dir, sizeof(dir));
 		snprintf(gres, len, "%s/gres.conf", dir);
@@ -155,9 +155,9 @@ static void learn_gpus(struct bnd_step *s, const struct bnd_step_in *in, int nta
 	if (bnd_gresconf_read(gres_path, s->host, gres, err, sizeof(err)) != BND_OK)
 		step_log(s, "job %u: %s: %s", s->job, gres_path, err);
 	struct bnd_step_gpu_ctx ctx = {
-		.t = s->topo, .gres = gres, .map = &s->cfg.gpu_devices, .roots = in->gpu_roots,
+		.t = s->topo, .gres = gres, .map = &s->cfg->gpu_devices, .roots = in->gpu_roots,
 		.constrain_devices = bnd_cgroupconf_constrain_devices(cg_path),
-		.may_split = s->gpu_aware,
+		.may_split = bnd_step_gpu_aware(s),
 	};
 	if (bnd_step_gpus_learn(&in->gpu, &ctx, ntasks, &s->gpus) != BND_OK)
 		step_log(s, "job %u: GPUs: out of memory", s->job);
@@ -183,7 +183,8 @@ static void near_groups(struct bnd_step *s)
 static void step_init(struct bnd_step *s, const struct bnd_step_in *in)
 {
 	memset(s, 0, sizeof(*s));
-	s->cfg = *in->cfg;
+	s->cfg = in->cfg;
+	s->req = &s->made;
 	s->job = in->job;
 	s->step = in->step;
 	s->nodeid = in->nodeid;
@@ -191,30 +192,23 @@ static void step_init(struct bnd_step *s, const struct bnd_step_in *in)
 	s->log_ctx = in->log_ctx;
 	s->uid = in->uid;
 	s->owner = in->owner;
-	s->is_batch = in->step == BND_STEP_BATCH;
 	s->mem_mib = in->mem_mib;
 	s->job_mem_mib = in->job_mem_mib;
 	node_name(s, in);
 }
 
-/* --mbind (the callback's parse, else its text), then a request that
- * needs no topology. BND_OK, else the reason is set. */
+/* --mbind (the callback's parse), then a request that needs no topology.
+ * BND_OK, else the reason is set. */
 static int parse_options(struct bnd_step *s, const struct bnd_step_in *in)
 {
-	char err[BND_ERRLEN] = "";
-	const struct bnd_option_value *mv = in->mbind_opt;
+	const struct bnd_option_value *mv = in->mbind;
 	if (mv && mv->text && mv->rc != BND_OK)
 		return bnd_fail(s->reason, sizeof(s->reason), mv->rc, "%s", mv->err);
 	if (mv && mv->text)
 		s->mbind = mv->mbind;
-	else if (!mv && in->mbind && bnd_mbind_parse(&s->mbind, in->mbind, err, sizeof(err)) != BND_OK)
-		return bnd_fail(s->reason, sizeof(s->reason), BND_EINVAL, "%s", err);
 	if (!bnd_step_source_needs_topology(s->source) &&
 	    bnd_step_source_make(s, in, 0) != BND_OK)
 		return BND_EINVAL;
-	s->have_request = bnd_step_source_needs_topology(s->source) ||
-			  bnd_request_places(s->source != BND_SRC_NONE ? &s->req : NULL, s->mbind);
-	s->gpu_aware = s->req.near_gpu || s->mbind == BND_M_GPU;
 	return BND_OK;
 }
 
@@ -226,17 +220,18 @@ static int parse_options(struct bnd_step *s, const struct bnd_step_in *in)
 static int load_topology(struct bnd_step *s)
 {
 	char err[BND_ERRLEN] = "", note[2 * BND_ERRLEN] = "";
-	int dfd = -1, dir_ok = 0;
-	if (bnd_safedir_open(s->cfg.state_dir, 1, &dfd, err, sizeof(err)) == BND_OK && dfd >= 0) {
-		if (bnd_safedir_set_private(dfd, s->cfg.private_files, err, sizeof(err)) != BND_OK)
+	int dfd = -1;
+	bool dir_ok = false;
+	if (bnd_safedir_open(s->cfg->state_dir, 1, &dfd, err, sizeof(err)) == BND_OK && dfd >= 0) {
+		if (bnd_safedir_set_private(dfd, s->cfg->private_files, err, sizeof(err)) != BND_OK)
 			step_log(s, "%s", err);
 		close(dfd);
-		dir_ok = 1;
+		dir_ok = true;
 	} else if (*err) {
 		step_log(s, "state dir: %s", err);
 	}
 	err[0] = '\0';
-	if (bnd_topocache_load_source(&s->topo, dir_ok ? s->cfg.state_dir : NULL, s->cfg.topology,
+	if (bnd_topocache_load_source(&s->topo, dir_ok ? s->cfg->state_dir : NULL, s->cfg->topology,
 				      note, sizeof(note), err, sizeof(err)) != BND_OK) {
 		no_topology(s, err);
 		return BND_ESYS;
@@ -250,7 +245,7 @@ static int load_topology(struct bnd_step *s)
 
 static int local_tasks(const struct bnd_step *s, const struct bnd_step_in *in)
 {
-	return s->is_batch ? bnd_batch_tasks(in->tasks_per_node, in->ntasks_env)
+	return bnd_step_is_batch(s) ? bnd_batch_tasks(in->tasks_per_node, in->ntasks_env)
 			   : (in->ntasks >= 1 ? in->ntasks : 1);
 }
 
@@ -270,11 +265,11 @@ static int step_domain(struct bnd_step *s, const struct bnd_step_in *in, bnd_cpu
 	/* The reserved core counts as taken for every request, on top of a
 	 * packed request's own filter=. */
 	*usable = s->domain;
-	if (s->cfg.filter_first_core)
+	if (s->cfg->filter == BND_FILTER_FIRST_CORE)
 		first_core_cpus(s->topo, &s->reserved);
 	bnd_cpuset_andnot(usable, &s->reserved);
-	s->share = bnd_step_share(s->topo, &s->domain, usable, &s->req, s->ntasks);
-	if (s->gpu_aware) {
+	s->share = bnd_step_share(s->topo, &s->domain, usable, s->req, s->ntasks);
+	if (bnd_step_gpu_aware(s)) {
 		learn_gpus(s, in, s->ntasks);
 		near_groups(s);
 	}
@@ -298,13 +293,13 @@ static void nofit_reason(struct bnd_step *s, const struct bnd_nofit *n, const ch
  * none. BND_OK: placed after all; BND_ENOFIT: deferred (*deferred set) or
  * not (the reason set); else err says why. */
 static int try_defer(struct bnd_step *s, const struct bnd_state_opts *o,
-		     const struct bnd_alloc_args *a, const struct bnd_nofit *n, int *deferred,
+		     const struct bnd_alloc_args *a, const struct bnd_nofit *n, bool *deferred,
 		     char *err, size_t errlen)
 {
 	enum bnd_resume_result res;
-	struct bnd_resume_args ra = { a, NULL, 0, s->cfg.defer_max };
+	struct bnd_resume_args ra = { a, NULL, 0, s->cfg->defer_max };
 	char derr[BND_ERRLEN];
-	int rc = bnd_state_resume(o, s->topo, &s->req, &ra, &s->pl, &res, derr, sizeof(derr));
+	int rc = bnd_state_resume(o, s->topo, s->req, &ra, &s->pl, &res, derr, sizeof(derr));
 	*deferred = rc == BND_ENOFIT && res == BND_RESUME_DEFERRED;
 	if (*deferred) {
 		nofit_reason(s, n, err, "deferred, bound as soon as a placement frees up "
@@ -320,9 +315,9 @@ static int try_defer(struct bnd_step *s, const struct bnd_state_opts *o,
 	return rc;
 }
 
-static int may_defer(const struct bnd_step *s)
+static bool may_defer(const struct bnd_step *s)
 {
-	return s->cfg.on_failure == BND_ONFAIL_DEFER && s->req.instance == BND_I_SET &&
+	return s->cfg->on_failure == BND_ONFAIL_DEFER && s->req->instance == BND_I_SET &&
 	       s->mbind == BND_M_NONE;
 }
 
@@ -335,11 +330,11 @@ static enum bnd_step_state place(struct bnd_step *s, const struct bnd_step_in *i
 	struct bnd_state_opts o;
 	struct bnd_nofit nofit = { .alone_rc = BND_OK };
 	struct bnd_alloc_args a;
-	int deferred = 0;
+	bool deferred = false;
 	state_opts(s, &o);
 	bnd_step_alloc_args(s, usable, &a);
 	a.nofit = &nofit;
-	int rc = bnd_state_allocate(&o, s->topo, &s->req, &a, &s->pl, err, sizeof(err));
+	int rc = bnd_state_allocate(&o, s->topo, s->req, &a, &s->pl, err, sizeof(err));
 	if (rc == BND_ENOFIT && may_defer(s))
 		rc = try_defer(s, &o, &a, &nofit, &deferred, err, sizeof(err));
 	else if (rc == BND_ENOFIT)
@@ -349,11 +344,11 @@ static enum bnd_step_state place(struct bnd_step *s, const struct bnd_step_in *i
 	if (rc == BND_ENOFIT)
 		return BND_STEP_FAILED;
 	if (rc != BND_OK) {
-		bnd_format(s->reason, sizeof(s->reason), "state (%s): %s", s->cfg.state_dir, err);
+		bnd_format(s->reason, sizeof(s->reason), "state (%s): %s", s->cfg->state_dir, err);
 		step_log(s, "job %u: %s", s->job, s->reason);
 		return BND_STEP_FAILED;
 	}
-	if (s->req.instance == BND_I_PE && write_rankfile(s, in, err, sizeof(err)) != BND_OK)
+	if (s->req->instance == BND_I_PE && write_rankfile(s, in, err, sizeof(err)) != BND_OK)
 		step_log(s, "job %u: %s (SLURM_BINDING_RANKFILE left empty)", s->job, err);
 	return BND_STEP_PLACED;
 }
@@ -367,15 +362,15 @@ static enum bnd_step_state decide(struct bnd_step *s, const struct bnd_step_in *
 		return BND_STEP_FAILED;
 	if (load_topology(s) != BND_OK)
 		return BND_STEP_NO_TOPOLOGY;
-	if (!s->have_request) {
+	if (!bnd_step_asks_cores(s)) {
 		/* --mbind=gpu alone: no cores, memory by the GPUs. */
-		if (s->gpu_aware)
+		if (bnd_step_gpu_aware(s))
 			learn_gpus(s, in, local_tasks(s, in));
 		return BND_STEP_UNBOUND;
 	}
 	/* For the batch step Slurm's cpus per task is the script's whole
 	 * share of the node; the job's -c is in its environment. */
-	int cpt = s->is_batch ? bnd_batch_cpus_per_task(in->cpus_per_task_env) : in->cpus_per_task;
+	int cpt = bnd_step_is_batch(s) ? bnd_batch_cpus_per_task(in->cpus_per_task_env) : in->cpus_per_task;
 	if (bnd_step_source_needs_topology(s->source) && bnd_step_source_make(s, in, cpt) != BND_OK)
 		return BND_STEP_FAILED;
 	if (step_domain(s, in, &usable) != BND_OK)
@@ -389,10 +384,10 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 		return BND_EINVAL;
 	step_init(s, in);
 	enum bnd_step_source src = bnd_step_source_pick(s, in);
-	int mbind = in->mbind_opt ? in->mbind_opt->text != NULL : in->mbind != NULL;
+	bool mbind = in->mbind && in->mbind->text;
 	/* Nothing asked and no default: the step costs nothing. The extern
 	 * step runs no user task worth binding. */
-	if (!s->cfg.enabled || in->step == BND_STEP_EXTERN || (src == BND_SRC_NONE && !mbind))
+	if (!s->cfg->enabled || in->step == BND_STEP_EXTERN || (src == BND_SRC_NONE && !mbind))
 		return bnd_step_move(s, BND_STEP_IDLE);
 	bnd_step_move(s, decide(s, in));
 	return BND_OK;
@@ -411,13 +406,14 @@ struct task_gpus {
  * script, all of them). */
 static void locality_text(const struct bnd_step *s, int grp, char *buf, size_t len)
 {
-	int local = 0, cores = 0, known = 0;
+	int local = 0, cores = 0;
+	bool known = false;
 	uint64_t gpus = 0;
 	for (int i = 0; i < s->pl.ntasks; i++) {
 		const struct bnd_task_place *tp = &s->pl.tasks[i];
 		if ((grp >= 0 && i != grp) || tp->nlocal < 0)
 			continue;
-		known = 1;
+		known = true;
 		local += tp->nlocal;
 		cores += tp->ncores;
 		gpus |= tp->gpus;
@@ -434,28 +430,28 @@ static void locality_text(const struct bnd_step *s, int grp, char *buf, size_t l
 	char labels[256], mine[16];
 	bnd_near_labels(s->topo, gpus, labels, sizeof(labels));
 	snprintf(mine, sizeof(mine), "task %d: ", grp);
-	int noted = grp < 0 || !strncmp(s->pl.near_note, mine, strlen(mine));
+	bool noted = grp < 0 || !strncmp(s->pl.near_note, mine, strlen(mine));
 	snprintf(buf, len, "nearest: %d of %d cores next to %s%s%s", local, cores, labels,
 		 noted && s->pl.near_note[0] ? "; " : "", noted ? s->pl.near_note : "");
 }
 
-static void task_gpus(const struct bnd_step *s, int local_id, int bound, struct task_gpus *g)
+static void task_gpus(const struct bnd_step *s, int local_id, bool bound, struct task_gpus *g)
 {
 	memset(g, 0, sizeof(*g));
-	if (!s->gpu_aware || !s->topo)
+	if (!bnd_step_gpu_aware(s) || !s->topo)
 		return;
-	g->positions = bnd_step_gpus_of_task(&s->gpus, local_id, s->is_batch);
-	if (s->gpus.n && !s->is_batch)
+	g->positions = bnd_step_gpus_of_task(&s->gpus, local_id, bnd_step_is_batch(s));
+	if (s->gpus.n && !bnd_step_is_batch(s))
 		bnd_step_gpus_check(&s->gpus, &g->positions, g->warn, sizeof(g->warn));
 	bnd_step_gpus_list(&s->gpus, s->topo, g->positions, g->list, sizeof(g->list));
-	if (bound && s->req.near_gpu)
-		locality_text(s, s->is_batch ? -1 : bnd_share_group_of(local_id, s->share),
+	if (bound && s->req->near_gpu)
+		locality_text(s, bnd_step_is_batch(s) ? -1 : bnd_share_group_of(local_id, s->share),
 			      g->locality, sizeof(g->locality));
 }
 
 /* --mbind=gpu: preferred on the host nodes next to the task's GPUs (the
  * nodes of its cores when it has none), bound or not. */
-static int gpu_memory(const struct bnd_step *s, uint64_t positions, int bound,
+static int gpu_memory(const struct bnd_step *s, uint64_t positions, bool bound,
 		      const bnd_cpuset_t *cpus, char *nodes, size_t nlen, char *desc, size_t dlen,
 		      char *err, size_t errlen)
 {
@@ -477,7 +473,7 @@ static int gpu_memory(const struct bnd_step *s, uint64_t positions, int bound,
 }
 
 static void verbose_line(const struct bnd_step *s, int global_id, const bnd_cpuset_t *cpus,
-			 int bound, const struct task_gpus *g, struct bnd_task_result *out)
+			 bool bound, const struct task_gpus *g, struct bnd_task_result *out)
 {
 	char pairs[BND_CPULIST_TEXT] = "-", list[BND_CPULIST_TEXT] = "", pol[BND_MEMPOLICY_TEXT] = "?";
 	char perr[BND_ERRLEN];
@@ -496,7 +492,7 @@ static void verbose_line(const struct bnd_step *s, int global_id, const bnd_cpus
 		snprintf(list, sizeof(list), "...");
 	bnd_mempolicy_describe(pol, sizeof(pol), perr, sizeof(perr));
 	char gpus[sizeof(g->list) + 8] = "";
-	if (s->gpu_aware)
+	if (bnd_step_gpu_aware(s))
 		snprintf(gpus, sizeof(gpus), " gpus=%s", g->list[0] ? g->list : "-");
 	bnd_format(out->verbose, sizeof(out->verbose),
 		   "spank-binding: host=%s task=%d cores=%s cpus=%s mempolicy=%s%s%s%s",
@@ -528,21 +524,21 @@ static const char *task_bind(const struct bnd_step *s, int local_id, const char 
 		bnd_format(buf, len, "placed cpus %s are outside the task's cpuset %s", pl, cl);
 		return buf;
 	}
-	if (s->req.instance == BND_I_SET && bnd_apply_affinity(0, cpus, buf, len) != BND_OK)
+	if (s->req->instance == BND_I_SET && bnd_apply_affinity(0, cpus, buf, len) != BND_OK)
 		return buf;
 	return NULL;
 }
 
 /* What the task's memory policy came to. */
 struct task_mem {
-	int failed;
+	bool failed;
 	char nodes[256];                 /* SLURM_MBIND_NODES */
 	char desc[BND_MEMPOLICY_TEXT];
 	char err[BND_ERRLEN];
 };
 
 /* The task's memory policy (--mbind), bound or not. */
-static void task_memory(const struct bnd_step *s, const struct task_gpus *g, int bound,
+static void task_memory(const struct bnd_step *s, const struct task_gpus *g, bool bound,
 			const char *why, const bnd_cpuset_t *cpus, struct task_mem *m)
 {
 	memset(m, 0, sizeof(*m));
@@ -557,9 +553,9 @@ static void task_memory(const struct bnd_step *s, const struct task_gpus *g, int
 						      m->err, sizeof(m->err)) != BND_OK;
 	} else if (s->mbind != BND_M_NONE) {
 		/* without cores of its own: the rule sbind place says too */
-		if (!bound && bnd_mbind_unbound(s->mbind, s->have_request, m->err,
+		if (!bound && bnd_mbind_unbound(s->mbind, bnd_step_asks_cores(s), m->err,
 						sizeof(m->err)) != BND_OK)
-			m->failed = s->have_request || !why;
+			m->failed = bnd_step_asks_cores(s) || !why;
 		else
 			m->failed = bnd_apply_mempolicy(s->topo, s->mbind, bound ? cpus : NULL, m->desc,
 							sizeof(m->desc), m->err, sizeof(m->err)) != BND_OK;
@@ -579,15 +575,15 @@ static void task_message(const struct bnd_step *s, int global_id, const char *wh
 			 const struct task_mem *m, const struct task_gpus *g,
 			 struct bnd_task_result *out)
 {
-	int nt = s->state == BND_STEP_NO_TOPOLOGY;
+	bool nt = s->state == BND_STEP_NO_TOPOLOGY;
 	if (!why && !m->failed) {
 		if (g->warn[0])
 			bnd_format(out->message, sizeof(out->message),
 				   "spank-binding: %s task %d: %s", s->host, global_id, g->warn);
 		return;
 	}
-	int fail = nt ? s->have_request && !s->cfg.on_any_host
-		      : s->cfg.on_failure == BND_ONFAIL_FAIL;
+	bool fail = nt ? bnd_step_asks_cores(s) && !s->cfg->on_any_host
+		      : s->cfg->on_failure == BND_ONFAIL_FAIL;
 	const char *head = !fail ? "" : nt ? "binding failed (on_any_host=no): "
 					   : "binding failed (on_failure=fail): ";
 	bnd_format(out->message, sizeof(out->message), "spank-binding: %s task %d: %s%s%s%s%s",
@@ -604,13 +600,13 @@ static int task_env(const struct bnd_step *s, const bnd_cpuset_t *cpus, const ch
 {
 	struct bnd_taskenv_in ein = {
 		.topo = s->topo,
-		.request = s->req_text ? s->req_text : s->req.text[0] ? s->req.text : "none",
-		.instance = s->req.instance, .strategy = s->req.strategy, .mbind = s->mbind,
+		.request = s->req_text ? s->req_text : s->req->text[0] ? s->req->text : "none",
+		.instance = s->req->instance, .strategy = s->req->strategy, .mbind = s->mbind,
 		.cpus = cpus, .reason = why,
 		.rankfile = s->rankfile[0] ? s->rankfile : NULL,
 		.mbind_nodes = m->nodes, .gpus = g->list, .gpu_locality = g->locality,
-		.gpu_narrow = s->gpus.split == BND_SPLIT_PLUGIN && s->req.visible == BND_VIS_TASK &&
-			      !s->is_batch,
+		.gpu_narrow = s->gpus.split == BND_SPLIT_PLUGIN && s->req->visible == BND_VIS_TASK &&
+			      !bnd_step_is_batch(s),
 		.gpu_nstep = s->gpus.n, .gpu_positions = g->positions,
 		.gpu_env = vars ? vars->gpu_env : NULL,
 	};
@@ -623,7 +619,7 @@ static int task_env(const struct bnd_step *s, const bnd_cpuset_t *cpus, const ch
 	return bnd_taskenv_build(env, &ein, err, errlen);
 }
 
-int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
+int bnd_step_task(struct bnd_step *s, int local_id, int global_id, bool verbose,
 		  const struct bnd_task_vars *vars, const char *cgroup_root, const char *cpuset_file,
 		  struct bnd_task_result *out)
 {
@@ -637,7 +633,7 @@ int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
 		return BND_OK;
 	const char *why = task_bind(s, local_id, cgroup_root, cpuset_file, &cpus, why_buf,
 				    sizeof(why_buf));
-	int bound = !why && s->state == BND_STEP_PLACED;
+	bool bound = !why && s->state == BND_STEP_PLACED;
 	task_gpus(s, local_id, bound, &gt);
 	task_memory(s, &gt, bound, why, &cpus, &mem);
 	task_message(s, global_id, why, &mem, &gt, out);
@@ -668,18 +664,18 @@ void bnd_step_alloc_args(struct bnd_step *s, const bnd_cpuset_t *usable,
 		.job = s->job, .step = s->step, .ntasks = bnd_share_groups(s->ntasks, s->share),
 		.owner_pid = s->owner, .uid = s->uid, .allowed = usable,
 		/* steps of a batch job go inside the cores the script holds */
-		.inherit_job = !s->is_batch,
+		.inherit_job = !bnd_step_is_batch(s),
 		.mem_mib = s->mem_mib, .job_mem_mib = s->job_mem_mib, .mbind = s->mbind,
-		.mem_reserve = &s->cfg.mem_reserve, .mem_out = &s->mem,
+		.mem_reserve = &s->cfg->mem_reserve, .mem_out = &s->mem,
 		.near = s->group_gpus ? &s->near : NULL,
 	};
 }
 
-int bnd_step_task_cpus(const struct bnd_step *s, const struct bnd_placement *p, int local_id,
-		       bnd_cpuset_t *out)
+bool bnd_step_task_cpus(const struct bnd_step *s, const struct bnd_placement *p, int local_id,
+			bnd_cpuset_t *out)
 {
 	bnd_cpuset_zero(out);
-	if (s->is_batch)
+	if (bnd_step_is_batch(s))
 		*out = p->all_cpus;
 	else if (local_id >= 0 && bnd_share_group_of(local_id, s->share) < p->ntasks)
 		*out = p->tasks[bnd_share_group_of(local_id, s->share)].cpus;
@@ -720,7 +716,8 @@ void bnd_step_free(struct bnd_step *s)
 	bnd_placement_free(&s->pl);
 	bnd_topology_free(s->topo);
 	s->topo = NULL;
-	free(s->req_text);
+	bnd_request_clear(&s->made);
+	s->req = &s->made;
 	s->req_text = NULL;
 	bnd_step_gpus_free(&s->gpus);
 	free(s->group_gpus);

@@ -15,7 +15,7 @@
 struct source_row {
 	enum bnd_step_source src;
 	const char *name;
-	int needs_topology;
+	bool needs_topology;
 	int (*offered)(const struct bnd_step *s, const struct bnd_step_in *in);
 	int (*make)(struct bnd_step *s, const struct bnd_step_in *in, int cpus_per_task);
 };
@@ -23,7 +23,7 @@ struct source_row {
 static int option_offered(const struct bnd_step *s, const struct bnd_step_in *in)
 {
 	(void)s;
-	return in->binding_opt ? in->binding_opt->text != NULL : in->binding != NULL;
+	return in->binding && in->binding->text;
 }
 
 static int lsf_offered(const struct bnd_step *s, const struct bnd_step_in *in)
@@ -35,41 +35,27 @@ static int lsf_offered(const struct bnd_step *s, const struct bnd_step_in *in)
 static int default_offered(const struct bnd_step *s, const struct bnd_step_in *in)
 {
 	(void)in;
-	return s->cfg.default_spec[0] != '\0';
+	return s->cfg->default_spec[0] != '\0';
 }
 
 static int implicit_offered(const struct bnd_step *s, const struct bnd_step_in *in)
 {
 	(void)in;
-	return s->cfg.implicit;
+	return s->cfg->implicit;
 }
 
-/* A request given as text: parsed here, kept whole for
- * SLURM_BINDING_REQUEST (req.text is cut short). */
-static int from_text(struct bnd_step *s, const char *text)
-{
-	char err[BND_ERRLEN] = "";
-	if (bnd_request_parse(&s->req, text, err, sizeof(err)) != BND_OK)
-		return bnd_fail(s->reason, sizeof(s->reason), BND_EINVAL, "%s", err);
-	if (!(s->req_text = strdup(text)))
-		return bnd_fail(s->reason, sizeof(s->reason), BND_ENOMEM, "out of memory");
-	return BND_OK;
-}
-
-/* --binding: the option callback's parse when it made one (the text
- * crossed from srun; that parse is the one on this side). */
+/* --binding: the option callback's parse (the text crossed from srun;
+ * that parse is the one on this side), and its text whole for
+ * SLURM_BINDING_REQUEST (req->text is cut short). */
 static int option_make(struct bnd_step *s, const struct bnd_step_in *in, int cpt)
 {
-	const struct bnd_option_value *v = in->binding_opt;
+	const struct bnd_option_value *v = in->binding;
 	(void)cpt;
-	if (!v)
-		return from_text(s, in->binding);
 	/* A failed parse too: it holds the text the task reports. */
-	s->req = v->req;
+	s->req = &v->req;
 	if (v->rc != BND_OK)
 		return bnd_fail(s->reason, sizeof(s->reason), v->rc, "%s", v->err);
-	if (!(s->req_text = strdup(v->text)))
-		return bnd_fail(s->reason, sizeof(s->reason), BND_ENOMEM, "out of memory");
+	s->req_text = v->text;
 	return BND_OK;
 }
 
@@ -78,9 +64,8 @@ static int default_make(struct bnd_step *s, const struct bnd_step_in *in, int cp
 {
 	(void)in;
 	(void)cpt;
-	s->req = s->cfg.default_req;
-	if (!(s->req_text = strdup(s->cfg.default_spec)))
-		return bnd_fail(s->reason, sizeof(s->reason), BND_ENOMEM, "out of memory");
+	s->req = s->cfg->default_req;
+	s->req_text = s->cfg->default_spec;
 	return BND_OK;
 }
 
@@ -95,9 +80,10 @@ static int lsf_make(struct bnd_step *s, const struct bnd_step_in *in, int cpt)
 		rc = bnd_lsf_user_request(in->lsf_bind_job, in->lsf_cpu_list, amount, text,
 					  sizeof(text), err, sizeof(err));
 	if (rc == BND_OK)
-		rc = bnd_request_parse(&s->req, text, err, sizeof(err));
+		rc = bnd_request_parse(&s->made, text, err, sizeof(err));
 	if (rc != BND_OK)
 		return bnd_fail(s->reason, sizeof(s->reason), rc, "%s", err);
+	s->req = &s->made;
 	bnd_format(s->note, sizeof(s->note), " request=%s from LSB_USER_BIND_JOB=%s "
 		 "LSB_USER_BIND_CPU_LIST=%s", text, in->lsf_bind_job ? in->lsf_bind_job : "",
 		 in->lsf_cpu_list ? in->lsf_cpu_list : "");
@@ -110,9 +96,12 @@ static int implicit_make(struct bnd_step *s, const struct bnd_step_in *in, int c
 {
 	char err[BND_ERRLEN] = "";
 	(void)in;
-	int rc = bnd_implicit_request(s->topo, s->cfg.default_unit, cpt, &s->req, err, sizeof(err));
-	if (rc == BND_OK)
+	int rc = bnd_implicit_request(s->topo, s->cfg->default_unit, cpt, &s->made, err,
+				      sizeof(err));
+	if (rc == BND_OK) {
+		s->req = &s->made;
 		return BND_OK;
+	}
 	bnd_format(s->reason, sizeof(s->reason), "%s", err);
 	if (s->log) {
 		char msg[BND_ERRLEN + 32];
@@ -153,7 +142,7 @@ enum bnd_step_source bnd_step_source_pick(struct bnd_step *s, const struct bnd_s
 	return s->source;
 }
 
-int bnd_step_source_needs_topology(enum bnd_step_source src)
+bool bnd_step_source_needs_topology(enum bnd_step_source src)
 {
 	const struct source_row *r = row_of(src);
 	return r && r->needs_topology;

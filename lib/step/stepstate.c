@@ -3,7 +3,9 @@
  * become (stepstate.h draws it). */
 #include "binding/step/stepstate.h"
 
+#include "binding/request/request.h"
 #include "binding/step/step.h"
+#include "binding/step/stepsource.h"
 #include "binding/util/error.h"
 
 #define TO(st) (1u << (st))
@@ -33,12 +35,12 @@ static const char *const names[BND_STEP_NSTATES] = {
 	[BND_STEP_RELEASED] = "released",
 };
 
-static int valid(enum bnd_step_state st)
+static bool valid(enum bnd_step_state st)
 {
 	return (unsigned)st < BND_STEP_NSTATES;
 }
 
-int bnd_step_may_move(enum bnd_step_state from, enum bnd_step_state to)
+bool bnd_step_may_move(enum bnd_step_state from, enum bnd_step_state to)
 {
 	return valid(from) && valid(to) && (allowed[from] & TO(to));
 }
@@ -56,13 +58,31 @@ const char *bnd_step_state_name(enum bnd_step_state st)
 	return valid(st) ? names[st] : "?";
 }
 
-int bnd_step_active(const struct bnd_step *s)
+bool bnd_step_active(const struct bnd_step *s)
 {
 	return s->state != BND_STEP_NEW && s->state != BND_STEP_IDLE;
 }
 
-int bnd_step_recorded(const struct bnd_step *s)
+bool bnd_step_recorded(const struct bnd_step *s)
 {
 	return s->state == BND_STEP_PLACED || s->state == BND_STEP_DEFERRED ||
 	       s->state == BND_STEP_SUSPENDED || s->state == BND_STEP_SUSPENDED_WAITING;
+}
+
+bool bnd_step_is_batch(const struct bnd_step *s)
+{
+	return s->step == BND_STEP_BATCH;
+}
+
+/* A source that makes its request from the topology asks for cores before
+ * the request exists (stepsource.h). */
+bool bnd_step_asks_cores(const struct bnd_step *s)
+{
+	return bnd_step_source_needs_topology(s->source) ||
+	       bnd_request_places(s->source != BND_SRC_NONE ? s->req : NULL, s->mbind);
+}
+
+bool bnd_step_gpu_aware(const struct bnd_step *s)
+{
+	return (s->req && s->req->near_gpu) || s->mbind == BND_M_GPU;
 }

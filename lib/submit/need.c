@@ -51,7 +51,7 @@ static void fill_striding(const struct bnd_request *r, struct bnd_need *n)
 {
 	cores(n, r->amount);
 	n->span = r->amount * r->step;
-	n->spread = 1;
+	n->spread = true;
 	start_core(r, n);
 }
 
@@ -119,7 +119,7 @@ static void fill_cores(const struct bnd_request *r, struct bnd_need *n)
 static void fill_cpus(const struct bnd_request *r, struct bnd_need *n)
 {
 	set_unit(n, BND_NEED_THREAD, "cpu", "cpus");
-	n->amount = bnd_cpuset_count(&r->cpus);
+	n->amount = bnd_cpuset_count(r->cpus);
 	n->span = n->amount;
 	n->scope = BND_NEED_PER_NODE;
 }

@@ -45,7 +45,7 @@ static void glog(const struct bnd_gang *g, const char *fmt, ...)
 
 int bnd_gang_wanted(const struct bnd_step *s)
 {
-	return s && bnd_step_recorded(s) && s->have_request && s->topo;
+	return s && bnd_step_recorded(s) && bnd_step_asks_cores(s) && s->topo;
 }
 
 static void cpus_text(const bnd_cpuset_t *c, char *buf, size_t len)
@@ -86,7 +86,7 @@ static int rebind_all(struct bnd_gang *g, const struct bnd_placement *p, int *th
 {
 	const struct bnd_step *s = g->in.step;
 	int rc = BND_OK;
-	int migrate = bnd_rebind_rule(s->mbind, s->req.instance) == BND_MOVE_MIGRATE;
+	int migrate = bnd_rebind_rule(s->mbind, s->req->instance) == BND_MOVE_MIGRATE;
 	*threads = 0;
 	for (int i = 0; i < g->in.npids; i++) {
 		bnd_cpuset_t c, old;
@@ -124,7 +124,7 @@ static void bound(struct bnd_gang *g, struct bnd_placement *p, enum bnd_resume_r
 	 * resume, suspended or not since) is bound, not resumed. */
 	int was_deferred = s->state == BND_STEP_DEFERRED ||
 			   s->state == BND_STEP_SUSPENDED_WAITING;
-	if (s->req.instance == BND_I_SET)
+	if (s->req->instance == BND_I_SET)
 		rebind_all(g, p, &threads, rerr, sizeof(rerr));
 	bnd_placement_free(&s->pl);
 	s->pl = *p;
@@ -174,18 +174,18 @@ static int on_resume(struct bnd_gang *g, long long seen, int slurm_resumed)
 	bnd_step_alloc_args(s, &usable, &a);
 	struct bnd_resume_args ra = {
 		.a = &a, .prev = s->pl.ntasks ? &s->pl : NULL,
-		.prev_only = bnd_rebind_rule(s->mbind, s->req.instance) == BND_MOVE_KEEP,
+		.prev_only = bnd_rebind_rule(s->mbind, s->req->instance) == BND_MOVE_KEEP,
 	};
 	/* A deferred step woken by a change of the state asks first, without
 	 * the lock, whether it would fit now: the node's lock is taken only by
 	 * the steps a change lets in, never by every waiting one. */
-	if (!slurm_resumed && !bnd_state_resume_may_fit(&o, s->topo, &s->req, &ra)) {
+	if (!slurm_resumed && !bnd_state_resume_may_fit(&o, s->topo, s->req, &ra)) {
 		g->checks++;
 		return 1;
 	}
 	struct bnd_placement p;
 	enum bnd_resume_result res;
-	int rc = bnd_state_resume(&o, s->topo, &s->req, &ra, &p, &res, err, sizeof(err));
+	int rc = bnd_state_resume(&o, s->topo, s->req, &ra, &p, &res, err, sizeof(err));
 	if (rc == BND_OK && (res == BND_RESUME_SAME || res == BND_RESUME_MOVED)) {
 		bound(g, &p, res, seen, slurm_resumed);
 		return 0;
@@ -281,7 +281,7 @@ int bnd_gang_start(struct bnd_gang **out, const struct bnd_gang_in *in, char *er
 			 g->pids[0], freezer, sizeof(freezer), &v2);
 	struct bnd_watch_cfg wc = {
 		.pids = g->pids, .npids = in->npids, .proc_root = g->proc_root,
-		.freezer = freezer, .freezer_v2 = v2, .state_dir = in->step->cfg.state_dir,
+		.freezer = freezer, .freezer_v2 = v2, .state_dir = in->step->cfg->state_dir,
 		.sample_ms = in->sample_ms, .job_state = in->job_state ? job_cb : NULL,
 		.event = event_cb, .ctx = g, .start_deferred = waiting(in->step),
 	};

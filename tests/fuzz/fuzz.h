@@ -163,6 +163,7 @@ static inline void fuzz_use_topology(const struct bnd_topology *t)
 				   reqs[i]);
 			bnd_placement_free(&pl);
 		}
+		bnd_request_clear(r);
 	}
 	/* Each GPU: found by its own bus id, and a step of two tasks next to
 	 * it placed on the node's cpus only. */

@@ -24,6 +24,7 @@ static void check_request(struct bnd_request *r, const char *text)
 	char err[BND_ERRLEN] = "";
 	FUZZ_CHECK(bnd_request_parse(r, text, err, sizeof(err)) == BND_OK,
 		   "accepted \"%s\" does not parse: %s", text, err);
+	bnd_request_clear(r);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -55,8 +56,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(c.enabled == 0 || c.enabled == 1, "enabled %d", c.enabled);
 	FUZZ_CHECK(c.verbose == 0 || c.verbose == 1, "verbose %d", c.verbose);
 	FUZZ_CHECK(c.implicit == 0 || c.implicit == 1, "implicit %d", c.implicit);
-	FUZZ_CHECK(c.filter_first_core == 0 || c.filter_first_core == 1, "filter %d",
-		   c.filter_first_core);
+	FUZZ_CHECK(c.filter == BND_FILTER_NONE || c.filter == BND_FILTER_FIRST_CORE, "filter %d",
+		   (int)c.filter);
+	FUZZ_CHECK(!c.default_req == !c.default_spec[0], "default= \"%s\" and its parse %p",
+		   c.default_spec, (void *)c.default_req);
 	FUZZ_CHECK(c.on_failure == BND_ONFAIL_UNBOUND || c.on_failure == BND_ONFAIL_FAIL ||
 			   c.on_failure == BND_ONFAIL_DEFER,
 		   "on_failure %d", c.on_failure);
@@ -80,6 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char tiny[8];
 	FUZZ_CHECK(bnd_config_describe(&c, tiny, sizeof(tiny)) == BND_EINVAL &&
 		   strlen(tiny) < sizeof(tiny), "describe into 8 bytes");
+	bnd_config_clear(&c);
 	free(err);
 	free(text);
 	return 0;

@@ -77,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   r->strategy);
 		FUZZ_CHECK(r->nexplicit >= 0 && r->nexplicit <= BND_MAX_EXPLICIT, "%d pairs",
 			   r->nexplicit);
-		FUZZ_CHECK(memchr(r->filter, '\0', sizeof(r->filter)) &&
+		FUZZ_CHECK((!r->filter || strlen(r->filter) <= BND_MAX_FILTER) &&
 			   memchr(r->sort, '\0', sizeof(r->sort)) &&
 			   memchr(r->unit, '\0', sizeof(r->unit)), "unterminated field");
 		int ntasks = 1 + (int)(size % 3);
@@ -98,6 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	else
 		fuzz_check_err(err, sizeof(err), "bnd_mbind_parse");
 
+	bnd_request_clear(r);
 	free(r);
 	free(text);
 	return 0;

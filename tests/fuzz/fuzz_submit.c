@@ -71,7 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	char *text = fuzz_cstr(data + 1, size - 1), *p = text;
-	struct bnd_request *r = malloc(sizeof(*r));
+	struct bnd_request *r = calloc(1, sizeof(*r));
 	struct bnd_submit *s = malloc(sizeof(*s));
 	struct bnd_alloc a;
 	struct bnd_config cfg;
@@ -106,6 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (mode == BND_SUBMIT_TRANSLATE)
 		check_fixed_point(r, m, &a, s);
 out:
+	bnd_request_clear(r);
 	free(r);
 	free(s);
 	free(text);

@@ -9,6 +9,7 @@
 
 #include "binding/util/error.h"
 #include "binding/placement/place.h"
+#include "binding/request/option.h"
 #include "binding/request/request.h"
 
 struct bnd_topology *tu_topo(const char *source)
@@ -108,6 +109,7 @@ const char *tu_place(const struct bnd_topology *t, const bnd_cpuset_t *taken, co
 	ck_assert_msg(bnd_request_parse(&r, text, err, errlen) == BND_OK, "%s: %s", text, err);
 	struct bnd_domain dom = { NULL, taken, NULL };
 	int rc = bnd_place(t, &dom, &r, ntasks, &p, err, errlen);
+	bnd_request_clear(&r);
 	if (rc != BND_OK) {
 		ck_assert_msg(rc == BND_ENOFIT || rc == BND_EINVAL, "%s: rc %d: %s", text, rc, err);
 		return rc == BND_ENOFIT ? "ENOFIT" : "EINVAL";
@@ -204,4 +206,26 @@ int tu_strategy_example(enum bnd_strategy s, int k, char *buf, size_t len)
 		}
 	}
 	return 0;
+}
+
+/* Enough for the most options one test gives before its teardown. */
+#define TU_OPTIONS 256
+static struct bnd_option_value tu_options[TU_OPTIONS];
+static int tu_noptions;
+
+const struct bnd_option_value *tu_option(enum bnd_option which, const char *text)
+{
+	if (!text)
+		return NULL;
+	ck_assert_msg(tu_noptions < TU_OPTIONS, "more than %d options before teardown", TU_OPTIONS);
+	struct bnd_option_value *v = &tu_options[tu_noptions++];
+	ck_assert_int_eq(bnd_option_value_set(v, which, text), BND_OK);
+	return v;
+}
+
+void tu_options_free(void)
+{
+	for (int i = 0; i < tu_noptions; i++)
+		bnd_option_value_clear(&tu_options[i]);
+	tu_noptions = 0;
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "binding/util/cpuset.h"
+#include "binding/request/option.h"
 #include "binding/placement/place.h"
 #include "binding/task/taskenv.h"
 #include "binding/topology/topology.h"
@@ -58,6 +59,13 @@ const char *tu_affinity_of(pid_t pid);
  * example (strategies.def) that are requests, not the options beside one
  * (--mbind=gpu), or its bare word for none. Into buf; 0 past the last. */
 int tu_strategy_example(enum bnd_strategy s, int k, char *buf, size_t len);
+
+/* An option's value as the plugin's option callback keeps it (option.h):
+ * text and its one parse, for bnd_step_in's binding and mbind; NULL for a
+ * NULL text. The values live until tu_options_free (a step points at
+ * them): call it in teardown, after the steps are freed. */
+const struct bnd_option_value *tu_option(enum bnd_option which, const char *text);
+void tu_options_free(void);
 
 /* Run a suite, print Check's summary line, return the process exit code. */
 int tu_run(Suite *s);

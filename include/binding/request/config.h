@@ -8,6 +8,7 @@
 #ifndef BINDING_CONFIG_H
 #define BINDING_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "binding/request/request.h"
@@ -35,23 +36,26 @@ enum bnd_on_failure {
  * cannot hold (naming the options to add), or nothing. */
 enum bnd_submit_mode { BND_SUBMIT_TRANSLATE = 0, BND_SUBMIT_REFUSE, BND_SUBMIT_OFF };
 
+/* filter=: what the site keeps from every job. first_core: the first core
+ * of the first socket is left to the system; its cpus are taken for every
+ * placement. */
+enum bnd_filter { BND_FILTER_NONE = 0, BND_FILTER_FIRST_CORE };
+
 struct bnd_config {
 	char state_dir[BND_CONFIG_PATH_MAX];
-	int enabled;
+	bool enabled;
 	/* Binding for jobs that give no --binding; "" means none. default_req
-	 * is that text parsed (once, here: the step takes it as it is); it is
-	 * all zero (strategy BND_S_NONE) when default_spec is "". */
+	 * is that text parsed (once, here: the step takes it as it is; owned,
+	 * bnd_config_clear frees it); NULL when default_spec is "". */
 	char default_spec[BND_MAX_REQUEST_TEXT];
-	struct bnd_request default_req;
+	struct bnd_request *default_req;
 	enum bnd_on_failure on_failure;
 	int lock_timeout_ms;
-	int verbose;
-	/* filter=first_core: the first core of the first socket is left to
-	 * the system; its cpus are taken for every placement. */
-	int filter_first_core;
+	bool verbose;
+	enum bnd_filter filter;
 	/* implicit=yes: a job without --binding (and without default=) gets
 	 * packed:<its cpus per task in default_unit units>:unit=<default_unit>. */
-	int implicit;
+	bool implicit;
 	char default_unit[3];   /* a packed unit= value; "C" */
 	/* mem_reserve=2G|5%: memory per NUMA node left to the OS, not
 	 * handed to jobs' reservations (memory/memacct.h); default none. */
@@ -70,12 +74,12 @@ struct bnd_config {
 	/* private_files=yes: the state and the rankfiles are unreadable to
 	 * other users (state dir 0711, state 0600, a rankfile 0600 and its
 	 * job user's: util/safefile.h); default no. */
-	int private_files;
+	bool private_files;
 	/* on_any_host=yes|no (OCS's binding_params on_any_host): on a node
 	 * whose topology cannot be read (reported as NONE), a step with a
 	 * binding request runs unbound and says so (yes, the default) or
 	 * fails with the reason (no). */
-	int on_any_host;
+	bool on_any_host;
 	/* topology=/path.xml: this node's topology from an hwloc XML export
 	 * instead of discovery (a node whose discovery is wrong); "" for
 	 * discovery. A file that cannot be read is a node without topology. */
@@ -83,8 +87,12 @@ struct bnd_config {
 	enum bnd_submit_mode submit;   /* read by the submit host's cli_filter */
 };
 
-/* Every setting from its key's default (bnd_config_key_info's def). */
+/* Every setting from its key's default (bnd_config_key_info's def); what c
+ * held is overwritten, not freed (bnd_config_clear). */
 void bnd_config_defaults(struct bnd_config *c);
+
+/* Frees what parsing allocated (default='s request); c keeps the rest. */
+void bnd_config_clear(struct bnd_config *c);
 
 /* Parses plugstack.conf arguments into c (which starts from the defaults):
  * each word is KEY=VALUE, or a flag's bare KEY (verbose); the keys, their

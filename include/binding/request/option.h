@@ -8,15 +8,17 @@
 #include "binding/request/request.h"
 #include "binding/util/error.h"
 
+/* The plugin's two options (the index of their values). */
+enum bnd_option { BND_OPT_BINDING = 0, BND_OPT_MBIND, BND_OPT_COUNT };
+
 /* BND_OK or BND_EINVAL with the parser's message naming the bad token.
  * BND_OK with a non-empty err is a warning to show. */
-enum bnd_option { BND_OPT_BINDING = 1, BND_OPT_MBIND = 2 };
 int bnd_option_check(enum bnd_option which, const char *text, char *err, size_t errlen);
 
 /* An option's value where it is used (slurmstepd's option callback): the
  * text whole, as it crossed from srun in the launch message or the
- * environment, and the one parse of it on this side. The step takes the
- * parse (step.h, bnd_step_in) instead of the text. */
+ * environment, and the one parse of it on this side. The step takes both
+ * (step.h, bnd_step_in), by pointer: the value outlives the step. */
 struct bnd_option_value {
 	char *text;             /* malloc'd, whole; NULL: not given */
 	int rc;                 /* the parse: BND_OK, else err says why */
@@ -25,9 +27,10 @@ struct bnd_option_value {
 	char err[BND_ERRLEN];
 };
 
-/* Keeps a copy of text and its parse in v (what was there is freed):
- * BND_OK (whether or not the text parsed: v->rc says), or BND_ENOMEM with
- * v left empty. An empty text is parsed as it is (the parser names it). */
+/* Keeps a copy of text and its parse in v (what was there is freed: v
+ * starts all zero, or as set before): BND_OK (whether or not the text
+ * parsed: v->rc says), or BND_ENOMEM with v left empty. An empty text is
+ * parsed as it is (the parser names it). */
 int bnd_option_value_set(struct bnd_option_value *v, enum bnd_option which, const char *text);
 
 /* Frees the text; v is empty (not given) again. */

@@ -17,6 +17,7 @@
 #ifndef BINDING_REQUEST_H
 #define BINDING_REQUEST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "binding/util/cpuset.h"
@@ -69,15 +70,19 @@ struct bnd_pair {
 	int socket, core;
 };
 
+/* A parsed request, sized to what it holds: the lists a request may carry
+ * (explicit pairs, a packed filter, a cpus: list) are allocated by the
+ * parse for the request alone, so a request is passed by pointer and
+ * never copied (bnd_request_clear frees them). */
 struct bnd_request {
 	enum bnd_strategy strategy;
 	enum bnd_instance instance;
-	int amount;                 /* linear/striding/packed/LSF n */
+	int amount;                 /* linear/striding/packed/LSF n/gpu */
 	int step;                   /* striding */
-	int has_start;              /* linear/striding <socket>,<core> given */
+	bool has_start;             /* linear/striding <socket>,<core> given */
 	struct bnd_pair start;
 	int nexplicit;
-	struct bnd_pair explicit_pairs[BND_MAX_EXPLICIT];
+	struct bnd_pair *explicit_pairs; /* explicit: nexplicit pairs; else NULL */
 	/* packed */
 	char unit[3];               /* "C" "E" "T" "CT" "ET" "S" "CS" "ES" "X" "CX"
 	                               "EX" "Y" "CY" "EY" "N" "CN" "EN", canonical
@@ -85,27 +90,32 @@ struct bnd_request {
 	enum bnd_ptype ptype;
 	char sort[BND_MAX_SORT + 1];
 	char start_letter, stop_letter; /* 0 when not given */
-	char filter[BND_MAX_FILTER + 1];
+	char *filter;               /* filter=, NULL when not given */
 	/* GPUs: gpu:<amount>, or packed's near=gpu: each task's cores next to
 	 * its own GPUs (placement/near.h) */
-	int near_gpu;
+	bool near_gpu;
 	enum bnd_visible visible;
 	/* LSF */
 	enum bnd_level level;
-	bnd_cpuset_t cpus;          /* cpus: list */
+	bnd_cpuset_t *cpus;         /* cpus: the listed ids that fit a cpuset; else NULL */
 	int ncpus_listed;           /* how many ids were listed (incl. invalid) */
 	char text[BND_MAX_REQUEST_TEXT]; /* the request as given (truncated) */
 };
 
-/* Parse a --binding value. On error: BND_EINVAL, and err names the bad
- * token and the accepted form, e.g.
+/* Parse a --binding value into r (whatever r held is overwritten, not
+ * freed: clear a request before parsing into it again). On error:
+ * BND_EINVAL, and err names the bad token and the accepted form, e.g.
  * --binding: "linear:0": amount must be >= 1 (expected linear:<amount>[:<socket>,<core>])
- * "help" is not a request: callers check for it before (bnd_request_help). */
+ * and r holds only the text; BND_ENOMEM. "help" is not a request: callers
+ * check for it before (bnd_request_help). */
 int bnd_request_parse(struct bnd_request *r, const char *text, char *err, size_t errlen);
 
+/* Frees what r's parse allocated; r is none (all zero) again. */
+void bnd_request_clear(struct bnd_request *r);
+
 /* The request "packed:<amount>:unit=<unit>" built as data (the implicit
- * binding), equal to what bnd_request_parse makes of that text; r->text
- * holds the text for messages. BND_EINVAL for a bad amount (1 and up: packed:0
+ * binding), equal to what bnd_request_parse makes of that text (r is
+ * overwritten, as by the parse); r->text holds the text for messages. BND_EINVAL for a bad amount (1 and up: packed:0
  * is no request at all) or unit. */
 int bnd_request_packed(struct bnd_request *r, int amount, const char *unit, char *err,
 		       size_t errlen);
@@ -118,7 +128,7 @@ const char *bnd_mbind_name(enum bnd_mbind m);
  * (packed:0 is none), or --mbind=nlocal, which brings its own binding
  * (memplace.h). Otherwise the step is unbound and records nothing. The
  * plugin and sbind place both ask this. */
-int bnd_request_places(const struct bnd_request *r, enum bnd_mbind m);
+bool bnd_request_places(const struct bnd_request *r, enum bnd_mbind m);
 
 /* Memory policy m for a task without cores of its own: BND_OK when it
  * applies without them (none; round_robin over the nodes the task may
@@ -127,7 +137,7 @@ int bnd_request_places(const struct bnd_request *r, enum bnd_mbind m);
  * applied: it needs cores bound by --binding" when the request binds
  * none (binding_asked 0), "... the task is not bound" when a binding was
  * asked and not met. */
-int bnd_mbind_unbound(enum bnd_mbind m, int binding_asked, char *err, size_t errlen);
+int bnd_mbind_unbound(enum bnd_mbind m, bool binding_asked, char *err, size_t errlen);
 const char *bnd_instance_name(enum bnd_instance i);
 const char *bnd_strategy_name(enum bnd_strategy s);
 
@@ -177,7 +187,7 @@ const struct bnd_strategy_def *bnd_strategy_def_at(size_t i);
 struct bnd_mbind_def {
 	const char *word;
 	enum bnd_mbind m;
-	int follows_cores;
+	bool follows_cores;
 	const char *help;
 };
 const struct bnd_mbind_def *bnd_mbind_def_at(size_t i);
@@ -192,7 +202,7 @@ int bnd_mbind_words(char sep, char *buf, size_t len);
 /* Units per task and whether all tasks share them, by r's share rule
  * (BND_SHARE_*): BND_ENOFIT when an explicit list cannot be shared out
  * evenly among ntasks (err says why), BND_EINVAL for no strategy. */
-int bnd_request_split(const struct bnd_request *r, int ntasks, int *per_task, int *shared,
+int bnd_request_split(const struct bnd_request *r, int ntasks, int *per_task, bool *shared,
 		      char *err, size_t errlen);
 
 #endif

@@ -8,6 +8,7 @@
 #ifndef BINDING_STATE_OCCUPANCY_H
 #define BINDING_STATE_OCCUPANCY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -52,7 +53,7 @@ struct bnd_alloc_args {
 	 * steps. So the script's cores are shared with the steps it launches,
 	 * but two steps never share. When false, the batch step's cpus are
 	 * taken as well. A step never gets cpus of another job. */
-	int inherit_job;
+	bool inherit_job;
 	/* NULL, or filled when the result is BND_ENOFIT. */
 	struct bnd_nofit *nofit;
 	/* NUMA memory (memory/memacct.h): the step's MiB on this node (0:

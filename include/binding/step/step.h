@@ -22,6 +22,7 @@
 #ifndef BINDING_STEP_H
 #define BINDING_STEP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -62,16 +63,13 @@ struct bnd_step_in {
 	const int *global_ids;       /* [ntasks] or NULL (0..n-1) */
 	const char *step_cores;      /* S_STEP_ALLOC_CORES */
 	const char *job_cores;       /* S_JOB_ALLOC_CORES */
-	const char *binding;         /* --binding text, NULL when not given; any
-	                                length (copied whole) */
-	/* --binding and --mbind as the option callback parsed them (option.h:
-	 * the one parse in slurmstepd); when given, binding and mbind are not
-	 * read. NULL: prepare parses those texts (tests, tools). */
-	const struct bnd_option_value *binding_opt, *mbind_opt;
+	/* --binding and --mbind: their text whole and its one parse (option.h:
+	 * the option callback's in slurmstepd); NULL, or a value without text,
+	 * when not given. The step keeps pointers to them: they outlive it. */
+	const struct bnd_option_value *binding, *mbind;
 	int cpus_per_task;           /* S_STEP_CPUS_PER_TASK (implicit=yes);
 	                                < 1: unknown, counted as 1; not used
 	                                for the batch step (see below) */
-	const char *mbind;           /* --mbind text, NULL when not given */
 	/* LSF's LSB_USER_BIND_JOB / LSB_USER_BIND_CPU_LIST from the step's
 	 * environment (NULL when unset): the request when --binding is not
 	 * given (before default= and implicit=, which are the site's); with
@@ -107,22 +105,28 @@ struct bnd_step_in {
 	void *log_ctx;
 };
 
+/* One step, from prepare to free. What follows from its fields is asked
+ * of stepstate.h (bnd_step_is_batch, bnd_step_asks_cores,
+ * bnd_step_gpu_aware), not kept beside them. */
 struct bnd_step {
 	enum bnd_step_state state; /* stepstate.h; moved by bnd_step_move only */
 	/* Where req came from (stepsource.h's precedence): --binding, LSF's
 	 * variables, default=, implicit=; NONE: only --mbind. */
 	enum bnd_step_source source;
-	int is_batch;
-	struct bnd_config cfg;
+	const struct bnd_config *cfg; /* the plugin's settings: they outlive the step */
 	uint32_t job, step, nodeid;
 	char host[BND_HOST_NAME_MAX];
-	struct bnd_request req;
-	/* The request text whole, as exported in SLURM_BINDING_REQUEST;
-	 * req.text (and the state record's copy) are cut short, for display
-	 * only, and never parsed again. NULL: use req.text (implicit). */
-	char *req_text;
+	/* The request the step runs, never copied: the option callback's
+	 * parse, default='s, or `made` here (from LSF's variables or
+	 * implicit=); `made` (none) until a source gives one. */
+	const struct bnd_request *req;
+	struct bnd_request made;
+	/* The request text whole, as exported in SLURM_BINDING_REQUEST (the
+	 * option's or default='s); req->text (and the state record's copy)
+	 * are cut short, for display only, and never parsed again. NULL: use
+	 * req->text (made here). */
+	const char *req_text;
 	enum bnd_mbind mbind;
-	int have_request;     /* a request other than none: cores wanted */
 	struct bnd_topology *topo; /* NULL in NO_TOPOLOGY (Grid Engine's NONE) */
 	int ntasks;           /* tasks here (batch: the job's tasks here) */
 	int share;            /* tasks per placement group (stepfit.h), >= 1 */
@@ -133,10 +137,9 @@ struct bnd_step {
 	 * suspended states the last one it held (a resume asks for it back),
 	 * empty (ntasks 0) when it never held any. */
 	struct bnd_placement pl;
-	/* GPUs: a GPU-aware request (gpu:<n>, near=gpu, --mbind=gpu) learns
-	 * each task's (stepgpu.h) and places each placement group next to
-	 * them (near: group_gpus, masks of the topology's GPUs). */
-	int gpu_aware;
+	/* GPUs: a GPU-aware step (bnd_step_gpu_aware) learns each task's
+	 * (stepgpu.h) and places each placement group next to them (near:
+	 * group_gpus, masks of the topology's GPUs). */
 	struct bnd_step_gpus gpus;
 	uint64_t *group_gpus;
 	struct bnd_near near;
@@ -166,7 +169,7 @@ struct bnd_task_vars {
 };
 
 struct bnd_task_result {
-	int failed;            /* on_failure=fail (or on_any_host=no on a node
+	bool failed;           /* on_failure=fail (or on_any_host=no on a node
 	                          without topology) and the task was not bound */
 	char message[BND_TASK_MESSAGE_MAX]; /* for stderr: why unbound / failed, "" if fine */
 	char verbose[BND_TASK_VERBOSE_MAX]; /* the -v line, "" unless asked */
@@ -178,7 +181,7 @@ struct bnd_task_result {
  * cgroup_root and cpuset_file
  * locate the task's cpuset for the outside-the-allocation check
  * ("/sys/fs/cgroup", "/proc/self/cpuset"). */
-int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
+int bnd_step_task(struct bnd_step *s, int local_id, int global_id, bool verbose,
 		  const struct bnd_task_vars *vars, const char *cgroup_root, const char *cpuset_file,
 		  struct bnd_task_result *out);
 
@@ -199,8 +202,8 @@ void bnd_step_alloc_args(struct bnd_step *s, const bnd_cpuset_t *usable,
 
 /* The cpus of local task local_id in placement p (the batch script: all
  * of them); 0 when p has none for it. */
-int bnd_step_task_cpus(const struct bnd_step *s, const struct bnd_placement *p, int local_id,
-		       bnd_cpuset_t *out);
+bool bnd_step_task_cpus(const struct bnd_step *s, const struct bnd_placement *p, int local_id,
+			bnd_cpuset_t *out);
 
 /* In slurmstepd at the end: releases the record (the step is RELEASED),
  * removes the rankfile. */

@@ -34,6 +34,7 @@
 #ifndef BINDING_STEPGPU_H
 #define BINDING_STEPGPU_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -63,8 +64,8 @@ struct bnd_step_gpu_ctx {
 	const struct bnd_gres_gpus *gres;
 	const struct bnd_gpu_devmap *map;
 	const struct bnd_gpudev_roots *roots;
-	int constrain_devices;
-	int may_split;              /* a GPU-aware request: rule 3 applies */
+	bool constrain_devices;
+	bool may_split;             /* a GPU-aware request: rule 3 applies */
 	/* A dry run's GPUs given by name (sbind place --gpus): GRES index i is
 	 * topology GPU topo_of_gres[i], no device file; NULL in a step. */
 	const int *topo_of_gres;

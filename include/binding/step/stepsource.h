@@ -18,6 +18,8 @@
 #ifndef BINDING_STEPSOURCE_H
 #define BINDING_STEPSOURCE_H
 
+#include <stdbool.h>
+
 enum bnd_step_source {
 	BND_SRC_NONE = 0,
 	BND_SRC_OPTION,   /* --binding */
@@ -37,11 +39,11 @@ enum bnd_step_source bnd_step_source_pick(struct bnd_step *s, const struct bnd_s
 /* Whether s->source's request is made from the node's topology (LSF's
  * amount in cores, implicit's unit): then bnd_step_source_make is called
  * once the topology is loaded, else before. */
-int bnd_step_source_needs_topology(enum bnd_step_source src);
+bool bnd_step_source_needs_topology(enum bnd_step_source src);
 
 /* s->req (and s->req_text, the text whole) from s->source: the option
- * callback's parse, default='s, or the request made from LSF's variables
- * or implicit= (cpus_per_task: Slurm's, for those two). BND_OK, else
+ * callback's parse, default='s, or s->made from LSF's variables or
+ * implicit= (cpus_per_task: Slurm's, for those two). BND_OK, else
  * s->reason says why. */
 int bnd_step_source_make(struct bnd_step *s, const struct bnd_step_in *in, int cpus_per_task);
 

@@ -29,6 +29,8 @@
 #ifndef BINDING_STEPSTATE_H
 #define BINDING_STEPSTATE_H
 
+#include <stdbool.h>
+
 enum bnd_step_state {
 	BND_STEP_NEW = 0,          /* not prepared (zeroed, or freed) */
 	BND_STEP_IDLE,
@@ -51,15 +53,27 @@ struct bnd_step;
 int bnd_step_move(struct bnd_step *s, enum bnd_step_state to);
 
 /* Does the table allow from -> to? */
-int bnd_step_may_move(enum bnd_step_state from, enum bnd_step_state to);
+bool bnd_step_may_move(enum bnd_step_state from, enum bnd_step_state to);
 
 /* The state's name for messages and tests ("placed", "deferred", ...). */
 const char *bnd_step_state_name(enum bnd_step_state st);
 
 /* Something to tell the tasks (every state prepare leaves but IDLE). */
-int bnd_step_active(const struct bnd_step *s);
+bool bnd_step_active(const struct bnd_step *s);
 
 /* The step has a state record to release (PLACED, DEFERRED, SUSPENDED*). */
-int bnd_step_recorded(const struct bnd_step *s);
+bool bnd_step_recorded(const struct bnd_step *s);
+
+/* What follows from a step's fields, asked rather than kept beside them:
+ *   is_batch     the batch script's step: its tasks are the job's here,
+ *                its cpus the script's whole share
+ *   asks_cores   its request binds cores (or is made from the topology:
+ *                LSF's variables, implicit=), or --mbind=nlocal brings
+ *                a binding; else it is UNBOUND or IDLE
+ *   gpu_aware    it learns its tasks' GPUs: gpu:<n>, near=gpu or
+ *                --mbind=gpu */
+bool bnd_step_is_batch(const struct bnd_step *s);
+bool bnd_step_asks_cores(const struct bnd_step *s);
+bool bnd_step_gpu_aware(const struct bnd_step *s);
 
 #endif

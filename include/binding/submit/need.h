@@ -10,6 +10,8 @@
 #ifndef BINDING_SUBMIT_NEED_H
 #define BINDING_SUBMIT_NEED_H
 
+#include <stdbool.h>
+
 #include "binding/request/request.h"
 
 enum bnd_need_unit {
@@ -38,8 +40,8 @@ struct bnd_need {
 	/* Cores a task's picks stretch over (striding: amount x step);
 	 * amount otherwise. Only whole nodes hold a spread pattern. */
 	int span;
-	int named;           /* names cores or cpus: the whole node, or refused */
-	int spread;          /* picks fixed positions (striding): the whole node */
+	bool named;          /* names cores or cpus: the whole node, or refused */
+	bool spread;         /* picks fixed positions (striding): the whole node */
 	/* explicit: the cores listed, shared out evenly among a node's
 	 * tasks (their count must divide it); 0 otherwise. */
 	int shared_out;

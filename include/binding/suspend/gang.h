@@ -26,6 +26,7 @@
 #ifndef BINDING_SUSPEND_GANG_H
 #define BINDING_SUSPEND_GANG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -42,7 +43,7 @@ struct bnd_gang_in {
 	const char *cgroup_root;  /* "/sys/fs/cgroup" */
 	enum bnd_job_state (*job_state)(void *ctx); /* slurmctld; may be NULL */
 	void *job_ctx;
-	int verbose;              /* log each transition with its latency */
+	bool verbose;             /* log each transition with its latency */
 	int sample_ms;            /* 0: the watcher's default */
 };
 

@@ -43,6 +43,7 @@
 #ifndef BINDING_TASKENV_H
 #define BINDING_TASKENV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <stdint.h>
@@ -79,7 +80,8 @@ struct bnd_taskenv_in {
 	/* The visible-device variables (gpuenv.h): when gpu_narrow, each of
 	 * gpu_env (the task's current values, [BND_GPU_ENV_VARS], may be NULL)
 	 * keeps the entries gpu_positions names of the step's gpu_nstep. */
-	int gpu_narrow, gpu_nstep;
+	bool gpu_narrow;
+	int gpu_nstep;
 	uint64_t gpu_positions;
 	const char *const *gpu_env;
 	/* The task's current environment values (NULL when unset). */

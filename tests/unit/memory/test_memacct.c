@@ -89,7 +89,9 @@ static struct bnd_placement placed(const struct bnd_topology *t, const char *req
 	ck_assert_int_eq(bnd_request_parse(&r, req, err, sizeof(err)), BND_OK);
 	struct bnd_domain d = { NULL, taken, NULL };
 	struct bnd_placement p;
-	ck_assert_msg(bnd_place(t, &d, &r, ntasks, &p, err, sizeof(err)) == BND_OK, "%s", err);
+	int rc = bnd_place(t, &d, &r, ntasks, &p, err, sizeof(err));
+	bnd_request_clear(&r);
+	ck_assert_msg(rc == BND_OK, "%s", err);
 	return p;
 }
 

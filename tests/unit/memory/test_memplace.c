@@ -28,6 +28,7 @@ static const char *run(const struct bnd_topology *t, const char *req, int ntasks
 	if (!res)
 		res = &local;
 	int rc = bnd_place_mem(t, &d, &r, ntasks, &mr, &p, res, err, sizeof(err));
+	bnd_request_clear(&r);
 	if (rc != BND_OK) {
 		ck_assert_int_eq(rc, BND_ENOFIT);
 		snprintf(out, sizeof(out), "ENOFIT: %s", err);

@@ -16,6 +16,7 @@ static struct bnd_request *req(const char *text)
 {
 	static struct bnd_request r;
 	char err[BND_ERRLEN] = "";
+	bnd_request_clear(&r); /* the last one's lists */
 	ck_assert_msg(bnd_request_parse(&r, text, err, sizeof(err)) == BND_OK, "%s: %s", text, err);
 	return &r;
 }

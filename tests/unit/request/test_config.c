@@ -29,7 +29,7 @@ START_TEST(defaults)
 	ck_assert_int_eq(c.on_failure, BND_ONFAIL_DEFER);
 	ck_assert_int_eq(c.lock_timeout_ms, 10000);
 	ck_assert_int_eq(c.verbose, 0);
-	ck_assert_int_eq(c.filter_first_core, 0);
+	ck_assert_int_eq(c.filter, BND_FILTER_NONE);
 	ck_assert_int_eq(c.implicit, 0);
 	ck_assert_str_eq(c.default_unit, "C");
 	ck_assert_int_eq(c.defer_max, BND_DEFAULT_DEFER_MAX);
@@ -59,7 +59,7 @@ START_TEST(every_setting)
 	ck_assert_int_eq(c.on_failure, BND_ONFAIL_FAIL);
 	ck_assert_int_eq(c.lock_timeout_ms, 2500);
 	ck_assert_int_eq(c.verbose, 1);
-	ck_assert_int_eq(c.filter_first_core, 1);
+	ck_assert_int_eq(c.filter, BND_FILTER_FIRST_CORE);
 	ck_assert_str_eq(c.default_unit, "CT");
 
 	char line[512];
@@ -69,6 +69,7 @@ START_TEST(every_setting)
 			 "implicit=no default_unit=CT mem_reserve=2048M defer_max=8 gpu_devices=none "
 			 "gres_conf=default private_files=yes on_any_host=no "
 			 "topology=/etc/slurm/node.xml submit=refuse");
+	bnd_config_clear(&c);
 }
 END_TEST
 
@@ -164,11 +165,11 @@ START_TEST(implicit_binding_settings)
 	}
 	ck_assert_str_eq(c.default_unit, "C");
 	ck_assert_int_eq(c.implicit, 0);
-	ck_assert_int_eq(c.filter_first_core, 0);
+	ck_assert_int_eq(c.filter, BND_FILTER_NONE);
 	/* later words win; none switches the filter off again */
 	char *flip[] = { "filter=first_core", "filter=none", "implicit=yes", "implicit=no" };
 	ck_assert_int_eq(parse(&c, err, 4, flip), BND_OK);
-	ck_assert_int_eq(c.filter_first_core, 0);
+	ck_assert_int_eq(c.filter, BND_FILTER_NONE);
 	ck_assert_int_eq(c.implicit, 0);
 }
 END_TEST
@@ -186,6 +187,7 @@ START_TEST(default_wins_over_implicit)
 	ck_assert_str_eq(c.default_spec, "linear:2");
 	ck_assert_int_eq(c.implicit, 0);
 	ck_assert_str_eq(c.default_unit, "T");
+	bnd_config_clear(&c);
 	/* default=none is no default: implicit stands */
 	char *none[] = { "implicit=yes", "default=none" };
 	ck_assert_int_eq(parse(&c, err, 2, none), BND_OK);
@@ -305,6 +307,7 @@ START_TEST(example_file_parses_and_documents_everything)
 		struct bnd_config c;
 		char err[ERRLEN];
 		ck_assert_msg(parse(&c, err, argc, argv) == BND_OK, "example line: %s", err);
+		bnd_config_clear(&c);
 		plugin_lines++;
 	}
 	fclose(f);
@@ -394,23 +397,33 @@ START_TEST(default_request_is_parsed_once)
 	struct bnd_config c;
 	char err[ERRLEN];
 	bnd_config_defaults(&c);
-	ck_assert_int_eq(c.default_req.strategy, BND_S_NONE);
+	ck_assert_ptr_null(c.default_req);
 	char *argv[] = { "default=pe:striding:2:2" };
 	ck_assert_int_eq(parse(&c, err, 1, argv), BND_OK);
-	ck_assert_int_eq(c.default_req.strategy, BND_S_STRIDING);
-	ck_assert_int_eq(c.default_req.instance, BND_I_PE);
-	ck_assert_int_eq(c.default_req.amount, 2);
-	ck_assert_int_eq(c.default_req.step, 2);
-	ck_assert_str_eq(c.default_req.text, "pe:striding:2:2");
+	ck_assert_ptr_nonnull(c.default_req);
+	ck_assert_int_eq(c.default_req->strategy, BND_S_STRIDING);
+	ck_assert_int_eq(c.default_req->instance, BND_I_PE);
+	ck_assert_int_eq(c.default_req->amount, 2);
+	ck_assert_int_eq(c.default_req->step, 2);
+	ck_assert_str_eq(c.default_req->text, "pe:striding:2:2");
+	bnd_config_clear(&c);
+	ck_assert_ptr_null(c.default_req);
 	char *bad[] = { "default=linear:3", "default=linear:0" };
 	ck_assert_int_eq(parse(&c, err, 2, bad), BND_EINVAL);
-	ck_assert_int_eq(c.default_req.strategy, BND_S_LINEAR);
-	ck_assert_int_eq(c.default_req.amount, 3);
+	ck_assert_int_eq(c.default_req->strategy, BND_S_LINEAR);
+	ck_assert_int_eq(c.default_req->amount, 3);
 	ck_assert_str_eq(c.default_spec, "linear:3");
+	bnd_config_clear(&c);
 	char *none[] = { "default=linear:3", "default=none" };
 	ck_assert_int_eq(parse(&c, err, 2, none), BND_OK);
-	ck_assert_int_eq(c.default_req.strategy, BND_S_NONE);
-	ck_assert_int_eq(c.default_req.amount, 0);
+	ck_assert_ptr_null(c.default_req);
+	ck_assert_str_eq(c.default_spec, "");
+	/* a list the request allocated goes with it */
+	char *listed[] = { "default=explicit:0,0:1,0" };
+	ck_assert_int_eq(parse(&c, err, 1, listed), BND_OK);
+	ck_assert_int_eq(c.default_req->nexplicit, 2);
+	ck_assert_int_eq(c.default_req->explicit_pairs[1].socket, 1);
+	bnd_config_clear(&c);
 }
 END_TEST
 

@@ -18,9 +18,10 @@ static void expect(const char *job, const char *list, int amount, const char *wa
 	ck_assert_int_eq(bnd_lsf_user_wanted(job, list), *want != '\0');
 	if (*want) {
 		/* every request made is one the parser takes */
-		static struct bnd_request r;
+		struct bnd_request r;
 		ck_assert_msg(bnd_request_parse(&r, buf, err, sizeof(err)) == BND_OK, "%s: %s", buf,
 			      err);
+		bnd_request_clear(&r);
 	}
 }
 

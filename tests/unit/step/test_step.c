@@ -39,6 +39,8 @@ static void setup(void)
 static void teardown(void)
 {
 	char cmd[128];
+	tu_options_free();
+	bnd_config_clear(&cfg);
 	bnd_topology_free(here);
 	here = NULL;
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
@@ -59,11 +61,22 @@ static int need_cores(int n)
 static void set_default(const char *spec)
 {
 	char err[BND_ERRLEN];
+	bnd_config_clear(&cfg);
 	snprintf(cfg.default_spec, sizeof(cfg.default_spec), "%s", spec);
-	memset(&cfg.default_req, 0, sizeof(cfg.default_req));
-	if (*spec)
-		ck_assert_msg(bnd_request_parse(&cfg.default_req, spec, err, sizeof(err)) == BND_OK,
-			      "%s", err);
+	if (!*spec)
+		return;
+	cfg.default_req = malloc(sizeof(*cfg.default_req));
+	ck_assert(cfg.default_req);
+	ck_assert_msg(bnd_request_parse(cfg.default_req, spec, err, sizeof(err)) == BND_OK, "%s",
+		      err);
+}
+
+/* The instance env: a test that reads the task's variables without binding
+ * itself. The request is the test's (an option value, or made by the
+ * step), only the step sees it as const. */
+static void env_only(struct bnd_step *s)
+{
+	((struct bnd_request *)s->req)->instance = BND_I_ENV;
 }
 
 static struct bnd_step_in base(uint32_t job, uint32_t step, int ntasks, const char *cores,
@@ -71,7 +84,7 @@ static struct bnd_step_in base(uint32_t job, uint32_t step, int ntasks, const ch
 {
 	struct bnd_step_in in = {
 		.cfg = &cfg, .job = job, .step = step, .uid = (uint32_t)getuid(), .nodeid = 0,
-		.ntasks = ntasks, .step_cores = cores, .job_cores = cores, .binding = binding,
+		.ntasks = ntasks, .step_cores = cores, .job_cores = cores, .binding = tu_option(BND_OPT_BINDING, binding),
 		.step_nodelist = "n1", .owner = getpid(),
 	};
 	return in;
@@ -480,12 +493,12 @@ START_TEST(nothing_asked_costs_nothing)
 	set_default("linear:1");
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
-	ck_assert_str_eq(s.req.text, "linear:1");
+	ck_assert_str_eq(s.req->text, "linear:1");
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
 	/* disabled: nothing, even with a request; the extern step never */
 	cfg.enabled = 0;
-	in.binding = "linear:1";
+	in.binding = tu_option(BND_OPT_BINDING, "linear:1");
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert(!bnd_step_active(&s));
 	cfg.enabled = 1;
@@ -494,7 +507,7 @@ START_TEST(nothing_asked_costs_nothing)
 	ck_assert(!bnd_step_active(&s));
 	/* an explicit none clears what a batch script exported */
 	in.step = 0;
-	in.binding = "none";
+	in.binding = tu_option(BND_OPT_BINDING, "none");
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert(bnd_step_active(&s) && s.state != BND_STEP_PLACED);
 	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, &r), BND_OK);
@@ -512,7 +525,7 @@ START_TEST(mbind_strict_and_nlocal)
 	struct bnd_step s;
 	struct bnd_task_result r;
 	struct bnd_step_in in = base(71, 0, 1, "0", "linear:1");
-	in.mbind = "cores:strict";
+	in.mbind = tu_option(BND_OPT_MBIND, "cores:strict");
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 1, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_str_eq(r.message, "");
@@ -535,7 +548,7 @@ START_TEST(mbind_without_cores_says_what_sbind_says)
 	char why[BND_ERRLEN];
 	ck_assert_int_eq(bnd_mbind_unbound(BND_M_CORES_STRICT, 0, why, sizeof(why)), BND_EINVAL);
 	struct bnd_step_in in = base(72, 0, 1, "0", "none");
-	in.mbind = "cores:strict";
+	in.mbind = tu_option(BND_OPT_MBIND, "cores:strict");
 	in.mem_mib = 100;
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert(bnd_step_active(&s) && s.state == BND_STEP_UNBOUND);
@@ -551,7 +564,7 @@ START_TEST(mbind_without_cores_says_what_sbind_says)
 	bnd_taskenv_free(&r.env);
 	bnd_step_free(&s);
 	/* round_robin needs no cores */
-	in.mbind = "round_robin";
+	in.mbind = tu_option(BND_OPT_MBIND, "round_robin");
 	ck_assert_int_eq(bnd_mbind_unbound(BND_M_ROUND_ROBIN, 0, why, sizeof(why)), BND_OK);
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert(s.state == BND_STEP_UNBOUND);
@@ -571,7 +584,7 @@ START_TEST(mbind_nlocal_binds_and_reserves)
 	struct bnd_step s;
 	struct bnd_task_result r;
 	struct bnd_step_in in = base(72, 0, 1, "0", NULL);
-	in.mbind = "nlocal";
+	in.mbind = tu_option(BND_OPT_MBIND, "nlocal");
 	in.mem_mib = 100;
 	cfg.on_failure = BND_ONFAIL_FAIL;
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
@@ -607,7 +620,7 @@ START_TEST(mbind_strict_memory_short)
 	struct bnd_step s;
 	struct bnd_task_result r;
 	struct bnd_step_in in = base(73, 0, 1, "0", "linear:1");
-	in.mbind = "cores:strict";
+	in.mbind = tu_option(BND_OPT_MBIND, "cores:strict");
 	in.mem_mib = 1ull << 40; /* a TiB per node: more than any test machine */
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert(s.state != BND_STEP_PLACED);
@@ -892,14 +905,14 @@ START_TEST(start_core_outside_the_step_is_the_reason)
 					   "run past the last core"), "%s", s.reason);
 	bnd_step_free(&s);
 	/* the site's first core is named with the filter */
-	cfg.filter_first_core = 1;
+	cfg.filter = BND_FILTER_FIRST_CORE;
 	in = base(153, 0, 1, "0-3", "linear:1:0,0");
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert_msg(s.state != BND_STEP_PLACED && strstr(s.reason, "needs core 0,0, which is not among") &&
 		      strstr(s.reason, "filter=first_core keeps cpus 0-1"), "%s", s.reason);
 	bnd_step_free(&s);
 	/* the start core is there but not enough after it: still named */
-	cfg.filter_first_core = 0;
+	cfg.filter = BND_FILTER_NONE;
 	in = base(154, 0, 1, "0-3", "linear:2:0,3");
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert_str_eq(s.reason, "--binding=linear:2:0,3 needs core 1,0, which is not among this "
@@ -918,7 +931,7 @@ START_TEST(first_core_is_never_used)
 		return;
 	struct bnd_step s;
 	struct bnd_task_result r;
-	cfg.filter_first_core = 1;
+	cfg.filter = BND_FILTER_FIRST_CORE;
 	struct bnd_step_in in = base(81, 0, 1, "0-1", "linear:1");
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
@@ -954,7 +967,7 @@ START_TEST(first_core_is_never_used)
 		      "%s", s.reason);
 	bnd_step_free(&s);
 	/* without the site filter the same request gets core 0 */
-	cfg.filter_first_core = 0;
+	cfg.filter = BND_FILTER_NONE;
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), cpus_of_core(0));
@@ -970,7 +983,7 @@ START_TEST(first_core_on_every_strategy)
 {
 	struct bnd_topology *t = fake_node("pack:2 core:2 pu:2");
 	struct bnd_step s;
-	cfg.filter_first_core = 1;
+	cfg.filter = BND_FILTER_FIRST_CORE;
 	const struct { const char *req; int ntasks; const char *cpus; } v[] = {
 		{ "linear:1", 1, "4-5" },       /* free sockets first: socket 1 */
 		{ "explicit:0,1", 1, "2-3" },
@@ -1031,10 +1044,10 @@ START_TEST(implicit_binding_from_cpus_per_task)
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert(s.source == BND_SRC_IMPLICIT);
-	ck_assert_str_eq(s.req.text, "packed:2:unit=C");
+	ck_assert_str_eq(s.req->text, "packed:2:unit=C");
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), "0-3");
 	/* what the task is told (env instance: nothing to bind here) */
-	s.req.instance = BND_I_ENV;
+	env_only(&s);
 	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_str_eq(env(&r, "SLURM_BINDING_REQUEST"), "packed:2:unit=C");
 	ck_assert_str_eq(env(&r, "SLURM_BINDING"), "0 1 2 3");
@@ -1048,7 +1061,7 @@ START_TEST(implicit_binding_from_cpus_per_task)
 	in = base(132, 0, 1, "0-3", NULL);
 	in.cpus_per_task = 3;
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_str_eq(s.req.text, "packed:3:unit=T");
+	ck_assert_str_eq(s.req->text, "packed:3:unit=T");
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), "0-2");
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
@@ -1056,7 +1069,7 @@ START_TEST(implicit_binding_from_cpus_per_task)
 	in = base(133, 0, 2, "0-3", NULL);
 	in.cpus_per_task = 2;
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_str_eq(s.req.text, "packed:1:unit=C");
+	ck_assert_str_eq(s.req->text, "packed:1:unit=C");
 	ck_assert_str_eq(list_of(&s.pl.tasks[0].cpus), "0-1");
 	ck_assert_str_eq(list_of(&s.pl.tasks[1].cpus), "2-3");
 	bnd_step_finish(&s);
@@ -1065,7 +1078,7 @@ START_TEST(implicit_binding_from_cpus_per_task)
 	/* cpus per task unknown: 1, one core; the batch script: per job task */
 	in = base(134, 0, 1, "0-3", NULL);
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_str_eq(s.req.text, "packed:1:unit=C");
+	ck_assert_str_eq(s.req->text, "packed:1:unit=C");
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
 	/* sbatch -n2: Slurm's cpus per task for the batch step is the
@@ -1077,7 +1090,7 @@ START_TEST(implicit_binding_from_cpus_per_task)
 	ib.cpus_per_task = 2;
 	ck_assert_int_eq(bnd_step_prepare(&s, &ib), BND_OK);
 	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
-	ck_assert_str_eq(s.req.text, "packed:1:unit=C");
+	ck_assert_str_eq(s.req->text, "packed:1:unit=C");
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), "0-3");
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
@@ -1088,7 +1101,7 @@ START_TEST(implicit_binding_from_cpus_per_task)
 	ib.cpus_per_task_env = "4";
 	ck_assert_int_eq(bnd_step_prepare(&s, &ib), BND_OK);
 	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
-	ck_assert_str_eq(s.req.text, "packed:2:unit=C");
+	ck_assert_str_eq(s.req->text, "packed:2:unit=C");
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), "0-7");
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
@@ -1109,7 +1122,7 @@ START_TEST(implicit_binding_from_cpus_per_task)
 	in = base(138, 0, 1, "0-3", "linear:1");
 	in.cpus_per_task = 4;
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_str_eq(s.req.text, "linear:1");
+	ck_assert_str_eq(s.req->text, "linear:1");
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
 
@@ -1118,7 +1131,7 @@ START_TEST(implicit_binding_from_cpus_per_task)
 	in = base(139, 0, 1, "0-3", NULL);
 	in.cpus_per_task = 4;
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_str_eq(s.req.text, "linear:1");
+	ck_assert_str_eq(s.req->text, "linear:1");
 	ck_assert(s.source != BND_SRC_IMPLICIT);
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
@@ -1149,10 +1162,10 @@ START_TEST(lsf_user_variables)
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert(s.source == BND_SRC_LSF);
-	ck_assert_str_eq(s.req.text, "balance:1");
+	ck_assert_str_eq(s.req->text, "balance:1");
 	ck_assert_str_eq(list_of(&s.pl.tasks[0].cpus), "0");
 	ck_assert_str_eq(list_of(&s.pl.tasks[1].cpus), "4");
-	s.req.instance = BND_I_ENV;
+	env_only(&s);
 	ck_assert_int_eq(bnd_step_task(&s, 1, 1, 1, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_str_eq(env(&r, "LSB_BIND_JOB"), "BALANCE");
 	ck_assert_str_eq(env(&r, "LSB_BIND_CPU_LIST"), "4");
@@ -1168,7 +1181,7 @@ START_TEST(lsf_user_variables)
 	in.lsf_cpu_list = "1,2";
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
-	ck_assert_str_eq(s.req.text, "cpus:1,2");
+	ck_assert_str_eq(s.req->text, "cpus:1,2");
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), "1-2");
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
@@ -1176,7 +1189,7 @@ START_TEST(lsf_user_variables)
 	in.lsf_bind_job = "PACK";
 	in.cpus_per_task = 3;
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_str_eq(s.req.text, "pack:3");
+	ck_assert_str_eq(s.req->text, "pack:3");
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), "0-2");
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
@@ -1185,7 +1198,7 @@ START_TEST(lsf_user_variables)
 	in = base(154, 0, 1, "0-7", NULL);
 	in.lsf_cpu_list = "6";
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_str_eq(s.req.text, "cpus:6");
+	ck_assert_str_eq(s.req->text, "cpus:6");
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
 
@@ -1194,7 +1207,7 @@ START_TEST(lsf_user_variables)
 	in.lsf_bind_job = "PACK";
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert(s.source != BND_SRC_LSF);
-	ck_assert_str_eq(s.req.text, "env:linear:2");
+	ck_assert_str_eq(s.req->text, "env:linear:2");
 	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 1, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_msg(strstr(r.verbose, "(--binding wins over LSB_USER_BIND_JOB=PACK"), "%s",
 		      r.verbose);
@@ -1208,7 +1221,7 @@ START_TEST(lsf_user_variables)
 	in = base(156, 0, 1, "0-7", NULL);
 	in.lsf_bind_job = "whatever";
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_str_eq(s.req.text, "any:1");
+	ck_assert_str_eq(s.req->text, "any:1");
 	ck_assert(s.source != BND_SRC_IMPLICIT);
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
@@ -1216,7 +1229,7 @@ START_TEST(lsf_user_variables)
 	in = base(157, 0, 1, "0-7", NULL);
 	in.lsf_bind_job = "N";
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_str_eq(s.req.text, "linear:2");
+	ck_assert_str_eq(s.req->text, "linear:2");
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
 	set_default("");
@@ -1227,7 +1240,7 @@ START_TEST(lsf_user_variables)
 	in.lsf_bind_job = "USER";
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
-	ck_assert_str_eq(s.req.text, "any:1");
+	ck_assert_str_eq(s.req->text, "any:1");
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
 	/* a list wins over LSB_USER_BIND_JOB, NONE included */
@@ -1235,7 +1248,7 @@ START_TEST(lsf_user_variables)
 	in.lsf_bind_job = "NONE";
 	in.lsf_cpu_list = "5";
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_str_eq(s.req.text, "cpus:5");
+	ck_assert_str_eq(s.req->text, "cpus:5");
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
 	ck_assert_int_eq(records(), 0);
@@ -1282,7 +1295,7 @@ START_TEST(long_request_used_whole)
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), "5");
-	s.req.instance = BND_I_ENV; /* cpu 5 need not exist here */
+	env_only(&s); /* cpu 5 need not exist here */
 	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_str_eq(env(&r, "SLURM_BINDING_REQUEST"), text);
 	ck_assert_str_eq(env(&r, "SLURM_BINDING"), "5");
@@ -1354,7 +1367,7 @@ START_TEST(packed_that_the_node_cannot_hold)
 	ck_assert_msg(strstr(s.reason, "the allocation on this node is too small"), "%s", s.reason);
 	bnd_step_free(&s);
 	/* the site's reserved core is part of why: named */
-	cfg.filter_first_core = 1;
+	cfg.filter = BND_FILTER_FIRST_CORE;
 	in = base(44, 0, 1, "0-3", "packed:1:filter=NSCccc");
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert_str_eq(s.reason, "--binding=packed:1:filter=NSCccc cannot be placed on this node for "
@@ -1416,7 +1429,7 @@ START_TEST(no_topology_is_none_and_on_any_host_decides)
 	struct bnd_step_in in = base(32, 0, 1, "0", "none");
 	struct bnd_task_result r;
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert(!s.have_request);
+	ck_assert(!bnd_step_asks_cores(&s));
 	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_int_eq(r.failed, 0);
 	bnd_taskenv_free(&r.env);

@@ -27,7 +27,9 @@ static int share(struct bnd_topology *t, const char *domain, const char *usable,
 	char err[BND_ERRLEN];
 	bnd_cpuset_t d = cpus(domain), u = cpus(usable);
 	ck_assert_msg(bnd_request_parse(&r, text, err, sizeof(err)) == BND_OK, "%s", err);
-	return bnd_step_share(t, &d, &u, &r, ntasks);
+	int n = bnd_step_share(t, &d, &u, &r, ntasks);
+	bnd_request_clear(&r);
+	return n;
 }
 
 START_TEST(tasks_on_one_cores_threads_share_it)
@@ -71,7 +73,9 @@ static int missing(struct bnd_topology *t, const char *usable, const char *text,
 	struct bnd_request r;
 	bnd_cpuset_t u = cpus(usable);
 	ck_assert_msg(bnd_request_parse(&r, text, err, BND_ERRLEN) == BND_OK, "%s", err);
-	return bnd_start_cores_missing(t, &u, &r, ntasks, out, outlen, err, BND_ERRLEN);
+	int rc = bnd_start_cores_missing(t, &u, &r, ntasks, out, outlen, err, BND_ERRLEN);
+	bnd_request_clear(&r);
+	return rc;
 }
 
 START_TEST(start_cores_outside_the_step_are_named)

@@ -94,12 +94,13 @@ START_TEST(sources_win_in_their_order)
 		{ NULL, NULL, "", 1, BND_SRC_IMPLICIT },
 	};
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct bnd_config row = cfg;
 		memset(&s, 0, sizeof(s));
 		memset(&in, 0, sizeof(in));
-		s.cfg = cfg;
-		snprintf(s.cfg.default_spec, sizeof(s.cfg.default_spec), "%s", v[i].def);
-		s.cfg.implicit = v[i].implicit;
-		in.binding = v[i].binding;
+		snprintf(row.default_spec, sizeof(row.default_spec), "%s", v[i].def);
+		row.implicit = v[i].implicit;
+		s.cfg = &row;
+		in.binding = tu_option(BND_OPT_BINDING, v[i].binding);
 		in.lsf_bind_job = v[i].lsf_job;
 		ck_assert_int_eq(bnd_step_source_pick(&s, &in), v[i].want);
 		ck_assert_msg(s.source == v[i].want, "row %zu: %s", i, bnd_step_source_name(s.source));
@@ -112,12 +113,13 @@ START_TEST(sources_win_in_their_order)
 	ck_assert(!bnd_step_source_needs_topology(BND_SRC_OPTION));
 	ck_assert(!bnd_step_source_needs_topology(BND_SRC_DEFAULT));
 	ck_assert(!bnd_step_source_needs_topology(BND_SRC_NONE));
+	tu_options_free();
 }
 END_TEST
 
-/* The option callback's parse is the one the step runs: a given
- * binding_opt wins over the text (which is not read), and a parse that
- * failed there is the step's reason. */
+/* The option callback's parse is the one the step runs (there is no other
+ * input): a value without text is not given, and a parse that failed there
+ * is the step's reason. */
 START_TEST(the_callbacks_parse_is_taken)
 {
 	struct bnd_config cfg;
@@ -127,9 +129,8 @@ START_TEST(the_callbacks_parse_is_taken)
 	memset(&m, 0, sizeof(m));
 	bnd_config_defaults(&cfg);
 	cfg.enabled = 1;
-	struct bnd_step_in in = { .cfg = &cfg, .binding = "not parsed", .mbind = "not parsed",
-				  .binding_opt = &b, .mbind_opt = &m };
-	/* neither given: the texts beside them do not count */
+	struct bnd_step_in in = { .cfg = &cfg, .binding = &b, .mbind = &m };
+	/* neither given */
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert_int_eq(s.state, BND_STEP_IDLE);
 	bnd_step_free(&s);

@@ -75,6 +75,7 @@ START_TEST(vectors)
 		      "%s: min %d:%d", v->binding, n.min_sockets, n.min_cores_per_socket);
 	ck_assert_msg(bnd_need_whole_node(&n) == v->whole, "%s: whole node", v->binding);
 	ck_assert_str_eq(n.unit_name, v->unit_name);
+	bnd_request_clear(r);
 	free(r);
 }
 END_TEST
@@ -101,6 +102,7 @@ START_TEST(one_row_per_strategy)
 			      (int)n.unit);
 		ck_assert_msg(n.unit == BND_NEED_NONE || n.amount >= 1, "%s: amount %d", text,
 			      n.amount);
+		bnd_request_clear(r);
 		free(r);
 	}
 	ck_assert_ptr_null(bnd_need_row_of(BND_S_COUNT));

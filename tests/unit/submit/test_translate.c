@@ -237,6 +237,7 @@ static int run_row(const struct row *w, struct bnd_submit *s, char *err, size_t 
 	if (w->mode)
 		ck_assert_int_eq(bnd_submit_mode_parse(w->mode, &mode, err, errlen), BND_OK);
 	int rc = bnd_submit_translate(r, m, &a, mode, s, err, errlen);
+	bnd_request_clear(r);
 	free(r);
 	return rc;
 }

@@ -47,14 +47,19 @@ static int have_cpus_0_1(void)
 	return 1;
 }
 
+/* The steps' settings (a step points at its config). */
+static struct bnd_config step_cfg;
+
 /* A step of job on cpus 0-1 asking req, as bnd_step_prepare leaves it. */
 static void init_step(struct bnd_step *s, struct bnd_topology *t, uint32_t job, const char *req)
 {
 	char err[BND_ERRLEN] = "";
 	memset(s, 0, sizeof(*s));
-	bnd_config_defaults(&s->cfg);
-	snprintf(s->cfg.state_dir, sizeof(s->cfg.state_dir), "%s", env.dir);
-	s->have_request = 1;
+	bnd_config_defaults(&step_cfg);
+	snprintf(step_cfg.state_dir, sizeof(step_cfg.state_dir), "%s", env.dir);
+	s->cfg = &step_cfg;
+	s->source = BND_SRC_OPTION; /* a request that places: it asks for cores */
+	s->req = &s->made;
 	s->topo = t;
 	s->job = job;
 	s->ntasks = 1;
@@ -62,7 +67,7 @@ static void init_step(struct bnd_step *s, struct bnd_topology *t, uint32_t job, 
 	s->owner = getpid();
 	s->uid = 1000 + job % 2;
 	bnd_cpuset_parse_list(&s->domain, "0-1", NULL, 0);
-	ck_assert_int_eq(bnd_request_parse(&s->req, req, err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(bnd_request_parse(&s->made, req, err, sizeof(err)), BND_OK);
 }
 
 /* Placed and recorded. */
@@ -74,7 +79,7 @@ static void run_step(struct bnd_step *s, struct bnd_topology *t, uint32_t job, c
 	struct bnd_alloc_args a;
 	bnd_step_state_opts(s, &o);
 	bnd_step_alloc_args(s, &s->domain, &a);
-	ck_assert_msg(bnd_state_allocate(&o, t, &s->req, &a, &s->pl, err, sizeof(err)) == BND_OK,
+	ck_assert_msg(bnd_state_allocate(&o, t, s->req, &a, &s->pl, err, sizeof(err)) == BND_OK,
 		      "%s", err);
 	ck_assert_int_eq(bnd_step_move(s, BND_STEP_PLACED), BND_OK);
 }
@@ -92,7 +97,7 @@ static enum bnd_resume_result defer_step(struct bnd_step *s, struct bnd_topology
 	struct bnd_resume_args ra = { .a = &a, .defer_max = defer_max };
 	struct bnd_placement p;
 	enum bnd_resume_result res;
-	ck_assert_int_eq(bnd_state_resume(&o, t, &s->req, &ra, &p, &res, err, sizeof(err)),
+	ck_assert_int_eq(bnd_state_resume(&o, t, s->req, &ra, &p, &res, err, sizeof(err)),
 			 BND_ENOFIT);
 	if (res == BND_RESUME_DEFERRED)
 		ck_assert_int_eq(bnd_step_move(s, BND_STEP_DEFERRED), BND_OK);
@@ -210,7 +215,7 @@ START_TEST(a_new_step_queues_behind_waiting_ones)
 	bnd_step_state_opts(&old, &o);
 	bnd_step_alloc_args(&old, &old.domain, &a);
 	struct bnd_resume_args ra = { .a = &a };
-	ck_assert_int_eq(bnd_state_resume_may_fit(&o, t, &old.req, &ra), 1);
+	ck_assert_int_eq(bnd_state_resume_may_fit(&o, t, old.req, &ra), 1);
 	bnd_statefile_free(&f);
 	bnd_placement_free(&held.pl);
 	bnd_placement_free(&late.pl);
@@ -232,7 +237,7 @@ START_TEST(a_waiting_steps_check_takes_no_lock)
 	bnd_step_alloc_args(&wait, &wait.domain, &a);
 	struct bnd_resume_args ra = { .a = &a };
 	long before = bnd_fault_passes("txn.locked");
-	ck_assert_int_eq(bnd_state_resume_may_fit(&o, t, &wait.req, &ra), 0);
+	ck_assert_int_eq(bnd_state_resume_may_fit(&o, t, wait.req, &ra), 0);
 	ck_assert_int_eq(bnd_fault_passes("txn.locked"), before);
 
 	/* The holder's record now names a process that has exited. */
@@ -250,7 +255,7 @@ START_TEST(a_waiting_steps_check_takes_no_lock)
 	size_t len = st_format(&f, NULL, &text);
 	st_write(st_path(&env, BND_STATE_FILE_NAME), text, len);
 	free(text);
-	ck_assert_int_eq(bnd_state_resume_may_fit(&o, t, &wait.req, &ra), 1);
+	ck_assert_int_eq(bnd_state_resume_may_fit(&o, t, wait.req, &ra), 1);
 	ck_assert_int_eq(bnd_fault_passes("txn.locked"), before);
 	bnd_statefile_free(&f);
 	bnd_placement_free(&held.pl);

@@ -55,15 +55,20 @@ static pid_t task_on(const char *cpus)
 	return pid;
 }
 
+/* The steps' settings (a step points at its config). */
+static struct bnd_config step_cfg;
+
 /* A step prepared as bnd_step_prepare would: placed and recorded. */
 static void make_step(struct bnd_step *s, struct bnd_topology *t, uint32_t job, int ntasks,
 		      const char *req)
 {
 	char err[BND_ERRLEN] = "";
 	memset(s, 0, sizeof(*s));
-	bnd_config_defaults(&s->cfg);
-	snprintf(s->cfg.state_dir, sizeof(s->cfg.state_dir), "%s", env.dir);
-	s->have_request = 1;
+	bnd_config_defaults(&step_cfg);
+	snprintf(step_cfg.state_dir, sizeof(step_cfg.state_dir), "%s", env.dir);
+	s->cfg = &step_cfg;
+	s->source = BND_SRC_OPTION; /* a request that places: it asks for cores */
+	s->req = &s->made;
 	s->topo = t;
 	s->job = job;
 	s->step = 0;
@@ -72,12 +77,12 @@ static void make_step(struct bnd_step *s, struct bnd_topology *t, uint32_t job, 
 	s->uid = 1000;
 	s->log = log_cb;
 	bnd_cpuset_parse_list(&s->domain, "0-1", NULL, 0);
-	ck_assert_int_eq(bnd_request_parse(&s->req, req, err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(bnd_request_parse(&s->made, req, err, sizeof(err)), BND_OK);
 	struct bnd_state_opts o;
 	bnd_step_state_opts(s, &o);
 	struct bnd_alloc_args a = { .job = job, .step = 0, .ntasks = ntasks, .uid = 1000,
 				    .allowed = &s->domain };
-	ck_assert_msg(bnd_state_allocate(&o, t, &s->req, &a, &s->pl, err, sizeof(err)) == BND_OK,
+	ck_assert_msg(bnd_state_allocate(&o, t, s->req, &a, &s->pl, err, sizeof(err)) == BND_OK,
 		      "%s", err);
 	ck_assert_int_eq(bnd_step_move(s, BND_STEP_PLACED), BND_OK);
 }

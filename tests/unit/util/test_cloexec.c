@@ -37,6 +37,7 @@
 #include "binding/util/safefile.h"
 #include "binding/request/config.h"
 #include "binding/state/state.h"
+#include "binding/request/option.h"
 #include "binding/step/step.h"
 #include "binding/step/stepinfo.h"
 #include "binding/suspend/rebind.h"
@@ -316,9 +317,12 @@ static void a_step(struct bnd_config *cfg)
 {
 	char err[BND_ERRLEN];
 	struct bnd_step s;
+	struct bnd_option_value binding;
+	memset(&binding, 0, sizeof(binding));
+	ck_assert_int_eq(bnd_option_value_set(&binding, BND_OPT_BINDING, "pe:linear:1"), BND_OK);
 	struct bnd_step_in in = {
 		.cfg = cfg, .job = 7, .step = 0, .uid = (uint32_t)getuid(), .ntasks = 1,
-		.step_cores = "0", .job_cores = "0", .binding = "pe:linear:1",
+		.step_cores = "0", .job_cores = "0", .binding = &binding,
 		.step_nodelist = "n1", .owner = getpid(),
 	};
 	ck_assert_int_eq(bnd_topocache_warmup(cfg->state_dir, NULL, err, sizeof(err)), BND_OK);
@@ -333,6 +337,7 @@ static void a_step(struct bnd_config *cfg)
 	bnd_taskenv_free(&r.env);
 	ck_assert_int_eq(bnd_step_finish(&s), BND_OK);
 	bnd_step_free(&s);
+	bnd_option_value_clear(&binding);
 }
 
 /* A damaged state kept aside, the next transaction finding it by inode. */
