@@ -19,6 +19,7 @@
 #include "binding/state/transition.h"
 #include "binding/suspend/pollrate.h"
 #include "binding/util/error.h"
+#include "binding/util/fault.h"
 
 #define BND_WATCH_OPEN_MAX 64
 
@@ -149,19 +150,23 @@ static int drain(int fd)
 }
 
 /* Is a re-read of slurmctld due, with nothing changed? Every recheck_cur
- * ms while the tasks stay unsettled, the interval doubling each time up to
- * recheck_max_ms, and no sooner than the node's budget allows (pollrate.h):
- * a step stopped for hours costs slurmctld a few reads an hour, and a node
- * of such steps one read per node_recheck_ms at most. */
-static int recheck_due(struct bnd_watch *w, long long now, long long last_ask,
-		       long long *recheck_cur)
+ * ms while the tasks stay unsettled, the interval doubling after each
+ * read up to recheck_max_ms (judge): a step stopped for hours costs
+ * slurmctld a few reads an hour. */
+static int recheck_due(long long now, long long last_ask, long long recheck_cur)
 {
-	const long long max_ms = w->cfg.recheck_max_ms > 0 ? w->cfg.recheck_max_ms : 60000;
+	return now - last_ask >= recheck_cur;
+}
+
+/* May this step ask slurmctld now? Every read, for a change or a
+ * re-read, goes through the node's one budget (pollrate.h): stopped-state
+ * changes a user makes at will (SIGSTOP, SIGCONT) cost slurmctld at most
+ * one read per node_recheck_ms from the whole node, and these reads come
+ * from root, past slurmctld's own per-user limit. */
+static int budget_allows(struct bnd_watch *w, long long now)
+{
 	const long long node_ms = w->cfg.node_recheck_ms > 0 ? w->cfg.node_recheck_ms : 1000;
-	if (now - last_ask < *recheck_cur || !bnd_pollrate_take(w->rate, now, node_ms))
-		return 0;
-	*recheck_cur = *recheck_cur * 2 < max_ms ? *recheck_cur * 2 : max_ms;
-	return 1;
+	return bnd_pollrate_take(w->rate, now, node_ms);
 }
 
 /* What the thread carries from one pass to the next. */
@@ -210,8 +215,23 @@ static int wait_wake(struct bnd_watch *w, const struct pass *p, int *state_chang
 	return 1;
 }
 
+/* Asks slurmctld, counted; after a re-read (nothing changed) the next
+ * one waits twice as long. */
+static enum bnd_job_state ask(struct bnd_watch *w, struct pass *p, int changed, long long now)
+{
+	const long long max_ms = w->cfg.recheck_max_ms > 0 ? w->cfg.recheck_max_ms : 60000;
+	BND_PROBE("watch.job_read", w);
+	atomic_fetch_add(&w->job_reads, 1);
+	p->last_ask = now;
+	if (!changed)
+		p->recheck_cur = p->recheck_cur * 2 < max_ms ? p->recheck_cur * 2 : max_ms;
+	return w->cfg.job_state(w->cfg.ctx);
+}
+
 /* What changed, judged (verdict.h) and told to the owner: a suspension,
- * a resume or a user's stop. 1 when a suspension or resume was told. */
+ * a resume or a user's stop. 1 when a suspension or resume was told; -1
+ * when it needs slurmctld's word and the node's budget says not now: then
+ * nothing is judged, and the change is judged at a later pass. */
 static int judge(struct bnd_watch *w, struct pass *p, const struct sample *s, int changed,
 		 long long seen, long long now)
 {
@@ -223,9 +243,9 @@ static int judge(struct bnd_watch *w, struct pass *p, const struct sample *s, in
 		   (last->freezer == BND_FREEZE_FROZEN || last->freezer == BND_FREEZE_FREEZING);
 	/* Asking costs an RPC: only when something may have changed. */
 	if (w->cfg.job_state && (p->unsettled || p->suspended) && !o.thawed) {
-		o.job = w->cfg.job_state(w->cfg.ctx);
-		atomic_fetch_add(&w->job_reads, 1);
-		p->last_ask = now;
+		if (!budget_allows(w, now))
+			return -1;
+		o.job = ask(w, p, changed, now);
 	}
 	int v = bnd_suspend_verdict(&o);
 	/* proctrack/cgroup turns scancel -s STOP into a freeze */
@@ -264,10 +284,13 @@ static void *run(void *arg)
 			      (s.freezer != BND_FREEZE_NONE && s.freezer != BND_FREEZE_THAWED);
 		if (changed)
 			p.recheck_cur = p.recheck_ms;
-		if (changed || (p.unsettled && recheck_due(w, now, p.last_ask, &p.recheck_cur))) {
-			if (judge(w, &p, &s, changed, seen, now))
+		if (changed || (p.unsettled && recheck_due(now, p.last_ask, p.recheck_cur))) {
+			int told = judge(w, &p, &s, changed, seen, now);
+			if (told > 0)
 				state_changed = 0;
-			p.last = s;
+			/* Not judged: p.last stays, so the change is seen again. */
+			if (told >= 0)
+				p.last = s;
 		}
 		if (p.resuming && !s.stopped && !s.dwait &&
 		    (s.freezer == BND_FREEZE_NONE || s.freezer == BND_FREEZE_THAWED))

@@ -360,6 +360,82 @@ START_TEST(a_stopped_steps_rereads_back_off)
 }
 END_TEST
 
+/* Waits until the watcher has polled again after now: two more wakeups
+ * (the poll under way may have begun before; the next one began after). */
+static void wait_polled(struct bnd_watch *w)
+{
+	long a = 0, b = 0;
+	bnd_watch_counts(w, &a, NULL);
+	for (int i = 0; i < HANG_GUARD_S * 1000 && b < a + 2; i++) {
+		bnd_watch_counts(w, &b, NULL);
+		usleep(1000);
+	}
+	ck_assert_int_ge(b, a + 2);
+}
+
+/* Issue 32 item 3: stopped-state changes a user makes at will (SIGSTOP,
+ * SIGCONT) each made a slurmctld read, past the node's budget of one per
+ * node_recheck_ms (40 reads in 10 s from 4 steps, as root, where
+ * slurmctld's per-user limit does not apply). Two steps' tasks are
+ * stopped and continued 15 times each, every change seen by its watcher;
+ * all reads of the node must fit the budget over the time it took: at
+ * most 1 + elapsed / node_recheck_ms (a slower machine only allows more).
+ * Before, every stop was read: 30. A stop that stays is still judged once
+ * the budget allows. */
+START_TEST(stop_toggles_keep_the_nodes_budget)
+{
+	reset();
+	pid_t pids[2] = { tu_sleeper(), tu_sleeper() };
+	char dir[] = "/tmp/bnd-wtoggle-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	struct bnd_watch *w[2];
+	char err[BND_ERRLEN] = "";
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int k = 0; k < 2; k++) {
+		struct bnd_watch_cfg c = {
+			.pids = &pids[k], .npids = 1, .proc_root = "/proc", .state_dir = dir,
+			.sample_ms = 10, .fast_ms = 10, .recheck_ms = 600000,
+			.node_recheck_ms = 500, .job_state = job_cb, .event = event_cb,
+		};
+		ck_assert_msg(bnd_watch_start(&w[k], &c, err, sizeof(err)) == BND_OK, "%s", err);
+	}
+	int st;
+	for (int round = 0; round < 15; round++)
+		for (int k = 0; k < 2; k++) {
+			ck_assert_int_eq(kill(pids[k], SIGSTOP), 0);
+			ck_assert_int_eq(waitpid(pids[k], &st, WUNTRACED), pids[k]);
+			wait_polled(w[k]);
+			ck_assert_int_eq(kill(pids[k], SIGCONT), 0);
+			ck_assert_int_eq(waitpid(pids[k], &st, WCONTINUED), pids[k]);
+			wait_polled(w[k]);
+		}
+	/* a stop that stays is judged, when the budget allows */
+	int users = get(&n_user);
+	ck_assert_int_eq(kill(pids[0], SIGSTOP), 0);
+	ck_assert_int_eq(waitpid(pids[0], &st, WUNTRACED), pids[0]);
+	wait_count(&n_user, users + 1, "the judgment of a stop that stays");
+	for (int k = 0; k < 2; k++)
+		bnd_watch_stop(w[k]);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	long elapsed = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	/* +2 ms: the watcher reads its clock in whole ms */
+	long reads = atomic_load(&n_reads), allowed = 1 + (elapsed + 2) / 500;
+	printf("# stop toggles: %ld slurmctld reads in %ld ms (at most %ld), 30 stops\n", reads,
+	       elapsed, allowed);
+	ck_assert_msg(reads >= 1 && reads <= allowed, "%ld reads in %ld ms: over the node's budget "
+		      "(%ld)", reads, elapsed, allowed);
+	for (int k = 0; k < 2; k++) {
+		kill(pids[k], SIGKILL);
+		waitpid(pids[k], NULL, 0);
+	}
+	char p[64];
+	snprintf(p, sizeof(p), "%s/pollrate", dir);
+	unlink(p);
+	rmdir(dir);
+}
+END_TEST
+
 /* The pass that ends a suspension is no user's stop, whatever it finds:
  * here the freezer never got past FREEZING (a v1 freezer can stay there
  * with tasks that SIGTSTP stopped), and the task is found stopped (state T,
@@ -567,6 +643,7 @@ int main(void)
 	tcase_add_test(tc, only_the_states_rename_wakes_a_deferred_step);
 	tcase_add_test(tc, a_deferred_step_retries_without_a_change);
 	tcase_add_test(tc, a_stopped_steps_rereads_back_off);
+	tcase_add_test(tc, stop_toggles_keep_the_nodes_budget);
 	tcase_add_test(tc, cgroup_v2_events_wake_only_on_change);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
