@@ -5,6 +5,7 @@ set -eu
 PKGS="build-essential pkg-config libhwloc-dev hwloc libnuma-dev numactl check libsubunit-dev
 libjansson-dev libslurm-dev slurmctld slurmd slurm-client munge cppcheck valgrind
 qemu-system-x86 busybox-static cpio xz-utils clang libclang-rt-14-dev"
+PKGS="$PKGS libacl1-dev acl"  # a private rankfile's reader: a POSIX ACL (util/safefile.c); getfacl in t43
 PKGS="$PKGS openmpi-bin"  # tests/cli/t_rankfile.sh: a real mpirun --rankfile
 PKGS="$PKGS mandoc groff-base"  # tests/cli/t_ship.sh: man page lint
 PKGS="$PKGS debhelper lintian fakeroot"  # tests/pkg/run.sh: dpkg-buildpackage, lintian
