@@ -150,6 +150,14 @@ $(B)/tests/%: tests/unit/%.c $(TESTUTIL) $(CGSCRATCH) $(B)/tests/libbinding.a
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(TEST_FLAGS) $(CHECK_CFLAGS) -Itests/unit $< $(TESTUTIL) $(CGSCRATCH) -o $@ $(B)/tests/libbinding.a $(PKG_LIBS) $(CHECK_LIBS) $(TEST_LDFLAGS)
 
+# A stand-in OpenCL vendor library that test_topology names to the ICD
+# loader (tests/unit/topology/fakeicd.c); nodelete: its thread outlives a
+# dlclose.
+$(B)/tests/fakeicd.so: tests/unit/topology/fakeicd.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -O1 -fPIC -shared -Wall -Wextra -Werror $< -o $@ -lpthread -Wl,-z,nodelete
+$(B)/tests/topology/test_topology $(B)/san/tests/topology/test_topology: $(B)/tests/fakeicd.so
+
 $(B)/san/tests/%: tests/unit/%.c $(TESTUTIL) $(CGSCRATCH) $(B)/san/libbinding.a
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(TEST_FLAGS) $(SAN_FLAGS) $(CHECK_CFLAGS) -Itests/unit $< $(TESTUTIL) $(CGSCRATCH) -o $@ $(B)/san/libbinding.a $(PKG_LIBS) $(CHECK_LIBS) $(TEST_LDFLAGS)
