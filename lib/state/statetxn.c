@@ -16,6 +16,7 @@
 #include "binding/state/statedir.h"
 #include "binding/util/defaults.h"
 #include "binding/state/statelock.h"
+#include "binding/state/statewake.h"
 
 void bnd_state_log(const struct bnd_state_opts *o, const char *fmt, ...)
 {
@@ -329,6 +330,7 @@ int bnd_state_txn_commit(struct bnd_state_txn *tx, char *err, size_t errlen)
 	if (rc)
 		return rc;
 	tx->dirty = 0;
+	tx->committed = 1;
 	journal_flush(tx, 1);
 	BND_FAULT("txn.committed");
 	return BND_OK;
@@ -338,6 +340,9 @@ void bnd_state_txn_end(struct bnd_state_txn *tx)
 {
 	journal_flush(tx, 0);
 	bnd_statelock_release(&tx->lock);
+	/* after the unlock: the steps woken may take the lock at once */
+	if (tx->committed && tx->dirfd >= 0)
+		bnd_state_wake_ring(tx->dirfd, &tx->f, tx->o ? tx->o->topo : NULL);
 	if (tx->dirfd >= 0)
 		close(tx->dirfd);
 	tx->dirfd = -1;

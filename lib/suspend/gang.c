@@ -299,6 +299,7 @@ int bnd_gang_start(struct bnd_gang **out, const struct bnd_gang_in *in, char *er
 	struct bnd_watch_cfg wc = {
 		.pids = g->pids, .npids = in->npids, .proc_root = g->proc_root,
 		.freezer = freezer, .freezer_v2 = v2, .state_dir = in->step->cfg.state_dir,
+		.job = in->step->job, .step = in->step->step,
 		.sample_ms = in->sample_ms, .job_state = in->job_state ? job_cb : NULL,
 		.event = event_cb, .ctx = g, .start_deferred = waiting(in->step),
 	};

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "binding/state/statedir.h"
+#include "binding/state/statewake.h"
 #include "binding/state/transition.h"
 #include "binding/suspend/pollrate.h"
 #include "binding/util/error.h"
@@ -93,15 +94,23 @@ static void take_sample(struct bnd_watch *w, struct sample *s)
 	}
 }
 
+/* A waiting step listens to its own doorbell (statewake.h): a
+ * transaction rings it when it lets this step in, and no other change
+ * wakes the thread. Made before the owner checks the state (call, below),
+ * so a change after that check always rings it. */
 static void want_state(struct bnd_watch *w, int on)
 {
+	char path[1200], err[BND_ERRLEN];
 	if (w->infd < 0 || on == (w->wd >= 0))
 		return;
 	if (on) {
-		w->wd = inotify_add_watch(w->infd, w->state_dir, IN_MOVED_TO);
+		if (bnd_state_wake_make(w->state_dir, w->cfg.job, w->cfg.step, path, sizeof(path), err,
+					sizeof(err)) == BND_OK)
+			w->wd = inotify_add_watch(w->infd, path, IN_CLOSE_WRITE);
 	} else {
 		inotify_rm_watch(w->infd, w->wd);
 		w->wd = -1;
+		bnd_state_wake_remove(w->state_dir, w->cfg.job, w->cfg.step);
 	}
 }
 
@@ -115,38 +124,32 @@ static void call(struct bnd_watch *w, enum bnd_watch_event ev, long long seen)
 	want_state(w, w->cfg.event(w->cfg.ctx, ev, seen));
 }
 
-int bnd_watch_moved_in(const void *buf, size_t len)
+int bnd_watch_rung(const void *buf, size_t len)
 {
 	const char *p = buf;
 	while (len >= sizeof(struct inotify_event)) {
 		struct inotify_event ev;
 		memcpy(&ev, p, sizeof(ev));
 		size_t one = sizeof(ev) + ev.len;
-		if (ev.mask & IN_Q_OVERFLOW)
+		if (ev.mask & (IN_Q_OVERFLOW | IN_CLOSE_WRITE))
 			return 1;
 		if (one > len)
 			break;
-		/* Rankfiles and the topology cache are renamed into the dir too:
-		 * only the state's own rename is a change of the state. */
-		if ((ev.mask & IN_MOVED_TO) &&
-		    !strncmp(p + sizeof(ev), BND_STATE_FILE_NAME, ev.len) &&
-		    strlen(BND_STATE_FILE_NAME) < ev.len)
-			return 1;
 		p += one;
 		len -= one;
 	}
 	return 0;
 }
 
-/* Empties the inotify queue; 1 when it held a change of the state. */
+/* Empties the inotify queue; 1 when the doorbell rang. */
 static int drain(int fd)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	ssize_t n;
-	int moved = 0;
+	int rung = 0;
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		moved |= bnd_watch_moved_in(buf, (size_t)n);
-	return moved;
+		rung |= bnd_watch_rung(buf, (size_t)n);
+	return rung;
 }
 
 /* Is a re-read of slurmctld due, with nothing changed? Every recheck_cur
@@ -314,6 +317,8 @@ static char *dup_or_null(const char *s)
 
 static void destroy(struct bnd_watch *w)
 {
+	if (w->wd >= 0 && w->state_dir)
+		bnd_state_wake_remove(w->state_dir, w->cfg.job, w->cfg.step);
 	if (w->stopfd >= 0)
 		close(w->stopfd);
 	if (w->infd >= 0)
