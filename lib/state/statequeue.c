@@ -120,6 +120,13 @@ static int count_fits(const struct bnd_state_record *d, const bnd_cpuset_t *held
 	return 1;
 }
 
+int bnd_state_queue_may_fit(struct bnd_state_file *f)
+{
+	int n, oom;
+	free(candidates(f, NULL, &n, &oom));
+	return n || oom;
+}
+
 int bnd_state_queue_fits(const struct bnd_topology *t, struct bnd_state_file *f,
 			 const struct bnd_state_record ***out, int *nout)
 {

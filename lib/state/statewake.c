@@ -77,11 +77,11 @@ static int ring(int dirfd, const struct bnd_state_record *r)
 
 int bnd_state_wake_ring(int dirfd, struct bnd_state_file *f, const struct bnd_topology *t)
 {
-	int any = 0, n = 0, rang = 0;
-	for (int i = 0; i < f->nrec && !any; i++)
-		any = f->rec[i].status == BND_ST_DEFERRED;
-	if (!any)
-		return 0; /* the usual node: nothing to read */
+	int n = 0, rang = 0;
+	/* the usual node (nobody waits), or a change that frees nothing a
+	 * waiting step could use: no topology read, no placement */
+	if (!bnd_state_queue_may_fit(f))
+		return 0;
 	struct bnd_topology *own = NULL;
 	char err[BND_ERRLEN];
 	if (!t && bnd_topocache_read_at(&own, dirfd, err, sizeof(err)) == BND_OK)
