@@ -132,18 +132,32 @@ static int memory_checks(struct tr *t, enum bnd_mbind mbind)
 	return BND_OK;
 }
 
+static int adds(const struct tr *t, const char *name)
+{
+	for (int i = 0; i < t->out->nset; i++)
+		if (!strcmp(t->out->set[i].name, name))
+			return 1;
+	return 0;
+}
+
 /* --hint=nomultithread, compute_bound or memory_bound counts one thread
  * per core already (Slurm sets its own --threads-per-core=1 for them).
  * Slurm drops the hint when --threads-per-core, --ntasks-per-core, -B or a
- * --cpu-bind binding is given too (22.05: "mutually exclusive with --hint
- * ... Ignoring --hint"; 24.11 on: those options override it), so adding
- * --threads-per-core=1 to a hint that holds would silently undo the
- * user's memory_bound or compute_bound layout. */
-static int hint_counts_cores(const struct bnd_alloc *a)
+ * --cpu-bind binding is given too ("Following options are mutually
+ * exclusive with --hint ... Ignoring --hint.", 22.05 to 26.05), and 26.05
+ * when --sockets-per-node or --cores-per-socket is (the user's or one
+ * added here). So adding --threads-per-core=1 to a hint that holds would
+ * silently undo the user's memory_bound or compute_bound layout, and
+ * leaving it out where the hint is dropped would count threads. Where
+ * releases differ, the binding wins: --threads-per-core=1. */
+static int hint_counts_cores(const struct tr *t)
 {
+	const struct bnd_alloc *a = t->a;
 	return (!strcmp(a->hint, "nomultithread") || !strcmp(a->hint, "compute_bound") ||
 		!strcmp(a->hint, "memory_bound")) &&
-	       !a->threads_per_core && !a->ntasks_per_core && !a->extra_node_info && !a->cpu_bind;
+	       !a->threads_per_core && !a->ntasks_per_core && !a->extra_node_info && !a->cpu_bind &&
+	       !a->sockets_per_node && !a->cores_per_socket && !adds(t, "sockets-per-node") &&
+	       !adds(t, "cores-per-socket");
 }
 
 /* s whole cores per task: -c s with --threads-per-core=1 (or the user's
@@ -153,7 +167,7 @@ static int hint_counts_cores(const struct bnd_alloc *a)
 static int core_rule(struct tr *t, int s)
 {
 	const struct bnd_alloc *a = t->a;
-	int tpc = a->threads_per_core, hint = hint_counts_cores(a);
+	int tpc = a->threads_per_core, hint = hint_counts_cores(t);
 	char need[64];
 	plural(s, &(struct bnd_need){ .unit_name = "core", .unit_names = "cores" }, need,
 	       sizeof(need));

@@ -82,6 +82,15 @@ static const struct row rows[] = {
 	  "--threads-per-core=1" },
 	{ "linear:2", NULL, "srun", "hint=compute_bound extra-node-info=2", NULL, BND_OK,
 	  "--cpus-per-task=2 --threads-per-core=1" },
+	/* 26.05 drops the hint beside --sockets-per-node or --cores-per-socket
+	 * too, the user's or the filter's own */
+	{ "linear:2", NULL, "srun", "hint=nomultithread sockets-per-node=1", NULL, BND_OK,
+	  "--cpus-per-task=2 --threads-per-core=1" },
+	{ "linear:2", NULL, "sbatch", "hint=nomultithread cores-per-socket=4", NULL, BND_OK,
+	  "--cpus-per-task=2 --threads-per-core=1" },
+	{ "linear:1:1,2", NULL, "sbatch", "hint=nomultithread", NULL, BND_OK,
+	  "--exclusive --sockets-per-node=2 --cores-per-socket=3 --threads-per-core=1" },
+	{ "linear:1:0,0", NULL, "sbatch", "hint=nomultithread", NULL, BND_OK, "--exclusive" },
 	/* counts past what Slurm can be asked for are refused, never wrapped
 	 * (issue 32 item 4: -727379968 cores per task, and
 	 * options["cpus-per-task"]="cpus-per-task") */
