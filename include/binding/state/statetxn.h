@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "binding/state/statefile.h"
+#include "binding/util/cpuset.h"
 #include "binding/state/statelock.h"
 #include "binding/topology/topology.h"
 
@@ -50,6 +51,11 @@ struct bnd_state_txn {
 	struct bnd_state_file f;
 	int dirty;         /* f differs from the file on disk */
 	int committed;     /* f was written: wake whom it lets in at the end */
+	/* What could let a waiting step in: cpus held when the state was read
+	 * (before repairs), and whether a deferred record was dropped. A
+	 * change that frees neither wakes nobody and reads nothing more. */
+	bnd_cpuset_t held0;
+	int dropped_deferred;
 	int dropped;       /* records removed by repairs in begin */
 	int njournal, capjournal;
 	char **journal;    /* lines for o->journal once committed */
