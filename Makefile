@@ -21,9 +21,9 @@ SLURM_PLUGINDIR ?= /usr/lib/$(shell $(CC) -print-multiarch 2>/dev/null || echo x
 DESTDIR     ?=
 
 CC          ?= cc
-PKGS        := hwloc numa jansson
+PKGS        := hwloc numa jansson libacl
 PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lhwloc -lnuma -ljansson)
+PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lhwloc -lnuma -ljansson -lacl)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS  := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
@@ -156,6 +156,14 @@ $(PLUGIN): $(GLUE_SRC) slurm_compat.h spank_binding.map $(B)/libbinding.a $(LIB_
 $(B)/tests/%: tests/unit/%.c $(TESTUTIL) $(CGSCRATCH) $(B)/tests/libbinding.a
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(TEST_FLAGS) $(CHECK_CFLAGS) -Itests/unit $< $(TESTUTIL) $(CGSCRATCH) -o $@ $(B)/tests/libbinding.a $(PKG_LIBS) $(CHECK_LIBS) $(TEST_LDFLAGS)
+
+# A stand-in OpenCL vendor library that test_topology names to the ICD
+# loader (tests/unit/topology/fakeicd.c); nodelete: its thread outlives a
+# dlclose.
+$(B)/tests/fakeicd.so: tests/unit/topology/fakeicd.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -O1 -fPIC -shared -Wall -Wextra -Werror $< -o $@ -lpthread -Wl,-z,nodelete
+$(B)/tests/topology/test_topology $(B)/san/tests/topology/test_topology: $(B)/tests/fakeicd.so
 
 $(B)/san/tests/%: tests/unit/%.c $(TESTUTIL) $(CGSCRATCH) $(B)/san/libbinding.a
 	@mkdir -p $(@D)
