@@ -142,9 +142,25 @@ part_guest() {	# SUITE RELEASE
 	record guest "$2" "${p:-0}" "${f:-1}" "${s:-0}"
 }
 
+# The guest parts come last, after every suite's other parts: one guest
+# boots at a time on this machine (the guest cache's lock), and the host's
+# own guest stage may hold it meanwhile (make check runs this beside the
+# host's stages).
 rc=0
+declare -A copies built
+run_parts() {	# SUITE RELEASE PART...
+	local suite=$1 rel=$2 part tp
+	shift 2
+	for part in "$@"; do
+		tp=$SECONDS
+		"part_$part" "$suite" "$rel" || { rc=1; [ "$part" = build ] && return 1; }
+		say "$rel: $part took $((SECONDS - tp)) s"
+	done
+}
+release_of() { awk -v s="$1" '$1 == s { print $2 }' "$here/suites"; }
+first=$(echo " $RELEASE_PARTS " | sed 's/ guest / /')
 for suite in "${suites[@]}"; do
-	rel=$(awk -v s="$suite" '$1 == s { print $2 }' "$here/suites")
+	rel=$(release_of "$suite")
 	t0=$SECONDS
 	say "== $suite (Slurm $rel)"
 	if ! ( ensure "$suite" ); then
@@ -152,16 +168,25 @@ for suite in "${suites[@]}"; do
 		rc=1
 		continue
 	fi
-	lock "$suite" -s || { record chroot "$rel" 0 1 0; rc=1; continue; }
+	# A shared lock on the chroot until the end (remaking takes it whole).
+	exec {lfd}>"$CHROOTS/.lock-$suite"
+	flock -s -w 3600 "$lfd" || { record chroot "$rel" 0 1 0; rc=1; continue; }
 	copy=$(copy_tree "$suite")
-	for part in $RELEASE_PARTS; do
-		tp=$SECONDS
-		"part_$part" "$suite" "$rel" || { rc=1; [ "$part" = build ] && break; }
-		say "$rel: $part took $((SECONDS - tp)) s"
-	done
-	[ "${KEEP_RELEASE:-0}" = 1 ] && say "kept the tree's copy: $CHROOTS/$suite$copy" || rm -rf "${CHROOTS:?}/$suite$copy"
-	exec 8>&-
+	copies[$suite]=$copy
+	# shellcheck disable=SC2086 # a list of parts
+	run_parts "$suite" "$rel" $first && built[$suite]=1
 	say "$suite (Slurm $rel): $((SECONDS - t0)) s"
+done
+case " $RELEASE_PARTS " in *" guest "*)
+	for suite in "${suites[@]}"; do
+		[ -n "${built[$suite]:-}" ] || continue
+		copy=${copies[$suite]}
+		run_parts "$suite" "$(release_of "$suite")" guest
+	done ;;
+esac
+for suite in "${!copies[@]}"; do
+	if [ "${KEEP_RELEASE:-0}" = 1 ]; then say "kept the tree's copy: $CHROOTS/$suite${copies[$suite]}"
+	else rm -rf "${CHROOTS:?}/$suite${copies[$suite]}"; fi
 done
 grep -q '^[a-z0-9-]*@[0-9.]* [0-9]* [1-9]' "$results" 2>/dev/null && rc=1
 exit $rc
