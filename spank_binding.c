@@ -20,6 +20,7 @@
 #include "binding/request/request.h"
 #include "binding/step/step.h"
 #include "binding/suspend/gang.h"
+#include "binding/suspend/rebind.h"
 #include "binding/task/taskenv.h"
 #include "slurm_compat.h"
 
@@ -44,6 +45,9 @@ static struct bnd_step step;
 /* slurmstepd: the tasks' pids (task_post_fork), then the step's watcher
  * (lib/suspend), started once every task exists, joined in exit. */
 static pid_t *task_pids;
+/* Each task's start time, read here: the watcher never acts on a number
+ * whose process may have ended (rebind.h). */
+static unsigned long long *task_starts;
 static uint32_t task_count, tasks_seen;
 static bool step_verbose;
 static struct bnd_gang *gang;
@@ -333,6 +337,12 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 		fprintf(stderr, "%s\n", res.message);
 	if (res.verbose[0])
 		fprintf(stderr, "%s\n", res.verbose);
+	/* Where slurmstepd's log cannot reach a user's srun (24.11), say where
+	 * the step's suspend/resume moves can be read instead. */
+	if (step_verbose && local == 0 && bnd_gang_wanted(&step) && !bnd_slurm_user_sees_stepd_log())
+		fprintf(stderr, TAG ": job %u step %u: suspend and resume moves go to slurmd's log and "
+			"`sbind status --job %u`; Slurm %s keeps --slurmd-debug for root and SlurmUser\n",
+			step.job, step.step, step.job, bnd_slurm_built_for());
 	fflush(stderr);
 	return res.failed ? -1 : 0;
 }
@@ -366,16 +376,22 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 	pid_t pid = 0;
 	if (!task_pids && !(task_pids = calloc(task_count, sizeof(*task_pids))))
 		return 0;
+	if (!task_starts && !(task_starts = calloc(task_count, sizeof(*task_starts))))
+		return 0;
 	if (spank_get_item(sp, S_TASK_ID, &local) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_TASK_PID, &pid) != ESPANK_SUCCESS || local < 0 ||
 	    (uint32_t)local >= task_count || task_pids[local])
 		return 0;
 	task_pids[local] = pid;
+	struct bnd_task_id id;
+	bnd_task_identify("/proc", pid, &id); /* gone already: start 0, never matched */
+	task_starts[local] = id.start;
 	if (++tasks_seen < task_count)
 		return 0;
 	char err[BND_ERRLEN];
 	struct bnd_gang_in gi = {
-		.step = &step, .pids = task_pids, .npids = (int)task_count, .proc_root = "/proc",
+		.step = &step, .pids = task_pids, .starts = task_starts, .npids = (int)task_count,
+		.proc_root = "/proc",
 		.cgroup_root = "/sys/fs/cgroup", .job_state = job_state, .job_ctx = &step.job,
 		.verbose = step_verbose,
 	};
@@ -397,6 +413,8 @@ static void step_exit(void)
 	gang = NULL;
 	free(task_pids);
 	task_pids = NULL;
+	free(task_starts);
+	task_starts = NULL;
 	bnd_step_finish(&step);
 	bnd_step_free(&step);
 }

@@ -106,6 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (mode == BND_SUBMIT_TRANSLATE)
 		check_fixed_point(r, m, &a, s);
 out:
+	bnd_config_clear(&cfg);
 	bnd_request_clear(r);
 	free(r);
 	free(s);
