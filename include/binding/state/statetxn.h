@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "binding/state/counters.h"
 #include "binding/state/statefile.h"
 #include "binding/state/statelock.h"
 
@@ -27,6 +28,17 @@ struct bnd_state_opts {
 	 * tests that replay the history. May be NULL. */
 	void (*journal)(void *ctx, const char *line);
 	void *journal_ctx;
+	/* Counts of what happened outside a transaction (a lock timeout, a
+	 * rankfile written after its placement): the next transaction made
+	 * with these options adds them to the state's counters (counters.h)
+	 * and, once committed, zeroes them; a timed-out wait for the lock goes
+	 * into their histogram. NULL: none. */
+	struct bnd_counts *pending;
+	/* Called after a transaction that wrote the state, once the lock is
+	 * released (a metrics file kept current, report/metrics.h). NULL:
+	 * none. */
+	void (*committed)(void *ctx);
+	void *committed_ctx;
 };
 
 /* Is the record's owner still the process that made it? r whole (its
@@ -47,6 +59,7 @@ struct bnd_state_txn {
 	int dropped;       /* records removed by repairs in begin */
 	int njournal, capjournal;
 	char **journal;    /* lines for o->journal once committed */
+	int wrote;         /* commit replaced the state (o->committed runs in end) */
 };
 
 /* Locks and loads the state, repairing it (corruption, other boot, and
@@ -70,13 +83,20 @@ int bnd_state_txn_reclaim_all(struct bnd_state_txn *tx);
 int bnd_state_txn_reclaim_holders(struct bnd_state_txn *tx, const bnd_cpuset_t *cpus,
 				  int memory);
 
+/* Counts one k in the state's counters and marks tx dirty: counted once
+ * committed, never when the transaction is not. */
+void bnd_state_txn_count(struct bnd_state_txn *tx, enum bnd_counter k);
+
 /* Records a change for the journal ("<verb> <record>") and marks tx dirty. */
 void bnd_state_txn_note(struct bnd_state_txn *tx, const char *verb,
 			const struct bnd_state_record *r);
 /* Removes record i, noting it under verb. */
 void bnd_state_txn_drop(struct bnd_state_txn *tx, int i, const char *verb);
 
-/* Writes the state if anything changed, then feeds the journal. */
+/* Writes the state if anything changed (or o->pending holds counts), with
+ * this transaction's wait for the lock in the counters' histogram, then
+ * feeds the journal. A transaction that writes nothing counts nothing: a
+ * write wakes every deferred step's watcher (docs/plugin.md). */
 int bnd_state_txn_commit(struct bnd_state_txn *tx, char *err, size_t errlen);
 /* Unlocks and frees; safe after a failed commit. */
 void bnd_state_txn_end(struct bnd_state_txn *tx);

@@ -219,6 +219,15 @@ START_TEST(resume_defers_then_binds_when_cpus_free_up)
 	ck_assert_str_eq(cpus, "0-1");
 	f = list();
 	ck_assert_int_eq(rec_of(&f, 1, 0)->status, BND_ST_ACTIVE);
+	/* its history: bound, suspended, deferred (once, not at each retry),
+	 * bound again; a resume is no new placement */
+	const char *h = rec_of(&f, 1, 0)->hist;
+	ck_assert_msg(!strncmp(h, "4/bound@", 8) && strstr(h, "=0-1/suspended@") &&
+		      strstr(h, "=0-1:slurm-suspend/deferred@") &&
+		      strstr(h, ":held-by-job:3/rebound@") && strstr(h, "=0-1") &&
+		      !strchr(strstr(h, "/rebound@") + 1, '/'), "%s", h);
+	ck_assert_uint_eq(f.counts.v[BND_CNT_PLACEMENT + BND_S_LINEAR], 3);
+	ck_assert_uint_eq(f.counts.v[BND_CNT_FALLBACK + BND_FB_DEFERRED], 0);
 	bnd_statefile_free(&f);
 	bnd_placement_free(&pa);
 	bnd_topology_free(t);
@@ -240,6 +249,10 @@ START_TEST(a_new_step_is_recorded_deferred_or_placed)
 	ck_assert_int_eq(r->owner_pid, (int)getpid());
 	ck_assert_str_eq(r->request, "linear:1");
 	ck_assert_str_eq(r->why, "held-by-job:1");
+	/* a new step deferred: a refusal with its reason, and the fallback */
+	ck_assert_uint_eq(f.counts.v[BND_CNT_REFUSAL + BND_R_HELD_BY_OTHER_JOBS], 1);
+	ck_assert_uint_eq(f.counts.v[BND_CNT_FALLBACK + BND_FB_DEFERRED], 1);
+	ck_assert_msg(!strncmp(r->hist, "1/deferred@", 11), "%s", r->hist);
 	bnd_statefile_free(&f);
 	/* Never deferred: more cores than Slurm gave the step. */
 	bnd_cpuset_t one;
@@ -258,6 +271,12 @@ START_TEST(a_new_step_is_recorded_deferred_or_placed)
 	ck_assert_int_eq(resume(t, "linear:1", args(2, 0, 1, NULL), NULL, 0, cpus, sizeof(cpus),
 				err, sizeof(err)), BND_RESUME_MOVED);
 	ck_assert_str_eq(cpus, "0");
+	/* bound at last: its first placement, counted as one */
+	f = list();
+	ck_assert_uint_eq(f.counts.v[BND_CNT_PLACEMENT + BND_S_LINEAR], 2);
+	ck_assert_msg(!strncmp(rec_of(&f, 2, 0)->hist, "2/deferred@", 11) &&
+		      strstr(rec_of(&f, 2, 0)->hist, "/bound@"), "%s", rec_of(&f, 2, 0)->hist);
+	bnd_statefile_free(&f);
 	bnd_placement_free(&pa);
 	bnd_topology_free(t);
 }
@@ -309,8 +328,10 @@ START_TEST(suspended_record_round_trips_and_keeps_memory)
 	ck_assert_int_eq(bnd_state_suspend(&env.opts, 6, 0, "x", err, sizeof(err)), BND_EINVAL);
 	text = st_read(st_path(&env, "state"), NULL);
 	ck_assert_msg(strstr(text, " cpus= since="), "%s", text);
-	ck_assert_msg(strstr(text, " why=slurm-suspend- tasks= mem=0:512 req=linear:1\n"), "%s",
+	/* its history keeps the cpus it gave back, and why */
+	ck_assert_msg(strstr(text, " why=slurm-suspend- tasks= mem=0:512 hist=1/suspended@"), "%s",
 		      text);
+	ck_assert_msg(strstr(text, "=0-1:slurm-suspend- req=linear:1\n"), "%s", text);
 	free(text);
 	f = list();
 	ck_assert_int_eq(f.nrec, 1);
