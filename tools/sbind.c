@@ -32,6 +32,10 @@ static const char usage[] =
 	"      user's (sbind submit --help lists them), or why it is refused\n"
 	"  status [--state DIR] [--format text|json] [--job J]\n"
 	"      current bindings on this node (suspended/deferred: since when, why)\n"
+	"  metrics [--state DIR] [--topology SRC] [--mem-reserve SIZE|N%] [--output FILE]\n"
+	"      the node's binding state for Prometheus (text format): cores, threads and\n"
+	"      memory held and free, steps by status, the counters; --output writes\n"
+	"      node_exporter's textfile atomically\n"
 	"  release --job J [--step S] [--state DIR]    drop records\n"
 	"  gc [--state DIR]                            drop records of dead owners, and\n"
 	"      the rankfiles of steps that are gone\n"
@@ -110,6 +114,8 @@ int main(int argc, char **argv)
 		return cmd_complete(argc - 1, argv + 1);
 	if (!strcmp(cmd, "submit"))
 		return sbind_cmd_submit(argc - 1, argv + 1);
-	fprintf(stderr, "sbind: unknown command \"%s\" (expected topology, place, submit, rankfile, status, release, gc or complete)\n", cmd);
+	if (!strcmp(cmd, "metrics"))
+		return sbind_cmd_metrics(argc - 1, argv + 1);
+	fprintf(stderr, "sbind: unknown command \"%s\" (expected topology, place, submit, rankfile, status, metrics, release, gc or complete)\n", cmd);
 	return SBIND_EXIT_USAGE;
 }

@@ -14,6 +14,7 @@
 #include "binding/util/error.h"
 #include "binding/util/safefile.h"
 #include "binding/placement/near.h"
+#include "binding/report/metrics.h"
 #include "binding/step/nofit.h"
 #include "binding/step/slurmconf.h"
 #include "binding/step/stepfit.h"
@@ -36,6 +37,16 @@ static void step_log(const struct bnd_step *s, const char *fmt, ...)
 	s->log(s->log_ctx, msg);
 }
 
+/* metrics_file=: the node's metrics after each change of its state. */
+static void write_metrics(void *ctx)
+{
+	const struct bnd_step *s = ctx;
+	char err[BND_ERRLEN] = "";
+	if (bnd_metrics_update(s->cfg.state_dir, s->cfg.metrics_file, s->topo, &s->cfg.mem_reserve,
+			       s->log, s->log_ctx, err, sizeof(err)) != BND_OK)
+		step_log(s, "job %u: metrics_file=%s: %s", s->job, s->cfg.metrics_file, err);
+}
+
 static void state_opts(const struct bnd_step *s, struct bnd_state_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -45,6 +56,10 @@ static void state_opts(const struct bnd_step *s, struct bnd_state_opts *o)
 	o->log_ctx = s->log_ctx;
 	/* const: the pending counts are the step's, zeroed once written */
 	o->pending = (struct bnd_counts *)&s->pending;
+	if (s->cfg.metrics_file[0]) {
+		o->committed = write_metrics;
+		o->committed_ctx = (void *)s;
+	}
 }
 
 /* The rankfile's text from the placement, written through the state

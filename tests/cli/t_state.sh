@@ -32,9 +32,9 @@ expect_out "status lists both, cores as s,c, held cores lower case" \
 topology: scttcttcttcttScttCTTCTTCTT
 $NUMA0" status_noage
 expect_out "the state file is readable text" \
-"rec job=12 step=0 pid=$owner cpus=0-7 tasks=0-3;4-7 req=linear:2
-rec job=13 step=4294967291 pid=$owner cpus=8-9 tasks=8-9 req=linear:1" \
-	sh -c "grep '^rec ' '$SD/state' | sed -E 's/ start=[0-9]+ uid=0 status=active created=[0-9]+//; s/ mem= / /'"
+"rec job=12 step=0 pid=$owner cpus=0-7 tasks=0-3;4-7 hist=1/bound@T=0-7 req=linear:2
+rec job=13 step=4294967291 pid=$owner cpus=8-9 tasks=8-9 hist=1/bound@T=8-9 req=linear:1" \
+	sh -c "grep '^rec ' '$SD/state' | sed -E 's/ start=[0-9]+ uid=0 status=active created=[0-9]+//; s/ mem= / /; s/@[0-9]+/@T/g'"
 
 expect_out "status json (created and age normalised)" \
 '{"state_dir":"'"$SD"'","records":[{"job":12,"step":0,"step_name":"0","uid":0,"owner_pid":'$owner',"owner_alive":true,"status":"active","created":C,"age":A,"cpus":"0-7","cores":["0,0","0,1","0,2","0,3"],"tasks":["0-3","4-7"],"mem_mib":{},"request":"linear:2"},{"job":13,"step":4294967291,"step_name":"batch","uid":0,"owner_pid":'$owner',"owner_alive":true,"status":"active","created":C,"age":A,"cpus":"8-9","cores":["1,0"],"tasks":["8-9"],"mem_mib":{},"request":"linear:1"}],"topology_sge":"scttcttcttcttScttCTTCTTCTT","topology_ocs":"NscttcttcttcttScttCTTCTTCTT","numa":[{"node":0,"total_mib":1024,"reserved_mib":0,"free_mib":1024}],"host":{"total_mib":1024,"reserved_mib":0,"free_mib":1024},"uge":{"m_cache_l1":"0.000000K","m_cache_l2":"0.000000K","m_cache_l3":"0.000000K","m_mem_free":"1024.000000M","m_mem_free_n0":"1024.000000M","m_mem_total":"1024.000000M","m_mem_total_n0":"1024.000000M","m_mem_used":"0.000000M","m_mem_used_n0":"0.000000M"}}' \

@@ -81,6 +81,10 @@ struct bnd_config {
 	 * discovery. A file that cannot be read is a node without topology. */
 	char topology[256];
 	enum bnd_submit_mode submit;   /* read by the submit host's cli_filter */
+	/* metrics_file=/path.prom: after every transaction that changed the
+	 * state, the step writes the node's metrics there (report/metrics.h);
+	 * "" for none (the package's timer runs sbind metrics instead). */
+	char metrics_file[BND_CONFIG_PATH_MAX];
 };
 
 /* Every setting from its key's default (bnd_config_key_info's def). */

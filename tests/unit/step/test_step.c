@@ -162,6 +162,35 @@ static const char *count_line(void)
 	return line;
 }
 
+/* metrics_file=: every change of the state rewrites the node's metrics. */
+START_TEST(metrics_file_follows_every_change)
+{
+	struct bnd_step s;
+	char prom[160];
+	snprintf(prom, sizeof(prom), "%s/node.prom", dir);
+	snprintf(cfg.metrics_file, sizeof(cfg.metrics_file), "%s", prom);
+	struct bnd_step_in in = base(15, 0, 1, "0", "linear:1");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
+	ck_assert_msg(strstr(slurp(prom), "\nspank_binding_steps{status=\"bound\"} 1\n") &&
+		      strstr(slurp(prom), "\nspank_binding_placements_total{strategy=\"linear\"} 1\n"),
+		      "%s", slurp(prom));
+	/* a refused step (2 cores on Slurm's 1) is in it as unbound */
+	struct bnd_step t;
+	struct bnd_step_in in2 = base(16, 0, 1, "0", "linear:2");
+	ck_assert_int_eq(bnd_step_prepare(&t, &in2), BND_OK);
+	ck_assert_msg(strstr(slurp(prom), "\nspank_binding_steps{status=\"unbound\"} 1\n") &&
+		      strstr(slurp(prom), "{reason=\"allocation_too_small\"} 1\n"), "%s", slurp(prom));
+	bnd_step_finish(&t);
+	bnd_step_free(&t);
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+	ck_assert_msg(strstr(slurp(prom), "\nspank_binding_steps{status=\"bound\"} 0\n") &&
+		      strstr(slurp(prom), "\nspank_binding_steps{status=\"unbound\"} 0\n"),
+		      "%s", slurp(prom));
+}
+END_TEST
+
 START_TEST(two_tasks_bound_and_released)
 {
 	if (!need_cores(2))
@@ -1601,6 +1630,7 @@ int main(void)
 	TCase *tc = tcase_create("step");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, two_tasks_bound_and_released);
+	tcase_add_test(tc, metrics_file_follows_every_change);
 	tcase_add_test(tc, allocation_too_small_names_both_numbers);
 	tcase_add_test(tc, explicit_list_reasons);
 	tcase_add_test(tc, other_jobs_cores_are_never_taken);
