@@ -304,6 +304,8 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	if (res.verbose[0])
 		fprintf(stderr, "%s\n", res.verbose);
 	fflush(stderr);
+	if (res.log[0])
+		slurm_info(TAG ": %s", res.log);
 	return res.failed ? -1 : 0;
 }
 

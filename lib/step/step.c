@@ -692,6 +692,31 @@ static int task_env(const struct bnd_step *s, const bnd_cpuset_t *cpus, const ch
 	return bnd_taskenv_build(env, &ein, err, errlen);
 }
 
+/* slurmd's log line of a bound task, in the spirit of task/affinity's
+ * verbose one: its mask in hex (as hwloc prints it) and as a list read
+ * back from the kernel, its cores, memory nodes and policy, GPUs. */
+static void log_line(const struct bnd_step *s, int global_id, const struct task_mem *m,
+		     const struct task_gpus *g, struct bnd_task_result *out)
+{
+	char mask[BND_CPULIST_TEXT] = "?", list[BND_CPULIST_TEXT] = "?", pol[BND_MEMPOLICY_TEXT] = "?";
+	char pairs[BND_CPULIST_TEXT] = "-", perr[BND_ERRLEN], step[16];
+	bnd_cpuset_t now;
+	if (bnd_affinity_get(0, &now, perr, sizeof(perr)) == BND_OK) {
+		bnd_cpuset_format_hwloc(&now, mask, sizeof(mask));
+		if (bnd_cpuset_format_list(&now, list, sizeof(list)) != BND_OK)
+			snprintf(list, sizeof(list), "...");
+		if (s->topo && bnd_pe_pairs(s->topo, &now, pairs, sizeof(pairs)) == BND_OK)
+			for (char *p = pairs; *p; p++)
+				*p = *p == ':' ? ' ' : *p;
+	}
+	bnd_mempolicy_describe(pol, sizeof(pol), perr, sizeof(perr));
+	bnd_format(out->log, sizeof(out->log),
+		   "job %u step %s task %d [%d] on %s: bound (%s), mask %s cpus %s cores %s, mems %s "
+		   "mempolicy %s, gpus %s", s->job, bnd_step_name(s->step, step, sizeof(step)),
+		   global_id, (int)getpid(), s->host, bnd_instance_name(s->req.instance), mask, list,
+		   pairs, m->nodes[0] ? m->nodes : "-", pol, g->list[0] ? g->list : "-");
+}
+
 int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
 		  const struct bnd_task_vars *vars, const char *cgroup_root, const char *cpuset_file,
 		  struct bnd_task_result *out)
@@ -716,6 +741,8 @@ int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
 			 s->host, global_id, err);
 	if (verbose)
 		verbose_line(s, global_id, &cpus, bound, &gt, out);
+	if (bound)
+		log_line(s, global_id, &mem, &gt, out);
 	return BND_OK;
 }
 

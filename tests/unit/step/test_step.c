@@ -212,6 +212,14 @@ START_TEST(two_tasks_bound_and_released)
 	ck_assert_str_eq(env(&r, "SLURM_BINDING_REQUEST"), "linear:1");
 	ck_assert_msg(strstr(r.verbose, "host=n1 task=1 cores=0,1 cpus=") &&
 		      strstr(r.verbose, "mempolicy=default"), "%s", r.verbose);
+	/* slurmd's line: the mask read back, in hex and as a list */
+	char want[256];
+	snprintf(want, sizeof(want), "job 11 step 0 task 1 [%d] on n1: bound (set), mask 0x",
+		 (int)getpid());
+	ck_assert_msg(!strncmp(r.log, want, strlen(want)), "%s", r.log);
+	snprintf(want, sizeof(want), " cpus %s cores 0,1, mems - mempolicy default, gpus -",
+		 cpus_of_core(1));
+	ck_assert_msg(strstr(r.log, want), "%s", r.log);
 	bnd_taskenv_free(&r.env);
 
 	ck_assert_int_eq(bnd_step_finish(&s), BND_OK);
@@ -251,6 +259,7 @@ START_TEST(allocation_too_small_names_both_numbers)
 	ck_assert_msg(strstr(r.message, "spank-binding: n1 task 0: not bound: the allocation"), "%s",
 		      r.message);
 	ck_assert(!strncmp(env(&r, "SLURM_BINDING_STATUS"), "unbound: the allocation", 23));
+	ck_assert_str_eq(r.log, ""); /* only bound tasks are logged */
 	ck_assert_str_eq(env(&r, "SLURM_BINDING"), "");
 	ck_assert_str_eq(status_cpus(), before);
 	bnd_taskenv_free(&r.env);
