@@ -12,6 +12,9 @@ PKGS="$PKGS debhelper lintian fakeroot"  # tests/pkg/run.sh: dpkg-buildpackage, 
 # Lua 5.1's headers for its module, and a Lua 5.1 (the one Slurm links) to
 # check the script (tests/cli/t_submit.sh)
 PKGS="$PKGS slurm-wlm-basic-plugins liblua5.1-0-dev lua5.1"
+# tests/e2e/t50_metrics.sh scrapes a real node_exporter; promtool (in
+# prometheus) checks the metrics' names; file tells sbind draw's PNG
+PKGS="$PKGS prometheus-node-exporter prometheus file"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -36,6 +36,10 @@ static const char usage[] =
 	"      the node's binding state for Prometheus (text format): cores, threads and\n"
 	"      memory held and free, steps by status, the counters; --output writes\n"
 	"      node_exporter's textfile atomically\n"
+	"  draw [--state DIR] [--topology SRC] [--format xml|svg|png] [--output FILE]\n"
+	"      the node's topology with each job's cores in its colour, waiting and\n"
+	"      suspended steps marked, memory per NUMA node: an hwloc XML for lstopo,\n"
+	"      or rendered by lstopo (svg, png)\n"
 	"  release --job J [--step S] [--state DIR]    drop records\n"
 	"  gc [--state DIR]                            drop records of dead owners, and\n"
 	"      the rankfiles of steps that are gone\n"
@@ -116,6 +120,8 @@ int main(int argc, char **argv)
 		return sbind_cmd_submit(argc - 1, argv + 1);
 	if (!strcmp(cmd, "metrics"))
 		return sbind_cmd_metrics(argc - 1, argv + 1);
-	fprintf(stderr, "sbind: unknown command \"%s\" (expected topology, place, submit, rankfile, status, metrics, release, gc or complete)\n", cmd);
+	if (!strcmp(cmd, "draw"))
+		return sbind_cmd_draw(argc - 1, argv + 1);
+	fprintf(stderr, "sbind: unknown command \"%s\" (expected topology, place, submit, rankfile, status, metrics, draw, release, gc or complete)\n", cmd);
 	return SBIND_EXIT_USAGE;
 }

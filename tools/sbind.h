@@ -93,5 +93,6 @@ int sbind_cmd_rankfile(int argc, char **argv);
 int sbind_cmd_list(int argc, char **argv);
 int sbind_cmd_submit(int argc, char **argv);
 int sbind_cmd_metrics(int argc, char **argv);
+int sbind_cmd_draw(int argc, char **argv);
 
 #endif
