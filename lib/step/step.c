@@ -711,10 +711,12 @@ static void log_line(const struct bnd_step *s, int global_id, const struct task_
 	}
 	bnd_mempolicy_describe(pol, sizeof(pol), perr, sizeof(perr));
 	bnd_format(out->log, sizeof(out->log),
-		   "job %u step %s task %d [%d] on %s: bound (%s), mask %s cpus %s cores %s, mems %s "
+		   "job %u step %s task %d [%d] on %s: %s, mask %s cpus %s cores %s, mems %s "
 		   "mempolicy %s, gpus %s", s->job, bnd_step_name(s->step, step, sizeof(step)),
-		   global_id, (int)getpid(), s->host, bnd_instance_name(s->req.instance), mask, list,
-		   pairs, m->nodes[0] ? m->nodes : "-", pol, g->list[0] ? g->list : "-");
+		   global_id, (int)getpid(), s->host,
+		   s->req.instance == BND_I_SET ? "bound" : s->req.instance == BND_I_PE
+		   ? "placed (pe: affinity untouched)" : "placed (env: affinity untouched)",
+		   mask, list, pairs, m->nodes[0] ? m->nodes : "-", pol, g->list[0] ? g->list : "-");
 }
 
 int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,

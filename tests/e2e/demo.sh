@@ -7,10 +7,14 @@
 #   # text          a comment of the file, not shown
 #   ## text         shown as an explanation
 #   @plugstack ARGS rewrites plugstack.conf (state_dir= is added), shown
+#   @cli_filter on|off  the package's cli_filter.lua in slurm.conf or not, shown
 #   @root CMD       run as root, shown as "# CMD" and its output
 #   CMD             run as the job user from a scratch dir, shown as "$ CMD"
 #                   and its output (stdout and stderr), at most 60 s
-# Commands see E2E_NODE, E2E_CPUS, E2E_NCPUS, E2E_STATE in their environment.
+# Commands see E2E_NODE, E2E_CPUS, E2E_NCPUS, E2E_STATE in their environment,
+# root's also E2E_BUILD (sbind) and E2E_DIR.
+# The node has DEMO_GPUS (default 2) fake GPUs as GRES (cluster.sh's
+# E2E_GPUS: device files Slurm hands out, no driver behind them).
 # Environment: DEMO_PLUGSTACK_ARGS (default "verbose"), DEMO_EXAMPLES (another
 # examples file), KEEP_E2E=1, and
 # cluster.sh's knobs.
@@ -30,6 +34,7 @@ fi
 
 # shellcheck source=tests/e2e/cluster.sh
 . "$here/cluster.sh"
+export E2E_GPUS=${DEMO_GPUS:-2}
 # shellcheck disable=SC2086 # several arguments
 cluster_start ${DEMO_PLUGSTACK_ARGS:-verbose} || { echo "demo: the private cluster did not start" >&2; exit 1; }
 echo
@@ -58,6 +63,11 @@ if [ -f "$examples" ]; then
 			# shellcheck disable=SC2086
 			cluster_plugstack ${line#@plugstack}
 			echo "(plugstack.conf: $(cat "$E2E_DIR/plugstack.conf"))"
+			echo
+			;;
+		'@cli_filter '*)
+			cluster_cli_filter "${line#@cli_filter }" || echo "demo: the cli_filter is not built (make)"
+			echo "(slurm.conf: CliFilterPlugins=$(sed -n 's/^CliFilterPlugins=//p' "$E2E_DIR/slurm.conf"))"
 			echo
 			;;
 		'@root '*)

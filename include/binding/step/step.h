@@ -175,9 +175,11 @@ struct bnd_task_result {
 	                          without topology) and the task was not bound */
 	char message[BND_TASK_MESSAGE_MAX]; /* for stderr: why unbound / failed, "" if fine */
 	char verbose[BND_TASK_VERBOSE_MAX]; /* the -v line, "" unless asked */
-	/* For slurmd's log (info), "" unless the task was bound: job, step,
-	 * task, pid, node, the mask in hex and as a list, cores, memory nodes
-	 * and policy, GPUs (task/affinity's verbose line, for the admin). */
+	/* For slurmd's log (info), "" unless the task was placed: job, step,
+	 * task, pid, node, bound (or placed, for env and pe: affinity left
+	 * alone), the mask read back in hex and as a list, cores, memory
+	 * nodes and policy, GPUs (task/affinity's verbose line, for the
+	 * admin). */
 	char log[BND_TASK_VERBOSE_MAX];
 	struct bnd_taskenv env; /* to export (free with bnd_taskenv_free) */
 };
