@@ -275,10 +275,12 @@ static int print_json(const struct bnd_state_file *f, const struct bnd_topology 
 
 /* sbind status --job J: the job's receipt on this node (report/receipt.h). */
 static int print_receipt(const struct bnd_state_file *f, const struct bnd_topology *t,
-			 uint32_t job, int json)
+			 uint32_t job, int json, const char *node)
 {
 	char host[256] = "";
-	if (f->node[0])
+	if (node)
+		snprintf(host, sizeof(host), "%s", node);
+	else if (f->node[0])
 		snprintf(host, sizeof(host), "%s", f->node);
 	else if (gethostname(host, sizeof(host) - 1))
 		snprintf(host, sizeof(host), "localhost");
@@ -305,10 +307,11 @@ int sbind_cmd_status(int argc, char **argv)
 		{ "topology", required_argument, NULL, 't' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "job", required_argument, NULL, 'j' },
+		{ "node", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *state = NULL, *source = NULL, *format = "text", *jtext = NULL;
+	const char *state = NULL, *source = NULL, *format = "text", *jtext = NULL, *node = NULL;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -317,9 +320,10 @@ int sbind_cmd_status(int argc, char **argv)
 		case 't': source = optarg; break;
 		case 'f': format = optarg; break;
 		case 'j': jtext = optarg; break;
+		case 'n': node = optarg; break;
 		case 'h':
 			puts("usage: sbind status [--state DIR] [--topology SRC] [--format text|json] "
-			     "[--job J]");
+			     "[--job J [--node NAME]]");
 			return SBIND_EXIT_OK;
 		default: return SBIND_EXIT_USAGE;
 		}
@@ -349,7 +353,7 @@ int sbind_cmd_status(int argc, char **argv)
 	 * as Grid Engine reports it, and the reason is on stderr. */
 	struct bnd_topology *t = sbind_load_topology(source, dir);
 	if (jtext) {
-		int rc = print_receipt(&f, t, job, !strcmp(format, "json"));
+		int rc = print_receipt(&f, t, job, !strcmp(format, "json"), node);
 		bnd_topology_free(t);
 		bnd_statefile_free(&f);
 		return rc;

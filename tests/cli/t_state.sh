@@ -53,6 +53,8 @@ expect_out "status --job: the job's receipt here, each task's cores and cpus by 
 expect_out "status --job json: the receipt for collectors" \
 '{"job":13,"node":"H","steps":[{"step":4294967291,"step_name":"batch","uid":0,"owner_pid":P,"owner_alive":true,"status":"active","since_ms":M,"why":"","request":"linear:1","instance":"set","strategy":"linear","binding":"set linear:1","exec_binding_list":"H=1,0","mbind":"none","memory_mib":{},"job_memory_mib":0,"cpus":"8-9","tasks":[{"task":0,"cores":["1,0"],"cores_logical":[4],"cpus":"8-9","cpus_logical":"8-9","numa":[0],"gpus":[]}],"history":[{"event":"bound","ms":M,"cpus":"8-9","why":""}],"history_total":1}]}' \
 	receipt --job 13 --format json
+expect_out "status --job --node: the node's name as Slurm knows it" "job 13 step batch on n9: active since Ns, uid 0, owner pid P
+  exec_binding_list:  n9=1,0" sh -c "$SBIND status --state '$SD' --topology '$T' --job 13 --node n9 | sed -E 's/since [0-9]+s/since Ns/; s/pid $owner/pid P/' | grep -E '^job|exec_binding'"
 expect_out "status --job of a job with nothing here says so" "job 77: no record on H (not here, ended, or no binding asked)" \
 	receipt --job 77
 expect_rc "status --job with a bad id: usage error" 2 $SBIND status --state "$SD" --topology "$T" --job x
