@@ -102,10 +102,13 @@ int sbind_cmd_draw(int argc, char **argv)
 		fprintf(stderr, "sbind draw: %s\n", err);
 		return SBIND_EXIT_ERROR;
 	}
-	struct bnd_draw_in in = { source, &f };
+	/* The records' GPU indices are the plugin's topology's (its cache). */
+	struct bnd_topology *t = sbind_load_topology(source, o.dir);
+	struct bnd_draw_in in = { source, &f, t };
 	char *xml = NULL;
 	size_t len = 0;
 	int rc = bnd_draw_xml(&in, &xml, &len, err, sizeof(err));
+	bnd_topology_free(t);
 	bnd_statefile_free(&f);
 	if (rc) {
 		fprintf(stderr, "sbind draw: %s\n", err);

@@ -35,6 +35,7 @@ const char *bnd_draw_colour(int k, const char **name)
 struct draw {
 	hwloc_topology_t topo;
 	const struct bnd_state_file *f;
+	const struct bnd_topology *t;  /* the records' GPU indices, or NULL */
 	uint32_t *jobs;   /* the jobs on the node, by id: index = colour */
 	int njobs;
 };
@@ -85,8 +86,13 @@ static void style(hwloc_obj_t o, int k, enum mark m)
 	hwloc_obj_add_info(o, "lstopoStyle", s);
 }
 
+/* A box named name under parent, once (a job's script and its steps
+ * hold the same cores). */
 static int misc(struct draw *d, hwloc_obj_t parent, const char *name, int k, enum mark m)
 {
+	for (hwloc_obj_t c = parent->misc_first_child; c; c = c->next_sibling)
+		if (c->name && !strcmp(c->name, name))
+			return BND_OK;
 	hwloc_obj_t o = hwloc_topology_insert_misc_object(d->topo, parent, name);
 	if (!o)
 		return BND_ESYS;
@@ -148,15 +154,36 @@ static int suspended_cpus(const struct bnd_state_record *r, bnd_cpuset_t *out)
 	return found;
 }
 
+/* The GPUs of a GPU-aware step: its job's colour on each PCI device
+ * (found by bus id) and a box naming the job. */
+static int mark_gpus(struct draw *d, const struct bnd_state_record *r, int k, const char *label)
+{
+	uint64_t all = 0;
+	for (int i = 0; i < r->ngpus; i++)
+		all |= r->gpus[i];
+	for (int g = 0; d->t && g < d->t->ngpus && g < 64; g++) {
+		hwloc_obj_t dev = all >> g & 1 && d->t->gpus[g].busid[0]
+				  ? hwloc_get_pcidev_by_busidstring(d->topo, d->t->gpus[g].busid) : NULL;
+		if (!dev)
+			continue;
+		style(dev, k, M_HOLDS);
+		int rc = misc(d, dev, label, k, M_HOLDS);
+		if (rc)
+			return rc;
+	}
+	return BND_OK;
+}
+
 static int mark_record(struct draw *d, const struct bnd_state_record *r)
 {
-	int k = job_index(d, r->job);
+	int k = job_index(d, r->job), rc;
 	char label[64];
 	bnd_cpuset_t back;
 	switch (r->status) {
 	case BND_ST_ACTIVE:
 		snprintf(label, sizeof(label), "job %" PRIu32, r->job);
-		return mark_cpus(d, &r->cpus, k, M_HOLDS, label);
+		rc = mark_cpus(d, &r->cpus, k, M_HOLDS, label);
+		return rc ? rc : mark_gpus(d, r, k, label);
 	case BND_ST_DEFERRED:
 		snprintf(label, sizeof(label), "job %" PRIu32 " waits", r->job);
 		return r->want ? mark_cpus(d, r->want, k, M_WAITS, label) : BND_OK;
@@ -258,7 +285,7 @@ static int export_xml(hwloc_topology_t topo, char **xml, size_t *len, char *err,
 int bnd_draw_xml(const struct bnd_draw_in *in, char **xml, size_t *len, char *err,
 		 size_t errlen)
 {
-	struct draw d = { .f = in->f };
+	struct draw d = { .f = in->f, .t = in->t };
 	char *src_xml = NULL;
 	*xml = NULL;
 	*len = 0;

@@ -12,6 +12,8 @@
  *     text on each core it may use (its want=); a suspended step: a grey
  *     box "job N suspended" on the cores it gave back (its history's last
  *     suspension), on the machine when they are not known;
+ *   - a GPU-aware step's GPUs (the record's, by PCI bus id) are filled
+ *     with its job's colour and hold a box "job N";
  *   - each NUMA node holds a box "job N: M MiB" per job with memory
  *     reserved there (the largest of its records' shares: a job's steps
  *     share its memory);
@@ -28,10 +30,14 @@
 #include <stddef.h>
 
 #include "binding/state/statefile.h"
+#include "binding/topology/topology.h"
 
 struct bnd_draw_in {
 	const char *source;              /* hwloc source; NULL or "": this machine */
 	const struct bnd_state_file *f;  /* the node's records */
+	/* The flattened topology the records' GPU indices refer to (the
+	 * plugin's: the state dir's cache), NULL to leave GPUs unmarked. */
+	const struct bnd_topology *t;
 };
 
 /* The annotated topology as an hwloc XML export (malloc'd, NUL-terminated,

@@ -66,7 +66,7 @@ START_TEST(cores_take_their_jobs_colours)
 {
 	struct bnd_state_file f;
 	sample(&f);
-	struct bnd_draw_in in = { T, &f };
+	struct bnd_draw_in in = { T, &f, NULL };
 	char *xml, err[BND_ERRLEN] = "", buf[512];
 	size_t len;
 	ck_assert_msg(bnd_draw_xml(&in, &xml, &len, err, sizeof(err)) == BND_OK, "%s", err);
@@ -121,11 +121,56 @@ START_TEST(cores_take_their_jobs_colours)
 }
 END_TEST
 
+/* A GPU-aware step's GPUs take its colour; a job's script and step on
+ * the same core make one box. */
+START_TEST(gpus_and_one_box_per_job)
+{
+	char *xml_path = tu_topology_xml("NVIDIA-DGX2H-2pa24co+16nvml+1nvswitch+10ib.xml");
+	struct bnd_topology *t = tu_topo(xml_path);
+	struct bnd_state_file f;
+	bnd_statefile_init(&f);
+	struct bnd_state_record a = st_rec(9, BND_STEP_BATCH, 1, 1, "0");
+	struct bnd_state_record b = st_rec(9, 0, 1, 1, "0");
+	const uint64_t gpus[1] = { 1u << 3 };
+	ck_assert_int_eq(bnd_state_record_gpus(&b, gpus, 1), BND_OK);
+	ck_assert_int_eq(bnd_statefile_add(&f, &a), BND_OK);
+	ck_assert_int_eq(bnd_statefile_add(&f, &b), BND_OK);
+	bnd_state_record_free(&a);
+	bnd_state_record_free(&b);
+	struct bnd_draw_in in = { xml_path, &f, t };
+	char *xml, err[BND_ERRLEN] = "", buf[512];
+	size_t len;
+	ck_assert_msg(bnd_draw_xml(&in, &xml, &len, err, sizeof(err)) == BND_OK, "%s", err);
+	hwloc_topology_t topo;
+	ck_assert_int_eq(hwloc_topology_init(&topo), 0);
+	ck_assert_int_eq(hwloc_topology_set_xmlbuffer(topo, xml, (int)len + 1), 0);
+	hwloc_topology_set_type_filter(topo, HWLOC_OBJ_MISC, HWLOC_TYPE_FILTER_KEEP_ALL);
+	hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_ALL);
+	ck_assert_int_eq(hwloc_topology_load(topo), 0);
+	hwloc_obj_t pu0 = hwloc_get_pu_obj_by_os_index(topo, 0);
+	hwloc_obj_t core = pu0->parent->type == HWLOC_OBJ_CORE ? pu0->parent : pu0;
+	/* cpu 0 alone of a 2-thread core: the thread, one box for the job */
+	ck_assert_str_eq(miscs_of(pu0, buf, sizeof(buf)), "job 9[Background=#0072b2;Text=#ffffff]");
+	ck_assert_str_eq(miscs_of(core, buf, sizeof(buf)), "");
+	hwloc_obj_t dev = hwloc_get_pcidev_by_busidstring(topo, t->gpus[3].busid);
+	ck_assert_ptr_nonnull(dev);
+	ck_assert_str_eq(style_of(dev), "Background=#0072b2;Text=#ffffff");
+	ck_assert_str_eq(miscs_of(dev, buf, sizeof(buf)), "job 9[Background=#0072b2;Text=#ffffff]");
+	hwloc_obj_t other = hwloc_get_pcidev_by_busidstring(topo, t->gpus[4].busid);
+	ck_assert_str_eq(style_of(other), "");
+	hwloc_topology_destroy(topo);
+	free(xml);
+	free(xml_path);
+	bnd_statefile_free(&f);
+	bnd_topology_free(t);
+}
+END_TEST
+
 START_TEST(a_bad_source_is_named)
 {
 	struct bnd_state_file f;
 	bnd_statefile_init(&f);
-	struct bnd_draw_in in = { "/nonexistent/topology", &f };
+	struct bnd_draw_in in = { "/nonexistent/topology", &f, NULL };
 	char *xml, err[BND_ERRLEN] = "";
 	size_t len;
 	ck_assert_int_eq(bnd_draw_xml(&in, &xml, &len, err, sizeof(err)), BND_EINVAL);
@@ -138,6 +183,7 @@ int main(void)
 	Suite *s = suite_create("draw");
 	TCase *tc = tcase_create("draw");
 	tcase_add_test(tc, cores_take_their_jobs_colours);
+	tcase_add_test(tc, gpus_and_one_box_per_job);
 	tcase_add_test(tc, a_bad_source_is_named);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
