@@ -87,6 +87,7 @@ static const char *status_text(const struct bnd_state_record *r)
 	switch (r->status) {
 	case BND_ST_SUSPENDED: return "suspended(stale)";
 	case BND_ST_DEFERRED: return "deferred(stale)";
+	case BND_ST_UNBOUND: return "unbound(stale)";
 	default: return "active(stale)";
 	}
 }

@@ -1,5 +1,6 @@
 #include "binding/state/counters.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -67,19 +68,22 @@ const char *bnd_counter_key(enum bnd_counter c, char *buf, size_t len)
 }
 
 /* The keys, made once: every transaction that reads a count line looks
- * its keys up. Threads may race to fill it; they write the same bytes. */
+ * its keys up. */
 static char keys[BND_CNT_COUNT][48];
-static int keys_made;
+static size_t key_len[BND_CNT_COUNT];
+static pthread_once_t keys_once = PTHREAD_ONCE_INIT;
+
+static void make_keys(void)
+{
+	for (int c = 0; c < BND_CNT_COUNT; c++)
+		key_len[c] = strlen(bnd_counter_key((enum bnd_counter)c, keys[c], sizeof(keys[c])));
+}
 
 int bnd_counter_by_key(const char *key, size_t n)
 {
-	if (!__atomic_load_n(&keys_made, __ATOMIC_ACQUIRE)) {
-		for (int c = 0; c < BND_CNT_COUNT; c++)
-			bnd_counter_key((enum bnd_counter)c, keys[c], sizeof(keys[c]));
-		__atomic_store_n(&keys_made, 1, __ATOMIC_RELEASE);
-	}
+	pthread_once(&keys_once, make_keys);
 	for (int c = 0; c < BND_CNT_COUNT; c++)
-		if (strlen(keys[c]) == n && !memcmp(keys[c], key, n))
+		if (key_len[c] == n && !memcmp(keys[c], key, n))
 			return c;
 	return -1;
 }
