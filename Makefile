@@ -101,7 +101,7 @@ FUZZ_OBJ     := $(LIB_SRC:lib/%.c=$(B)/fuzz/lib/%.o)
 export BINDING_TOPOLOGIES ?= $(CURDIR)/tests/topologies
 export BINDING_BUILD := $(abspath $(B))
 
-.PHONY: all deps check unit unit-plain unit-san cli e2e pkg numa fuzz fuzz-run fuzz-long lint demo bench install clean
+.PHONY: all deps check releases unit-programs e2e-helpers unit unit-plain unit-san cli e2e pkg numa fuzz fuzz-run fuzz-long lint demo bench install clean
 
 all: $(B)/libbinding.a $(TOOLS_BIN) $(if $(wildcard spank_binding.c),$(PLUGIN)) $(MANPAGES) $(CLI_FILTER) \
 	$(SUBMIT_MODULE) $(METRICS_UNIT)
@@ -153,8 +153,14 @@ $(METRICS_UNIT): tools/systemd/spank-binding-metrics.service.in
 	@mkdir -p $(@D)
 	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DEFAULTDIR@|$(SYSCONFDIR)/default|g' $< >$@.new && mv -f $@.new $@
 
-$(PLUGIN): spank_binding.c spank_binding.map $(B)/libbinding.a $(LIB_HDR)
-	$(CC) $(ALL_CFLAGS) -shared $< -o $@ -Wl,--version-script=spank_binding.map -Wl,--whole-archive $(B)/libbinding.a -Wl,--no-whole-archive $(PKG_LIBS) $(LDFLAGS)
+# The glue: the SPANK callbacks, and the one adapter to the Slurm API calls
+# whose form differs between releases (slurm_compat.c, docs/slurm-releases.md).
+# SLURM_API: the libslurm API (soname major) of the release whose headers
+# the build uses; the plugin compares it with the Slurm that loads it.
+GLUE_SRC    := spank_binding.c slurm_compat.c
+SLURM_API   := $(shell readlink -f "$$($(CC) -print-file-name=libslurm.so)" 2>/dev/null | sed -n 's/.*libslurm\.so\.\([0-9]*\).*/\1/p')
+$(PLUGIN): $(GLUE_SRC) slurm_compat.h spank_binding.map $(B)/libbinding.a $(LIB_HDR)
+	$(CC) $(ALL_CFLAGS) -DBND_SLURM_API=$(or $(SLURM_API),0) -shared $(GLUE_SRC) -o $@ -Wl,--version-script=spank_binding.map -Wl,--whole-archive $(B)/libbinding.a -Wl,--no-whole-archive $(PKG_LIBS) $(LDFLAGS)
 
 $(B)/tests/%: tests/unit/%.c $(TESTUTIL) $(CGSCRATCH) $(B)/tests/libbinding.a
 	@mkdir -p $(@D)
@@ -191,6 +197,7 @@ check: deps
 	$(MAKE) pkg
 	$(MAKE) numa
 	$(MAKE) e2e-guest
+	$(MAKE) releases
 	$(MAKE) fuzz
 	@sh tests/summary.sh $(B)/results
 
@@ -199,6 +206,9 @@ check: deps
 unit:
 	$(MAKE) -j$(JOBS) $(UNIT_BIN) $(UNIT_SAN)
 	$(MAKE) unit-plain unit-san
+
+# The plain test programs alone (the release chroots build and run these).
+unit-programs: $(UNIT_BIN)
 
 unit-plain: $(UNIT_BIN)
 	@sh tests/run-unit.sh plain $(UNIT_BIN)
@@ -210,8 +220,10 @@ unit-san: $(UNIT_SAN)
 cli: $(TOOLS_BIN) $(MANPAGES) $(CLI_FILTER)
 	@sh tests/cli/run.sh
 
-e2e: all $(E2E_HELPERS)
+e2e: all e2e-helpers
 	@sh tests/e2e/run.sh
+
+e2e-helpers: $(E2E_HELPERS)
 
 # The Debian package, built in a temporary copy, linted, unpacked and
 # smoke-tested with its own plugin (tests/pkg/run.sh).
@@ -223,9 +235,22 @@ numa: $(B)/libbinding.a
 	@CC="$(CC)" NUMA_CFLAGS="$(ALL_CFLAGS)" NUMA_LIBS="$(PKG_LIBS)" sh tests/numa/run.sh
 
 # Real Slurm (cgroup v2) in a 2-socket, 4-NUMA, SMT QEMU guest node.
+# pagenode (which NUMA node each page of a buffer is on, through
+# move_pages) runs there as the job user.
 .PHONY: e2e-guest
-e2e-guest: all
+e2e-guest: all $(B)/guest/pagenode
 	@CC="$(CC)" sh tests/guest/run.sh
+
+$(B)/guest/pagenode: tests/guest/pagenode.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 $(WARN) $< -o $@ -lnuma
+
+# The other Slurm releases (tests/releases/suites), each in its Debian
+# suite's chroot (made once, kept in /var/cache/spank-binding/chroots):
+# built there with its compiler, its unit tests, e2e files, package, the
+# upgrade from the host's release, and the guest node on that root.
+releases: all
+	@sh tests/releases/run.sh
 
 # Each target for FUZZ_SECONDS; skipped with a message without clang.
 fuzz:
@@ -249,7 +274,7 @@ fuzz-run: $(FUZZ_BIN)
 # cycle in the library (scripts/module-cycles, over the objects nm reads).
 lint: $(LIB_OBJ)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \
-		--std=c11 --inline-suppr -Iinclude -Itests/unit lib tools cli_filter $(wildcard spank_binding.c) \
+		--std=c11 --inline-suppr -Iinclude -Itests/unit lib tools cli_filter $(wildcard $(GLUE_SRC)) \
 		bench tests
 	sh scripts/module-cycles $(B)/lib
 

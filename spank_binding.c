@@ -19,6 +19,7 @@
 #include "binding/step/step.h"
 #include "binding/suspend/gang.h"
 #include "binding/task/taskenv.h"
+#include "slurm_compat.h"
 
 SPANK_PLUGIN(binding, 1);
 
@@ -104,7 +105,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 		/* Once per slurmd start: what the node will do, for the admin. */
 		char desc[1024];
 		if (bnd_config_describe(&cfg, desc, sizeof(desc)) == BND_OK)
-			slurm_info(TAG ": settings: %s", desc);
+			slurm_info(TAG ": settings: %s (built for Slurm %s)", desc, bnd_slurm_built_for());
 		if (cfg.enabled && bnd_step_node_start(&cfg, err, sizeof(err)) != BND_OK)
 			slurm_error(TAG ": preparing the state dir and topology cache: %s", err);
 		return 0;
@@ -316,7 +317,7 @@ static enum bnd_job_state job_state(void *ctx)
 	uint32_t job = *(uint32_t *)ctx;
 	job_info_msg_t *m = NULL;
 	enum bnd_job_state st = BND_JOB_UNKNOWN;
-	if (slurm_load_job(&m, job, SHOW_ALL) != SLURM_SUCCESS || !m)
+	if (bnd_slurm_load_job(&m, job, SHOW_ALL) != SLURM_SUCCESS || !m)
 		return BND_JOB_UNKNOWN;
 	if (m->record_count >= 1) {
 		uint32_t base = m->job_array[0].job_state & JOB_STATE_BASE;

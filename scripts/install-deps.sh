@@ -1,20 +1,57 @@
 #!/bin/sh
 # Installs the Debian packages the build, the tests and the demo need, when
 # they are missing and we are root. As a user it only reports what is missing.
+# The same names on Debian 12 (bookworm), 13 (trixie) and unstable (sid):
+# no package named after one suite's compiler or library version.
+#
+#   sh scripts/install-deps.sh               install what this machine lacks
+#   sh scripts/install-deps.sh --list SET..  print the packages of SETs, one
+#                                            line, comma-separated (the
+#                                            release chroots are made with
+#                                            them: tests/releases/chroot.sh)
 set -eu
-PKGS="build-essential pkg-config libhwloc-dev hwloc libnuma-dev numactl check libsubunit-dev
-libjansson-dev libslurm-dev slurmctld slurmd slurm-client munge cppcheck valgrind
-qemu-system-x86 busybox-static cpio xz-utils clang libclang-rt-14-dev"
-PKGS="$PKGS openmpi-bin"  # tests/cli/t_rankfile.sh: a real mpirun --rankfile
-PKGS="$PKGS mandoc groff-base"  # tests/cli/t_ship.sh: man page lint
-PKGS="$PKGS debhelper lintian fakeroot"  # tests/pkg/run.sh: dpkg-buildpackage, lintian
-# Slurm's cli_filter/lua (cli_filter_lua.so) for the project's cli_filter.lua,
-# Lua 5.1's headers for its module, and a Lua 5.1 (the one Slurm links) to
-# check the script (tests/cli/t_submit.sh)
-PKGS="$PKGS slurm-wlm-basic-plugins liblua5.1-0-dev lua5.1"
-# tests/e2e/t50_metrics.sh scrapes a real node_exporter; promtool (in
-# prometheus) checks the metrics' names; file tells sbind draw's PNG
-PKGS="$PKGS prometheus-node-exporter prometheus file"
+
+# The sets, by what needs them.
+# build: the library, sbind, the plugin (spank.h), the unit tests, the
+# cli_filter's Lua module (Lua 5.1: the one Slurm's cli_filter/lua links on
+# every suite, `ldd .../slurm-wlm/cli_filter_lua.so`).
+SET_build="build-essential pkg-config libhwloc-dev libnuma-dev check libsubunit-dev libjansson-dev
+libslurm-dev liblua5.1-0-dev"
+# slurm: a private cluster (tests/e2e/cluster.sh): daemons, clients,
+# cli_filter/lua and a Lua to check the script with, hwloc's and numactl's
+# tools, and what the harness runs (ss, nsenter, unshare, setpriv, ps).
+SET_slurm="slurmctld slurmd slurm-client munge slurm-wlm-basic-plugins lua5.1 hwloc numactl
+iproute2 util-linux mount procps"
+# e2e: a real mpirun --rankfile (tests/cli/t_rankfile.sh, tests/e2e/m11_mpirun.sh).
+SET_e2e="openmpi-bin"
+# pkg: dpkg-buildpackage and lintian (tests/pkg/run.sh), man page lint
+# (tests/cli/t_ship.sh).
+SET_pkg="debhelper lintian fakeroot dpkg-dev mandoc groff-base"
+# guestroot: what the QEMU guest node's stage 2 runs from a chroot shared
+# as its root (tests/guest/stage2.sh: busybox's poweroff, hostname).
+SET_guestroot="busybox-static hostname"
+# host: only the machine that runs `make check` needs these: cppcheck,
+# valgrind, the QEMU guests, libFuzzer (clang with its runtime; the
+# unversioned names follow each suite's default clang), the release
+# chroots (mmdebstrap), Prometheus' node_exporter (tests/e2e/t50_metrics.sh
+# scrapes a real one) and promtool (in prometheus: tests/cli/t_metrics.sh,
+# t50 check the metrics' names).
+SET_host="cppcheck valgrind qemu-system-x86 busybox-static cpio xz-utils clang libclang-rt-dev
+mmdebstrap prometheus-node-exporter prometheus"
+
+list() {
+	for s in "$@"; do
+		eval "printf '%s\n' \"\$SET_$s\""
+	done | tr ' ' '\n' | sed '/^$/d' | awk '!seen[$0]++' | paste -sd, -
+}
+
+if [ "${1:-}" = --list ]; then
+	shift
+	list "$@"
+	exit 0
+fi
+
+PKGS=$(list build slurm e2e pkg host | tr , ' ')
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

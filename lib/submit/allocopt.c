@@ -32,7 +32,8 @@ static int set_ntasks(struct bnd_alloc *a, const char *v, char *err, size_t errl
 
 static int set_nodes(struct bnd_alloc *a, const char *v, char *err, size_t errlen)
 {
-	char lo[16] = "", *dash = v ? strchr(v, '-') : NULL;
+	char lo[16] = "";
+	const char *dash = v ? strchr(v, '-') : NULL;
 	if (!dash)
 		return count("nodes", v, &a->nodes_min, err, errlen) ? BND_EINVAL
 			: (a->nodes_max = a->nodes_min, BND_OK);

@@ -1,5 +1,5 @@
 #!/bin/bash
-# A private one-node Slurm 22.05 cluster on loopback, for the end-to-end
+# A private one-node Slurm cluster (22.05, 24.11 or 26.05) on loopback, for the end-to-end
 # tests and the demo. Needs root and the Debian packages munge, slurmctld,
 # slurmd, slurm-client. Nothing system-wide is touched: no systemctl, no
 # /etc/slurm, no /run/munge; every file lives in one temporary directory and
@@ -30,6 +30,7 @@
 #   E2E_MODE     cgroup-v1 or linuxproc (which process tracking/binding works)
 #   E2E_CPUS     the node's CPUs as a list ("0-1"); E2E_NCPUS their number
 #   E2E_PLUGSTACK_DEFAULT  the plugstack args cluster_start was given
+#   E2E_SLURM    the Slurm release of the daemons ("22.05"); slurm_at_least 24.11
 #   E2E_NODES    how many slurmd nodes (1, or 2 with E2E_NODES=2);
 #   E2E_NODE_LIST  their names, space separated (E2E_NODE is the first)
 #
@@ -120,6 +121,10 @@ _e2e_cgroup_v1_usable() {
 	rmdir "$probe"
 }
 
+# CgroupAutomount=yes: 22.05's cgroup/v2 enables the controllers it needs
+# with it; since 24.11 it always does, and logs the key as defunct.
+_e2e_automount() { slurm_at_least 24.11 || printf '\nCgroupAutomount=yes'; }
+
 _e2e_write_conf() {
 	local mode=$1 d=$E2E_DIR
 	local proctrack task
@@ -132,8 +137,7 @@ _e2e_write_conf() {
 		cat >"$d/cgroup.conf" <<-EOF
 			CgroupPlugin=cgroup/v2
 			CgroupMountpoint=/sys/fs/cgroup
-			IgnoreSystemd=yes
-			CgroupAutomount=yes
+			IgnoreSystemd=yes$(_e2e_automount)
 			ConstrainCores=yes
 			ConstrainRAMSpace=no
 			ConstrainDevices=${E2E_CONSTRAIN_DEVICES:-no}
@@ -158,8 +162,7 @@ _e2e_write_conf() {
 		# (CgroupAutomount). Both keys are ignored by cgroup/v1.
 		cat >"$d/cgroup.conf" <<-EOF
 			CgroupPlugin=autodetect
-			IgnoreSystemd=yes
-			CgroupAutomount=yes
+			IgnoreSystemd=yes$(_e2e_automount)
 		EOF
 	fi
 	local preempt="PreemptMode=OFF"
@@ -263,14 +266,16 @@ _e2e_spawn_slurmd() {
 }
 
 # node_exec NODE CMD...: CMD in NODE's mount and UTS namespace (its state
-# dir); on a one-node cluster simply CMD.
+# dir); on a one-node cluster simply CMD. -r: with slurmd's root, not the
+# mount namespace's (entering one resets the root to it; under a release
+# chroot that would be the host's /).
 node_exec() {
 	local n=$1 pid; shift
 	if [ "$E2E_NODES" = 1 ]; then "$@"; return; fi
 	for pid in $(awk '$1 == "slurmd" { print $2 }' "$E2E_DIR/run/daemons"); do
 		[ "$(tr -d '\n' <"/proc/$pid/comm" 2>/dev/null)" = slurmd ] || continue
 		case " $(tr '\0' ' ' <"/proc/$pid/cmdline") " in
-		*" -N $n "*) nsenter -t "$pid" -m -u -- "$@"; return ;;
+		*" -N $n "*) nsenter -t "$pid" -m -u -r -- "$@"; return ;;
 		esac
 	done
 	_e2e_say "node_exec: no slurmd for node $n"
@@ -538,6 +543,10 @@ cluster_start() {
 	E2E_CPUS=$(cat /sys/fs/cgroup/cpuset/cpuset.effective_cpus 2>/dev/null ||
 		grep Cpus_allowed_list /proc/self/status | awk '{print $2}')
 	export E2E_NCPUS E2E_CPUS
+	# The Slurm release these daemons are ("24.11"): tests that meet a
+	# difference between releases ask slurm_at_least.
+	E2E_SLURM=$(slurmd -V 2>/dev/null | sed -nE 's/^slurm[-a-z]* ([0-9]+)\.([0-9]+).*/\1.\2/p')
+	export E2E_SLURM
 	cluster_plugstack "$@" || return 1
 	if [ "${E2E_CLI_FILTER:-0}" = 1 ]; then cluster_cli_filter on || return 1; fi
 
@@ -578,6 +587,14 @@ cluster_start() {
 	_e2e_say "plugin: ${E2E_PLUGIN:-none (build/spank_binding.so missing)}; dir $E2E_DIR"
 	[ "${E2E_CLI_FILTER:-0}" = 1 ] && _e2e_say "cli_filter: $E2E_DIR/cli_filter.lua (its module, or sbind submit without it)"
 	return 0
+}
+
+# slurm_at_least MAJOR.MINOR: true when the cluster's Slurm is that release
+# or newer (docs/slurm-releases.md lists what changed where).
+slurm_at_least() {
+	awk -v have="${E2E_SLURM:-0.0}" -v want="$1" 'BEGIN {
+		split(have, h, "."); split(want, w, ".")
+		exit !(h[1] > w[1] || (h[1] == w[1] && h[2] >= w[2])) }'
 }
 
 # Restarts slurmd so that it re-reads plugstack.conf (job_prolog/epilog and

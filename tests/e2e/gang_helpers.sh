@@ -343,10 +343,21 @@ gang_many_steps() {
 
 # What the user sees: with `srun -v --slurmd-debug=info`, slurmstepd's log
 # lines reach srun's stderr, and the plugin logs each transition there with
-# its latency.
+# its latency. Since Slurm 24.11 only root and SlurmUser may give
+# --slurmd-debug (docs/slurm-releases.md): there a user's srun is refused
+# with Slurm's reason, and root's srun shows the lines.
 gang_visible() {
 	local j out
-	bg_srun g_vis -v --slurmd-debug=info -n1 --binding=linear:1 sleep 600
+	if slurm_at_least 24.11; then
+		assert_fails "Slurm $E2E_SLURM: a user's srun --slurmd-debug is refused" \
+			run_as_user srun --slurmd-debug=info -n1 true
+		assert_contains "$E2E_OUT" "only for root and SlurmUser" "... with Slurm's reason"
+		(cd "$E2E_WORK" && srun -J g_vis -v --slurmd-debug=info -n1 --binding=linear:1 sleep 600 \
+			>"$E2E_WORK/g_vis.out" 2>&1) &
+		BG_PIDS="$BG_PIDS $!"
+	else
+		bg_srun g_vis -v --slurmd-debug=info -n1 --binding=linear:1 sleep 600
+	fi
 	j=$(job_named g_vis 60) || { e2e_fail "srun -v --slurmd-debug=info did not start: $(head -c 400 "$E2E_WORK/g_vis.out")"; return; }
 	wait_records "$j" active || e2e_fail "job $j: record not active"
 	scontrol suspend "$j"

@@ -102,8 +102,11 @@ for nodes in 1 2; do
 	done
 	[ ${#files[@]} -gt 0 ] || continue
 	[ "$nodes" = 2 ] && echo "== two-node cluster (E2E_NODES=2)"
+	# Exported, not a prefix: since bash 5.3 a variable assigned before a
+	# function call is gone when it returns, even if the function exports it.
+	export E2E_NODES=$nodes
 	# shellcheck disable=SC2086
-	if ! E2E_NODES=$nodes cluster_start ${E2E_PLUGSTACK_ARGS:-}; then
+	if ! cluster_start ${E2E_PLUGSTACK_ARGS:-}; then
 		echo "fail cluster ($nodes node) could not start" >>"$E2E_RESULTS"
 		echo "e2e: the private $nodes-node cluster did not start"
 		trap 'rm -f "$E2E_RESULTS"' EXIT

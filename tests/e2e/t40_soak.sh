@@ -63,7 +63,11 @@ alloc=\$(cat "/sys/fs/cgroup/cpuset\$cs/cpuset.effective_cpus" 2>/dev/null)
 aff=\$(awk '/^Cpus_allowed_list/ { print \$2 }' /proc/self/status)
 sleep "\$1"
 t1=\$(date +%s%N)
-echo "task name=\$SLURM_JOB_NAME job=\$SLURM_JOB_ID step=\${SLURM_STEP_ID:-batch} task=\${SLURM_PROCID:-0} t0=\$t0 t1=\$t1 aff=\$aff alloc=\$alloc inst=\$SLURM_BINDING_INSTANCE binding=\$(echo \$SLURM_BINDING | tr ' ' ,) req=\$SLURM_BINDING_REQUEST status=\$SLURM_BINDING_STATUS" >>$sd/tasks
+# The batch script: no SLURM_STEP_ID before Slurm 26.05, -5 (the batch
+# step's id, SLURM_BATCH_SCRIPT, as a signed number) since.
+step=\${SLURM_STEP_ID:-batch}
+[ "\$step" = -5 ] && step=batch
+echo "task name=\$SLURM_JOB_NAME job=\$SLURM_JOB_ID step=\$step task=\${SLURM_PROCID:-0} t0=\$t0 t1=\$t1 aff=\$aff alloc=\$alloc inst=\$SLURM_BINDING_INSTANCE binding=\$(echo \$SLURM_BINDING | tr ' ' ,) req=\$SLURM_BINDING_REQUEST status=\$SLURM_BINDING_STATUS" >>$sd/tasks
 EOF2
 )
 batch=$(user_file soak_batch.sh <<EOF2

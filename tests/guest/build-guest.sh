@@ -5,12 +5,11 @@
 #                      (shared cache $NUMA_CACHE) and, from the same package,
 #                      the modules the guest loads: virtio PCI, 9p, overlay,
 #                      dummy; fetched once, kept across runs
-#   pagenode           tests/guest/pagenode.c (which NUMA node each page of a
-#                      buffer is on, through move_pages)
 #   initramfs.cpio     busybox-static, the modules and tests/guest/init
 # Everything else the guest runs (munged, slurmctld, slurmd, slurmstepd,
-# the clients, the plugin built from the tree) is the host's own, reached
-# through the host's root shared read-only over virtio-9p.
+# the clients, the plugin and tests/guest/pagenode.c built by make) is the
+# host's own (or a release chroot's: GUEST_ROOT), reached through that root
+# shared read-only over virtio-9p.
 # Exit 0 when ready; 77 with a message when something cannot be had here;
 # 1 on a real error.
 set -eu
@@ -73,11 +72,7 @@ if ! have_modules; then
 	rm -rf "$cache/dl"
 fi
 
-# pagenode: runs in the guest as the job user (in-guest.sh copies it there).
-$CC -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror "$here/pagenode.c" -o "$cache/pagenode.tmp" -lnuma ||
-	{ log "pagenode.c does not build"; exit 1; }
-mv "$cache/pagenode.tmp" "$cache/pagenode"
-chmod 755 "$cache" "$cache/pagenode"
+chmod 755 "$cache"
 
 bb=$(command -v busybox || true)
 [ -n "$bb" ] || skip "busybox (busybox-static) is not installed"

@@ -21,6 +21,11 @@
 # (no tests: a root shell on the serial console, see docs/testing.md),
 # GUEST_KARGS (instead of "quiet loglevel=1", e.g. "loglevel=7" to see where
 # a boot stops), GUEST_CACHE, NUMA_CACHE, CC.
+# Another Slurm release (tests/releases/run.sh): GUEST_ROOT, a Debian
+# suite's chroot shared as the guest's root instead of the host's (its
+# Slurm, its libraries), with GUEST_TOP and GUEST_BUILD, the tree's copy
+# and its build dir inside that root; GUEST_RUN, where this boot's channel,
+# console and log go (default the cache).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -28,6 +33,12 @@ build=${BINDING_BUILD:-$top/build}
 export BINDING_BUILD="$build"
 cache=${GUEST_CACHE:-$build/guest}
 export GUEST_CACHE="$cache"
+export NUMA_CACHE="${NUMA_CACHE:-$build/numa}"
+root=${GUEST_ROOT:-/}
+root=${root%/}
+guest_top=${GUEST_TOP:-$top}
+guest_build=${GUEST_BUILD:-$build}
+rundir=${GUEST_RUN:-$cache}
 BOOT_LIMIT=${GUEST_BOOT_LIMIT:-240}
 RUN_LIMIT=${GUEST_RUN_LIMIT:-3600}
 
@@ -38,10 +49,15 @@ HARNESS_STAGE=e2e-guest
 [ "$(id -u)" = 0 ] || skip "needs root (QEMU shares the host's root, Slurm runs as root in the guest)"
 qemu=$(command -v qemu-system-x86_64 || true)
 [ -n "$qemu" ] || skip "qemu-system-x86_64 not installed (package qemu-system-x86)"
-for tool in cpio xz busybox slurmd slurmctld munged srun; do
+for tool in cpio xz busybox; do
 	command -v "$tool" >/dev/null || skip "$tool not installed"
 done
-[ -f "$build/spank_binding.so" ] || { echo "not ok - $build/spank_binding.so not built (make)"; record 0 1 0; exit 1; }
+for tool in usr/sbin/slurmd usr/sbin/slurmctld usr/sbin/munged usr/bin/srun; do
+	[ -x "$root/$tool" ] || skip "${root:-/}: /$tool not installed"
+done
+for f in spank_binding.so guest/pagenode; do
+	[ -f "$root$guest_build/$f" ] || { echo "not ok - $root$guest_build/$f not built (make)"; record 0 1 0; exit 1; }
+done
 
 harness_lock "$cache" 600
 t0=$(ms)
@@ -66,8 +82,9 @@ for n in 0 1 2 3; do
 	gpu_args="$gpu_args -device bochs-display,bus=pxb$n,addr=0,vgamem=4M,romfile="
 done
 
-chan=$cache/chan
-console=$cache/console.log
+mkdir -p "$rundir"
+chan=$rundir/chan
+console=$rundir/console.log
 
 # The checkout may be at any path: the env file quotes it for the guest's
 # shell, QEMU's option lists take a comma doubled.
@@ -85,8 +102,8 @@ boot() {
 	rm -rf "$chan" "$console"
 	mkdir -p "$chan"
 	{
-		echo "GUEST_TOP=$(shq "$top")"
-		echo "GUEST_BUILD=$(shq "$build")"
+		echo "GUEST_TOP=$(shq "$guest_top")"
+		echo "GUEST_BUILD=$(shq "$guest_build")"
 		echo "GUEST_FILTER=$(shq "${GUEST_FILTER:-}")"
 		echo "GUEST_SHELL=$(shq "${GUEST_SHELL:-0}")"
 	} >"$chan/env"
@@ -98,13 +115,13 @@ boot() {
 	"$qemu" -nodefaults -no-reboot -machine pc -accel tcg,thread=multi,tb-size=256 \
 		-cpu max,vendor=GenuineIntel -smp 16,sockets=2,dies=2,cores=2,threads=2 \
 		-m 2048M $numa_args -display none -vga none -serial "$serial" \
-		-fsdev local,id=fsroot,path=/,security_model=none,readonly=on,multidevs=remap \
+		-fsdev local,id=fsroot,path="$(qarg "${root:-/}")",security_model=none,readonly=on,multidevs=remap \
 		-device virtio-9p-pci,fsdev=fsroot,mount_tag=hostroot \
 		-fsdev local,id=fschan,path="$(qarg "$chan")",security_model=none,multidevs=remap \
 		-device virtio-9p-pci,fsdev=fschan,mount_tag=chan $gpu_args \
-		-kernel "$cache/../numa/vmlinux" -initrd "$cache/initramfs.cpio" \
+		-kernel "$NUMA_CACHE/vmlinux" -initrd "$cache/initramfs.cpio" \
 		-append "console=ttyS0 ${GUEST_KARGS:-quiet loglevel=1} $NUMA_GUEST_KARGS" \
-		-pidfile "$cache/qemu.pid" <"$stdin" >"$cache/qemu.log" 2>&1 &
+		-pidfile "$rundir/qemu.pid" <"$stdin" >"$rundir/qemu.log" 2>&1 &
 	qpid=$!
 	[ "${GUEST_SHELL:-0}" = 1 ] && { wait "$qpid"; qpid=; return 0; }
 	b0=$(date +%s)
@@ -148,16 +165,16 @@ t0=$(ms)
 boot; brc=$?
 if [ "$brc" -eq 2 ]; then
 	echo "# e2e-guest: the guest did not reach GUEST-READY in ${BOOT_LIMIT} s; retrying once"
-	tail -n 20 "$console" "$cache/qemu.log" "$chan/log" 2>/dev/null | sed 's/^/#   /'
+	tail -n 20 "$console" "$rundir/qemu.log" "$chan/log" 2>/dev/null | sed 's/^/#   /'
 	t0=$(ms)
 	boot; brc=$?
 fi
 t_run=$(secs "$t0" "$(ms)")
 
 log=$(tr -d '\r' <"$chan/log" 2>/dev/null)
-cp "$chan/log" "$cache/last.log" 2>/dev/null
+cp "$chan/log" "$rundir/last.log" 2>/dev/null
 # Pictures a test left in the channel (n20_picture.sh: the busy node).
-for f in "$chan"/*.png "$chan"/*.svg; do [ -f "$f" ] && cp "$f" "$cache/"; done
+for f in "$chan"/*.png "$chan"/*.svg; do [ -f "$f" ] && cp "$f" "$rundir/"; done
 # The guest's own lines: verdicts, notes, file names, summaries.
 printf '%s\n' "$log" | grep -E '^(  ok|  FAIL|  skip|       |== |   \(|e2e|cluster:|GUEST)' || true
 passed=0 failed=0 skipped=0 runs=0
@@ -169,10 +186,10 @@ done
 case $brc in
 0) ;;
 2) echo "not ok - guest boot: no GUEST-READY in two boots of ${BOOT_LIMIT} s"
-   tail -n 40 "$console" "$cache/qemu.log" 2>/dev/null | sed 's/^/#   /'
+   tail -n 40 "$console" "$rundir/qemu.log" 2>/dev/null | sed 's/^/#   /'
    failed=$((failed + 1)) ;;
 *) echo "not ok - the guest's tests did not end (limit ${RUN_LIMIT} s, or the guest died)"
-   tail -n 40 "$console" "$cache/qemu.log" 2>/dev/null | sed 's/^/#   /'
+   tail -n 40 "$console" "$rundir/qemu.log" 2>/dev/null | sed 's/^/#   /'
    failed=$((failed + 1)) ;;
 esac
 ex=$(printf '%s\n' "$log" | sed -nE 's/^GUEST-EXIT ([0-9]+)$/\1/p' | head -n 1)
@@ -182,5 +199,5 @@ fi
 if [ "$brc" -eq 0 ] && [ "${ex:-1}" -ne 0 ] && [ "$failed" -eq 0 ]; then
 	echo "not ok - in-guest.sh exited ${ex:-?} with no failed test"; failed=$((failed + 1))
 fi
-echo "# e2e-guest: prepare ${t_prep} s, boot to GUEST-READY ${t_boot:-?} s, guest run ${t_run} s (log: $cache/last.log)"
+echo "# e2e-guest: prepare ${t_prep} s, boot to GUEST-READY ${t_boot:-?} s, guest run ${t_run} s (log: $rundir/last.log)"
 record "$passed" "$failed" "$skipped"

@@ -1,0 +1,20 @@
+/* The Slurm API calls of the glue whose form differs between the Slurm
+ * releases the plugin supports (22.05, 24.11, 26.05): the one place that
+ * knows, keyed by SLURM_VERSION_NUMBER. docs/slurm-releases.md lists each
+ * difference and the release that made it. Only spank_binding.c includes
+ * this; lib/ has no Slurm header at all.
+ */
+#ifndef BND_SLURM_COMPAT_H
+#define BND_SLURM_COMPAT_H
+
+#include <stdint.h>
+
+#include <slurm/slurm.h>
+
+/* slurm_load_job for one job id (26.05 takes a slurm_step_id_t). */
+int bnd_slurm_load_job(job_info_msg_t **resp, uint32_t job, uint16_t show_flags);
+
+/* The release the plugin was built for, "22.05". */
+const char *bnd_slurm_built_for(void);
+
+#endif

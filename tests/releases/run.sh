@@ -1,0 +1,162 @@
+#!/bin/bash
+# `make releases` (part of `make check`): the plugin on every Slurm release
+# of tests/releases/suites other than the host's, each in its Debian suite's
+# chroot (tests/releases/chroot.sh: made once, kept, made again when
+# missing or stale), with that suite's own compiler and Slurm:
+#   1. a copy of the tree is built there (`make all`, -Werror, the suite's
+#      gcc) with the unit test programs, which run too (plain build);
+#   2. the end-to-end files of $RELEASE_E2E on private clusters of that
+#      Slurm (tests/e2e/run.sh inside the chroot);
+#   3. the Debian package, built, linted and smoke-tested there
+#      (tests/pkg/run.sh);
+#   4. the upgrade: a state written by the host's build (the oldest
+#      release) is read, shown and released by this release's build
+#      (tests/releases/upgrade.sh);
+#   5. the guest node (2 sockets, 4 NUMA nodes, SMT, cgroup v2) booted with
+#      the chroot as its root: the guest files of $RELEASE_GUEST
+#      (tests/guest/run.sh with GUEST_ROOT).
+# Each part appends "<part>@<release> N M K" to $BINDING_BUILD/results.
+#   sh tests/releases/run.sh [SUITE...]     default: every suite but the host's
+# Environment: RELEASE_E2E, RELEASE_GUEST (which files; empty: none),
+# RELEASE_PARTS (default "build e2e pkg upgrade guest"), BINDING_CHROOTS,
+# KEEP_RELEASE=1 (keep the tree's copy in the chroot).
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+build=${BINDING_BUILD:-$top/build}
+results=$build/results
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+# Every feature, on every release (docs/testing.md, "Slurm releases"): the
+# strategies (t10 linear, t20 packed and LSF, t15 instances, t26 explicit
+# and the documents' rules), batch scripts and their steps (t11), concurrent
+# jobs (t12), --mbind and memory accounting (t16, t17), GPUs as GRES (t25),
+# the cli_filter (t27), gang and scontrol suspend with cgroups and with
+# linuxproc (t30, t31), the SIGKILL soak (t40), slurmd restart (t41), the
+# hostile user and privacy (t42, t43), two nodes (m10), mpirun with a
+# rankfile (m11), the cli_filter on two nodes (m12).
+: "${RELEASE_E2E:=t00 t10 t11 t12 t15 t16 t17 t20 t25 t26 t27 t30 t31 t40 t41 t42 t43 m10 m11 m12}"
+# The guest node: strategies, SMT, mbind, suspend, submit (CR_CPU).
+: "${RELEASE_GUEST:=g10|g20|g30|g40|g60|c20}"
+: "${RELEASE_PARTS:=build e2e pkg upgrade guest}"
+export RELEASE_E2E RELEASE_GUEST
+
+say() { echo "releases: $*"; }
+record() {	# PART RELEASE PASSED FAILED SKIPPED
+	echo "$1@$2: $3 passed, $4 failed, $5 skipped"
+	mkdir -p "$build" && echo "$1@$2 $3 $4 $5" >>"$results"
+}
+
+host_suite() {	# the suite of this machine, by its Slurm's spank.h
+	local v
+	v=$(sed -n 's/^#define SLURM_VERSION_NUMBER 0x\(..\)\(..\).*/\1 \2/p' /usr/include/slurm/slurm_version.h 2>/dev/null)
+	[ -n "$v" ] || return 1
+	v=$(printf '%d.%02d' "0x${v% *}" "0x${v#* }")
+	awk -v r="$v" '$1 !~ /^#/ && $2 == r { print $1 }' "$here/suites"
+}
+
+if [ "$(id -u)" != 0 ]; then
+	say "skipped (needs root: chroots, private clusters)"
+	record releases all 0 0 1
+	exit 0
+fi
+
+suites=("$@")
+if [ ${#suites[@]} -eq 0 ]; then
+	hs=$(host_suite)
+	mapfile -t suites < <(awk -v h="$hs" '$1 !~ /^#/ && NF >= 2 && $1 != h { print $1 }' "$here/suites")
+fi
+
+CHROOT_LIB=1
+# shellcheck source=tests/releases/chroot.sh
+. "$here/chroot.sh"
+
+in_chroot() {	# SUITE CMD...: CMD in the tree's copy, inside
+	local s=$1; shift
+	run "$s" /bin/sh -c 'cd "$1" && shift && exec "$@"' sh "$copy" "$@"
+}
+
+# A summary line "<stage>: N passed, M failed, K skipped" of OUT, as "N M K".
+counts() { sed -nE "s/^$1: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) (partly )?skipped.*/\\1 \\2 \\3/p" | tail -n 1; }
+
+part_build() {	# SUITE RELEASE
+	local t0=$SECONDS out rc p f s
+	out=$(in_chroot "$1" make -j"$JOBS" all unit-programs e2e-helpers build/guest/pagenode 2>&1); rc=$?
+	if [ $rc -ne 0 ]; then
+		printf '%s\n' "$out" | grep -E 'error|Error' | head -n 20
+		record build "$2" 0 1 0
+		return 1
+	fi
+	say "$2: built with $(in_chroot "$1" cc --version | head -n 1) in $((SECONDS - t0)) s"
+	out=$(in_chroot "$1" make unit-plain 2>&1); rc=$?
+	printf '%s\n' "$out" | grep -E '^unit|FAIL|crashed' | sed 's/^/  /'
+	read -r p f s < <(printf '%s\n' "$out" | counts 'unit \(plain\)')
+	[ $rc -ne 0 ] && [ "${f:-0}" = 0 ] && f=1
+	record unit "$2" "${p:-0}" "${f:-1}" "${s:-0}"
+}
+
+part_e2e() {	# SUITE RELEASE
+	local out rc p f s
+	# shellcheck disable=SC2086 # a list of file-name prefixes
+	out=$(in_chroot "$1" env BINDING_BUILD="$copy/build" KEEP_E2E="${KEEP_E2E:-0}" \
+		E2E_DEBUG="${E2E_DEBUG:-info}" bash tests/e2e/run.sh $RELEASE_E2E 2>&1); rc=$?
+	printf '%s\n' "$out" | grep -E '^(== |  FAIL|   \(|cluster: (mode|up)|e2e)' | sed 's/^/  /'
+	[ $rc -ne 0 ] && printf '%s\n' "$out" | sed -n '/^e2e failures:/,$p' | tail -n 60 | sed 's/^/  /'
+	read -r p f s < <(printf '%s\n' "$out" | counts e2e)
+	[ $rc -ne 0 ] && [ "${f:-0}" = 0 ] && f=1
+	record e2e "$2" "${p:-0}" "${f:-1}" "${s:-0}"
+}
+
+part_pkg() {	# SUITE RELEASE
+	local out rc p f s
+	out=$(in_chroot "$1" env BINDING_BUILD="$copy/build" sh tests/pkg/run.sh 2>&1); rc=$?
+	printf '%s\n' "$out" | grep -E '^(  ok|  FAIL|pkg)' | sed 's/^/  /'
+	read -r p f s < <(printf '%s\n' "$out" | counts pkg)
+	[ $rc -ne 0 ] && [ "${f:-0}" = 0 ] && f=1
+	record pkg "$2" "${p:-0}" "${f:-1}" "${s:-0}"
+}
+
+part_upgrade() {	# SUITE RELEASE
+	local out rc p f s
+	out=$(HOST_BUILD="$build" CHROOT_DIR="$CHROOTS/$1" COPY="$copy" sh "$here/upgrade.sh" "$1" 2>&1); rc=$?
+	printf '%s\n' "$out" | sed 's/^/  /'
+	read -r p f s < <(printf '%s\n' "$out" | counts upgrade)
+	[ $rc -ne 0 ] && [ "${f:-0}" = 0 ] && f=1
+	record upgrade "$2" "${p:-0}" "${f:-1}" "${s:-0}"
+}
+
+part_guest() {	# SUITE RELEASE
+	local out rc p f s
+	[ -n "$RELEASE_GUEST" ] || return 0
+	out=$(GUEST_ROOT="$CHROOTS/$1" GUEST_TOP="$copy" GUEST_BUILD="$copy/build" \
+		GUEST_CACHE="$build/guest-$1" GUEST_FILTER="$RELEASE_GUEST" BINDING_BUILD="$build/guest-$1" \
+		sh "$top/tests/guest/run.sh" 2>&1); rc=$?
+	printf '%s\n' "$out" | grep -E '^(  FAIL|== |   \(|e2e|# e2e-guest|not ok|cluster: mode)' | sed 's/^/  /'
+	read -r p f s < <(printf '%s\n' "$out" | counts e2e-guest)
+	[ $rc -ne 0 ] && [ "${f:-0}" = 0 ] && f=1
+	record guest "$2" "${p:-0}" "${f:-1}" "${s:-0}"
+}
+
+rc=0
+for suite in "${suites[@]}"; do
+	rel=$(awk -v s="$suite" '$1 == s { print $2 }' "$here/suites")
+	t0=$SECONDS
+	say "== $suite (Slurm $rel)"
+	if ! ( ensure "$suite" ); then
+		record chroot "$rel" 0 1 0
+		rc=1
+		continue
+	fi
+	lock "$suite" -s || { record chroot "$rel" 0 1 0; rc=1; continue; }
+	copy=$(copy_tree "$suite")
+	for part in $RELEASE_PARTS; do
+		tp=$SECONDS
+		"part_$part" "$suite" "$rel" || { rc=1; [ "$part" = build ] && break; }
+		say "$rel: $part took $((SECONDS - tp)) s"
+	done
+	[ "${KEEP_RELEASE:-0}" = 1 ] && say "kept the tree's copy: $CHROOTS/$suite$copy" || rm -rf "${CHROOTS:?}/$suite$copy"
+	exec 8>&-
+	say "$suite (Slurm $rel): $((SECONDS - t0)) s"
+done
+grep -q '^[a-z0-9-]*@[0-9.]* [0-9]* [1-9]' "$results" 2>/dev/null && rc=1
+exit $rc
