@@ -160,8 +160,8 @@ static int memory_gauges(FILE *o, const struct bnd_topology *t, const struct bnd
 	static const char *const help[3] = {
 		"Memory of each NUMA node.",
 		"Memory of each NUMA node reserved by the records (a job's steps share its memory).",
-		"Memory of each NUMA node placement may still give (after mem_reserve= and the "
-		"records' reservations)." };
+		("Memory of each NUMA node placement may still give (after mem_reserve= and the "
+		 "records' reservations).") };
 	uint64_t *used = calloc((size_t)t->nnuma + 1, sizeof(*used));
 	struct bnd_memreport m;
 	if (!used || bnd_state_mem_used(t, f, 0, used) ||
