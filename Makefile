@@ -293,7 +293,7 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(DATADIR)
 	install -m 0755 $(B)/sbind $(DESTDIR)$(BINDIR)/sbind
-	install -m 0644 README.md plugstack.conf.example docs/plugin.md docs/state.md docs/gpu.md \
+	install -m 0644 README.md plugstack.conf.example docs/plugin.md docs/state.md docs/gpu.md docs/operations.md \
 		docs/ocs-lsf.md docs/submit.md $(DESTDIR)$(DOCDIR)/
 	sh cli_filter/gen.sh $(B)/sbind $(BINDIR)/sbind $(DATADIR) $(PKGLIBDIR)/spank_binding_submit.so \
 		<cli_filter/cli_filter.lua.in >$(DESTDIR)$(DATADIR)/cli_filter.lua && \
