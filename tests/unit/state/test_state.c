@@ -1090,6 +1090,18 @@ START_TEST(placements_are_counted_by_strategy)
 	ck_assert_ptr_nonnull(strstr(f.rec[0].hist, "1/bound@"));
 	bnd_statefile_free(&f);
 	bnd_topology_free(t);
+	/* --mbind=nlocal alone, more memory than any node has: bound on its
+	 * own one core, the memory only preferred (a fallback) */
+	t = tu_topo("pack:2 numa:1(memory=1GiB) core:2");
+	struct bnd_alloc_args a = args(4, 0, 1);
+	a.mbind = BND_M_NLOCAL;
+	a.mem_mib = 4096;
+	ck_assert_str_eq(alloc(t, "none", a), "3"); /* job 3 holds 0-2 */
+	f = list();
+	ck_assert_uint_eq(f.counts.v[BND_CNT_PLACEMENT + BND_S_NONE], 1);
+	ck_assert_uint_eq(f.counts.v[BND_CNT_FALLBACK + BND_FB_MEMORY_PREFERRED], 1);
+	bnd_statefile_free(&f);
+	bnd_topology_free(t);
 }
 END_TEST
 

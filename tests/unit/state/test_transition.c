@@ -51,7 +51,8 @@ static void alloc(const struct bnd_topology *t, const char *req, struct bnd_allo
 	ck_assert_msg(bnd_state_allocate(&env.opts, t, st_req(req), &a, p, err, sizeof(err)) ==
 		      BND_OK, "%s: %s", req, err);
 	bnd_cpuset_format_list(&p->all_cpus, got, sizeof(got));
-	ck_assert_str_eq(got, expect);
+	if (expect)
+		ck_assert_str_eq(got, expect);
 }
 
 static const struct bnd_state_record *rec_of(const struct bnd_state_file *f, uint32_t job,
@@ -407,6 +408,24 @@ START_TEST(gpu_step_resumes_next_to_its_gpu)
 	ck_assert_int_eq(resume(t, "gpu:2", a, &pa, 0, cpus, sizeof(cpus), err, sizeof(err)),
 			 BND_RESUME_MOVED);
 	ck_assert_str_eq(cpus, "20-23");
+	/* Both placements next to rsmi2, the resume no new one: two counted,
+	 * neither away from its GPU. */
+	struct bnd_state_file f = list();
+	ck_assert_uint_eq(f.counts.v[BND_CNT_PLACEMENT + BND_S_GPU], 2);
+	ck_assert_uint_eq(f.counts.v[BND_CNT_GPU_NONLOCAL], 0);
+	ck_assert_int_eq(rec_of(&f, 2, 0)->ngpus, 1);
+	ck_assert_uint_eq(rec_of(&f, 2, 0)->gpus[0], g2);
+	bnd_statefile_free(&f);
+	/* A third job while rsmi2's cores are taken: placed away from it. */
+	struct bnd_alloc_args c = args(3, 0, 1, NULL);
+	struct bnd_placement pc;
+	c.near = &near;
+	alloc(t, "gpu:2", c, &pc, NULL);
+	ck_assert_int_lt(pc.tasks[0].nlocal, pc.tasks[0].ncores);
+	f = list();
+	ck_assert_uint_eq(f.counts.v[BND_CNT_GPU_NONLOCAL], 1);
+	bnd_statefile_free(&f);
+	bnd_placement_free(&pc);
 	bnd_placement_free(&pa);
 	bnd_placement_free(&pb);
 	bnd_topology_free(t);
