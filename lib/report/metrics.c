@@ -249,7 +249,8 @@ static void heard(void *ctx, const char *msg)
 }
 
 /* The metrics lock of the state dir, when this process may take it: a
- * user (who cannot) writes without it. */
+ * user (who cannot) writes without it, and so does anyone where no state
+ * dir exists yet (no plugin ran here: nobody else writes). */
 static int lock_metrics(const char *state_dir, struct bnd_statelock *lk, char *err,
 			size_t errlen)
 {
@@ -257,7 +258,7 @@ static int lock_metrics(const char *state_dir, struct bnd_statelock *lk, char *e
 	lk->map = NULL;
 	if (geteuid() != 0)
 		return BND_OK;
-	int rc = bnd_safedir_open(state_dir, 1, &dfd, err, errlen);
+	int rc = bnd_safedir_open(state_dir, 0, &dfd, err, errlen);
 	if (rc == BND_OK && dfd >= 0) {
 		rc = bnd_statelock_acquire(dfd, BND_METRICS_LOCK_NAME, 0, lk, err, errlen);
 		close(dfd);
