@@ -25,9 +25,9 @@ SLURM_PLUGINDIR ?= /usr/lib/$(shell $(CC) -print-multiarch 2>/dev/null || echo x
 DESTDIR     ?=
 
 CC          ?= cc
-PKGS        := hwloc numa jansson
+PKGS        := hwloc numa jansson libacl
 PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lhwloc -lnuma -ljansson)
+PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lhwloc -lnuma -ljansson -lacl)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS  := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
@@ -101,7 +101,8 @@ FUZZ_OBJ     := $(LIB_SRC:lib/%.c=$(B)/fuzz/lib/%.o)
 export BINDING_TOPOLOGIES ?= $(CURDIR)/tests/topologies
 export BINDING_BUILD := $(abspath $(B))
 
-.PHONY: all deps check releases unit-programs e2e-helpers unit unit-plain unit-san cli e2e pkg numa fuzz fuzz-run fuzz-long lint demo bench install clean
+.PHONY: all deps check releases unit-programs e2e-helpers unit unit-plain unit-san cli e2e pkg numa fuzz fuzz-run fuzz-long lint demo bench install clean \
+	doc-examples
 
 all: $(B)/libbinding.a $(TOOLS_BIN) $(if $(wildcard spank_binding.c),$(PLUGIN)) $(MANPAGES) $(CLI_FILTER) \
 	$(SUBMIT_MODULE) $(METRICS_UNIT)
@@ -165,6 +166,14 @@ $(PLUGIN): $(GLUE_SRC) slurm_compat.h spank_binding.map $(B)/libbinding.a $(LIB_
 $(B)/tests/%: tests/unit/%.c $(TESTUTIL) $(CGSCRATCH) $(B)/tests/libbinding.a
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(TEST_FLAGS) $(CHECK_CFLAGS) -Itests/unit $< $(TESTUTIL) $(CGSCRATCH) -o $@ $(B)/tests/libbinding.a $(PKG_LIBS) $(CHECK_LIBS) $(TEST_LDFLAGS)
+
+# A stand-in OpenCL vendor library that test_topology names to the ICD
+# loader (tests/unit/topology/fakeicd.c); nodelete: its thread outlives a
+# dlclose.
+$(B)/tests/fakeicd.so: tests/unit/topology/fakeicd.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -O1 -fPIC -shared -Wall -Wextra -Werror $< -o $@ -lpthread -Wl,-z,nodelete
+$(B)/tests/topology/test_topology $(B)/san/tests/topology/test_topology: $(B)/tests/fakeicd.so
 
 $(B)/san/tests/%: tests/unit/%.c $(TESTUTIL) $(CGSCRATCH) $(B)/san/libbinding.a
 	@mkdir -p $(@D)
@@ -278,6 +287,13 @@ lint: $(LIB_OBJ)
 		bench tests
 	sh scripts/module-cycles $(B)/lib
 
+# Writes into README.md, docs/*.md and man/*.in what the built tree prints
+# for each marked example (scripts/doc-examples; docs/testing.md, "Examples
+# in the docs"): the sbind transcripts run here, the e2e blocks from the
+# last e2e run's $(B)/doc-examples/. `make cli` compares them.
+doc-examples: $(TOOLS_BIN)
+	@SBIND=$(TOOLS_BIN) sh scripts/doc-examples update
+
 demo: deps
 	$(MAKE) all
 	@sh tests/e2e/demo.sh
@@ -285,6 +301,7 @@ demo: deps
 bench: $(BENCH_BIN) all
 	@for b in $(BENCH_BIN); do $$b || exit 1; done
 	@if [ -x bench/launch.sh ]; then sh bench/launch.sh; fi
+	@if [ -x bench/releases.sh ]; then sh bench/releases.sh; fi
 	@if [ -x bench/gang.sh ]; then sh bench/gang.sh; fi
 	@if [ -x bench/defer.sh ]; then sh bench/defer.sh; fi
 	@if [ -x bench/cli_filter.sh ]; then sh bench/cli_filter.sh; fi

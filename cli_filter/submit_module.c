@@ -8,6 +8,7 @@
  *   local r = m.translate("srun", "linear:2", nil, { "ntasks=4", "cpus-per-task=1" })
  *   -- r.request, r.options, r.sets = { { name=, value=, why= }, ... },
  *   -- r.notes = { ... }, r.refused = reason or nil, r.error = reason or nil
+ *   local site = m.site()  -- { mode=, on_error=, why= }: submit=, submit_error=
  *
  * It never raises a Lua error into Slurm's filter: bad input comes back as
  * r.error. Slurm's cli_filter/lua opens liblua with RTLD_GLOBAL, and the
@@ -127,9 +128,23 @@ static int l_translate(lua_State *L)
 	return 1;
 }
 
+/* site() -> { mode=, on_error=, why= }: the site's settings, read when
+ * the filter needs submit_error= (a translation that failed). */
+static int l_site(lua_State *L)
+{
+	struct bnd_submit_site site;
+	bnd_siteconf_submit(NULL, &site);
+	lua_newtable(L);
+	set_string(L, "mode", bnd_submit_mode_name(site.mode));
+	set_string(L, "on_error", bnd_submit_error_name(site.on_error));
+	set_string(L, "why", site.why);
+	return 1;
+}
+
 int luaopen_spank_binding_submit(lua_State *L)
 {
-	static const luaL_Reg fns[] = { { "translate", l_translate }, { NULL, NULL } };
+	static const luaL_Reg fns[] = { { "translate", l_translate }, { "site", l_site },
+					{ NULL, NULL } };
 	lua_newtable(L);
 	luaL_register(L, NULL, fns);
 	return 1;

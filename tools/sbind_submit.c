@@ -15,11 +15,11 @@
 #include "sbind.h"
 
 enum { OPT_BINDING = 1000, OPT_MBIND, OPT_COMMAND, OPT_MODE, OPT_FORMAT, OPT_SLURM_CONF,
-       OPT_LIST, OPT_HELP, OPT_KEY0 };
+       OPT_LIST, OPT_SITE, OPT_HELP, OPT_KEY0 };
 
 struct submit_opts {
 	const char *binding, *mbind, *format, *slurm_conf;
-	int mode_given, list;
+	int mode_given, list, site;
 	enum bnd_submit_mode mode;
 	struct bnd_alloc alloc;
 };
@@ -33,8 +33,9 @@ static const char *need_unit_name(enum bnd_need_unit u)
 static void usage(FILE *f)
 {
 	fputs("usage: sbind submit [--binding SPEC] [--mbind SPEC] [--command srun|sbatch|salloc]\n"
-	      "                    [--mode translate|refuse|off] [--slurm-conf PATH]\n"
+	      "                    [--mode translate|refuse|off] [--slurm-conf PATH] [--site]\n"
 	      "                    [--format text|json] [SLURM OPTIONS]\n"
+	      "       sbind submit --list-options\n"
 	      "  the Slurm options the request needs from the allocation, given the\n"
 	      "  allocation options the user gave (exit 3: refused, with the reason).\n"
 	      "  SLURM OPTIONS, as srun/sbatch/salloc spell them:\n", f);
@@ -48,7 +49,9 @@ static void usage(FILE *f)
 	}
 	fputs("  --jobid (srun inside an allocation) asks for a step of that job.\n"
 	      "  --list-options prints the Slurm option names above, one per line (the\n"
-	      "  ones the cli_filter passes on).\n"
+	      "  ones the cli_filter passes on, and the only ones it sets).\n"
+	      "  --site prints the site's settings for the filter (submit=, submit_error=)\n"
+	      "  and where they come from.\n"
 	      "  --mode: the site's plugstack.conf submit= by default (slurm.conf's\n"
 	      "  PlugStackConfig, from --slurm-conf or $SLURM_CONF).\n", f);
 }
@@ -64,6 +67,7 @@ static struct option *long_options(char *shorts, size_t slen)
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "slurm-conf", required_argument, NULL, OPT_SLURM_CONF },
 		{ "list-options", no_argument, NULL, OPT_LIST },
+		{ "site", no_argument, NULL, OPT_SITE },
 		{ "help", no_argument, NULL, OPT_HELP },
 	};
 	size_t nown = sizeof(own) / sizeof(own[0]), nkeys = 0, used = 0;
@@ -107,6 +111,7 @@ static int one_opt(struct submit_opts *o, int c, const char *arg)
 	case OPT_FORMAT: o->format = arg; return 0;
 	case OPT_SLURM_CONF: o->slurm_conf = arg; return 0;
 	case OPT_LIST: o->list = 1; return 0;
+	case OPT_SITE: o->site = 1; return 0;
 	case OPT_HELP: usage(stdout); return -1;
 	case OPT_COMMAND:
 		/* parse_opts read it first: --jobid depends on it */
@@ -229,6 +234,13 @@ int sbind_cmd_submit(int argc, char **argv)
 		return rc < 0 ? SBIND_EXIT_OK : rc;
 	if (o.list) {
 		list_options();
+		return SBIND_EXIT_OK;
+	}
+	if (o.site) {
+		struct bnd_submit_site site;
+		bnd_siteconf_submit(o.slurm_conf, &site);
+		printf("site: submit=%s submit_error=%s (%s)\n", bnd_submit_mode_name(site.mode),
+		       bnd_submit_error_name(site.on_error), site.why);
 		return SBIND_EXIT_OK;
 	}
 	enum bnd_mbind mbind = BND_M_NONE;

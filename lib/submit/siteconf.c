@@ -26,26 +26,97 @@ static const char *next_line(const char *p, char *buf, size_t len)
 	return p[n] ? p + n + 1 : p + n;
 }
 
+/* slurm.conf as slurmd reads it, for the one key the filter needs: an
+ * "Include FILE" line is read inline where it stands (FILE relative to the
+ * including slurm.conf's directory, %c the ClusterName set so far), and the
+ * last PlugStackConfig= read wins. */
+struct slurmconf_walk {
+	char dir[4096];      /* slurm.conf's directory */
+	char cluster[256];
+	char found[4096];
+	int depth;
+};
+
+static char *read_text(const char *path);
+static void slurmconf_text(struct slurmconf_walk *w, const char *text);
+
+/* "include" (any case) then blanks then the file: the file, else NULL. */
+static char *include_of(char *line)
+{
+	size_t n = strspn(line, " \t");
+	if (strncasecmp(line + n, "include", 7) || !line[n + 7] || !strchr(" \t", line[n + 7]))
+		return NULL;
+	char *f = line + n + 7;
+	f += strspn(f, " \t");
+	f[strcspn(f, " \t\r")] = '\0';
+	return *f ? f : NULL;
+}
+
+static void slurmconf_include(struct slurmconf_walk *w, const char *file)
+{
+	char path[4096], name[4096];
+	size_t k = 0;
+	/* %c: the cluster's name (slurm.conf(5), INCLUDE MODIFIERS) */
+	for (const char *p = file; *p && k + 1 < sizeof(name); p++) {
+		if (p[0] == '%' && p[1] == 'c') {
+			k += (size_t)snprintf(name + k, sizeof(name) - k, "%s", w->cluster);
+			k = k < sizeof(name) ? k : sizeof(name) - 1;
+			p++;
+		} else {
+			name[k++] = *p;
+		}
+	}
+	name[k] = '\0';
+	if (snprintf(path, sizeof(path), "%s%s%s", name[0] == '/' ? "" : w->dir,
+		     name[0] == '/' ? "" : "/", name) >= (int)sizeof(path) ||
+	    w->depth >= MAX_INCLUDE_DEPTH)
+		return;
+	char *text = read_text(path);
+	if (!text)
+		return;
+	w->depth++;
+	slurmconf_text(w, text);
+	w->depth--;
+	free(text);
+}
+
+static void slurmconf_text(struct slurmconf_walk *w, const char *text)
+{
+	char line[4096];
+	for (const char *p = text; p && *p;) {
+		p = next_line(p, line, sizeof(line));
+		char *inc = include_of(line);
+		if (inc) {
+			slurmconf_include(w, inc);
+			continue;
+		}
+		char *save = NULL;
+		for (char *tok = strtok_r(line, " \t\r", &save); tok;
+		     tok = strtok_r(NULL, " \t\r", &save)) {
+			if (!strncasecmp(tok, "PlugStackConfig=", 16))
+				snprintf(w->found, sizeof(w->found), "%s", tok + 16);
+			else if (!strncasecmp(tok, "ClusterName=", 12))
+				snprintf(w->cluster, sizeof(w->cluster), "%s", tok + 12);
+		}
+	}
+}
+
 int bnd_siteconf_plugstack_path(const char *slurm_conf_path, const char *text, char *out,
 				size_t outlen, char *err, size_t errlen)
 {
-	char line[4096], found[4096] = "";
-	for (const char *p = text; p && *p;) {
-		p = next_line(p, line, sizeof(line));
-		char *save = NULL;
-		for (char *tok = strtok_r(line, " \t\r", &save); tok;
-		     tok = strtok_r(NULL, " \t\r", &save))
-			if (!strncasecmp(tok, "PlugStackConfig=", 16))
-				snprintf(found, sizeof(found), "%s", tok + 16);
-	}
+	struct slurmconf_walk w = { .depth = 0 };
+	const char *slash = strrchr(slurm_conf_path, '/');
+	int dirlen = slash ? (int)(slash - slurm_conf_path) : 1;
+	snprintf(w.dir, sizeof(w.dir), "%.*s", dirlen, slash ? slurm_conf_path : ".");
+	if (slash && !dirlen)
+		snprintf(w.dir, sizeof(w.dir), "/");
+	slurmconf_text(&w, text);
 	int n;
-	if (*found) {
-		n = snprintf(out, outlen, "%s", found);
-	} else {
-		const char *slash = strrchr(slurm_conf_path, '/');
-		int dirlen = slash ? (int)(slash - slurm_conf_path) : 1;
-		n = snprintf(out, outlen, "%.*s/plugstack.conf", dirlen, slash ? slurm_conf_path : ".");
-	}
+	if (*w.found)
+		n = snprintf(out, outlen, "%s", w.found);
+	else
+		n = snprintf(out, outlen, "%s%splugstack.conf", w.dir,
+			     strcmp(w.dir, "/") ? "/" : "");
 	if (n < 0 || (size_t)n >= outlen)
 		return bnd_fail(err, errlen, BND_EINVAL, "plugstack.conf path too long");
 	return BND_OK;
@@ -122,17 +193,18 @@ static void scan_file(struct scan *s, const char *path)
 	free(text);
 }
 
-void bnd_siteconf_submit_mode(const char *slurm_conf, enum bnd_submit_mode *mode, char *why,
-			      size_t whylen)
+void bnd_siteconf_submit(const char *slurm_conf, struct bnd_submit_site *site)
 {
 	const char *env = getenv("SLURM_CONF");
 	const char *conf = slurm_conf ? slurm_conf : env && *env ? env : "/etc/slurm/slurm.conf";
 	char stack[4096];
 	struct bnd_config cfg;
-	*mode = BND_SUBMIT_TRANSLATE;
+	site->mode = BND_SUBMIT_TRANSLATE;
+	site->on_error = BND_SUBMIT_ERROR_CONTINUE;
 	char *text = read_text(conf);
 	if (!text) {
-		snprintf(why, whylen, "%s unreadable: the default, submit=translate", conf);
+		snprintf(site->why, sizeof(site->why), "%s unreadable: the defaults, "
+			 "submit=translate submit_error=continue", conf);
 		return;
 	}
 	int rc = bnd_siteconf_plugstack_path(conf, text, stack, sizeof(stack), NULL, 0);
@@ -141,11 +213,22 @@ void bnd_siteconf_submit_mode(const char *slurm_conf, enum bnd_submit_mode *mode
 	if (rc == BND_OK)
 		scan_file(&s, stack);
 	if (!s.found) {
-		*mode = BND_SUBMIT_OFF;
-		snprintf(why, whylen, "%s lists no spank_binding.so: off", rc ? conf : stack);
+		site->mode = BND_SUBMIT_OFF;
+		snprintf(site->why, sizeof(site->why), "%s lists no spank_binding.so: off",
+			 rc ? conf : stack);
 		return;
 	}
-	*mode = cfg.enabled ? cfg.submit : BND_SUBMIT_OFF;
-	snprintf(why, whylen, "%s: submit=%s%s", stack, bnd_submit_mode_name(cfg.submit),
-		 cfg.enabled ? "" : ", enabled=no: off");
+	site->mode = cfg.enabled ? cfg.submit : BND_SUBMIT_OFF;
+	site->on_error = cfg.submit_error;
+	snprintf(site->why, sizeof(site->why), "%s: submit=%s%s", stack,
+		 bnd_submit_mode_name(cfg.submit), cfg.enabled ? "" : ", enabled=no: off");
+}
+
+void bnd_siteconf_submit_mode(const char *slurm_conf, enum bnd_submit_mode *mode, char *why,
+			      size_t whylen)
+{
+	struct bnd_submit_site site;
+	bnd_siteconf_submit(slurm_conf, &site);
+	*mode = site.mode;
+	snprintf(why, whylen, "%s", site.why);
 }

@@ -35,6 +35,12 @@ enum bnd_on_failure {
  * cannot hold (naming the options to add), or nothing. */
 enum bnd_submit_mode { BND_SUBMIT_TRANSLATE = 0, BND_SUBMIT_REFUSE, BND_SUBMIT_OFF };
 
+/* submit_error=: what the cli_filter does when the translation itself
+ * fails (the module or sbind missing, crashed or answering an error):
+ * submit the job as given, untranslated (the default: the plugin on the
+ * node still binds or says why), or refuse the submission. */
+enum bnd_submit_error { BND_SUBMIT_ERROR_CONTINUE = 0, BND_SUBMIT_ERROR_REFUSE };
+
 struct bnd_config {
 	char state_dir[BND_CONFIG_PATH_MAX];
 	int enabled;
@@ -81,6 +87,7 @@ struct bnd_config {
 	 * discovery. A file that cannot be read is a node without topology. */
 	char topology[256];
 	enum bnd_submit_mode submit;   /* read by the submit host's cli_filter */
+	enum bnd_submit_error submit_error; /* the same */
 	/* metrics_file=/path.prom: after every transaction that changed the
 	 * state, the step writes the node's metrics there (report/metrics.h);
 	 * "" for none (the package's timer runs sbind metrics instead). */
@@ -109,6 +116,8 @@ const char *bnd_on_failure_name(enum bnd_on_failure f);
 /* "translate", "refuse", "off" (submit='s words); and back (BND_EINVAL,
  * naming the accepted form, for another word). */
 const char *bnd_submit_mode_name(enum bnd_submit_mode m);
+/* "continue", "refuse" (submit_error='s words). */
+const char *bnd_submit_error_name(enum bnd_submit_error e);
 int bnd_submit_mode_parse(const char *s, enum bnd_submit_mode *m, char *err, size_t errlen);
 
 /* One line describing the effective settings, for the log: every key in

@@ -11,7 +11,9 @@
 
 #include "binding/state/counters.h"
 #include "binding/state/statefile.h"
+#include "binding/util/cpuset.h"
 #include "binding/state/statelock.h"
+#include "binding/topology/topology.h"
 
 
 struct bnd_state_opts {
@@ -39,6 +41,10 @@ struct bnd_state_opts {
 	 * none. */
 	void (*committed)(void *ctx);
 	void *committed_ctx;
+	/* The node's topology when the caller has it (a step): a transaction
+	 * that writes wakes the deferred steps it lets in, placed with it
+	 * (statewake.h); NULL: the state dir's topology cache is read. */
+	const struct bnd_topology *topo;
 };
 
 /* Is the record's owner still the process that made it? r whole (its
@@ -56,10 +62,16 @@ struct bnd_state_txn {
 	struct bnd_statelock lock;
 	struct bnd_state_file f;
 	int dirty;         /* f differs from the file on disk */
+	int committed;     /* f was written: wake whom it lets in at the end, and
+	                      call o->committed */
+	/* What could let a waiting step in: cpus held when the state was read
+	 * (before repairs), and whether a deferred record was dropped. A
+	 * change that frees neither wakes nobody and reads nothing more. */
+	bnd_cpuset_t held0;
+	int dropped_deferred;
 	int dropped;       /* records removed by repairs in begin */
 	int njournal, capjournal;
 	char **journal;    /* lines for o->journal once committed */
-	int wrote;         /* commit replaced the state (o->committed runs in end) */
 };
 
 /* Locks and loads the state, repairing it (corruption, other boot, and
@@ -98,7 +110,9 @@ void bnd_state_txn_drop(struct bnd_state_txn *tx, int i, const char *verb);
  * feeds the journal. A transaction that writes nothing counts nothing: a
  * write wakes every deferred step's watcher (docs/plugin.md). */
 int bnd_state_txn_commit(struct bnd_state_txn *tx, char *err, size_t errlen);
-/* Unlocks and frees; safe after a failed commit. */
+/* Unlocks, then, when the transaction wrote the state, rings the doorbells
+ * of the deferred steps it lets in (statewake.h), and frees; safe after a
+ * failed commit. */
 void bnd_state_txn_end(struct bnd_state_txn *tx);
 
 /* printf into o->log, if any. */

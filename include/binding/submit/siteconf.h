@@ -10,9 +10,12 @@
 #include <stddef.h>
 
 #include "binding/request/config.h"
+#include "binding/util/error.h"
 
-/* The plugstack.conf path slurm.conf's text names, or the default beside
- * slurm_conf_path. BND_EINVAL when it does not fit out. */
+/* The plugstack.conf path slurm.conf's text names (the last
+ * PlugStackConfig=, its Include files read inline where they stand:
+ * relative to slurm_conf_path's directory, %c the ClusterName), or the
+ * default beside slurm_conf_path. BND_EINVAL when it does not fit out. */
 int bnd_siteconf_plugstack_path(const char *slurm_conf_path, const char *text, char *out,
 				size_t outlen, char *err, size_t errlen);
 
@@ -23,6 +26,20 @@ int bnd_siteconf_plugstack_path(const char *slurm_conf_path, const char *text, c
  * defaults, as in the plugin. */
 int bnd_siteconf_scan_plugstack(const char *text, struct bnd_config *cfg, int *found,
 				void (*include)(void *ctx, const char *pattern), void *ctx);
+
+/* The site's settings for the cli_filter on this host. */
+struct bnd_submit_site {
+	enum bnd_submit_mode mode;       /* submit= (off: enabled=no, no plugin) */
+	enum bnd_submit_error on_error;  /* submit_error= */
+	char why[4608];                  /* where mode came from */
+};
+
+/* slurm_conf (NULL: $SLURM_CONF, else /etc/slurm/slurm.conf) ->
+ * plugstack.conf -> the plugin's submit=, submit_error= and enabled=.
+ * slurm.conf's Include lines are followed as slurmd follows them. When
+ * the files cannot be read the defaults hold (translate, continue);
+ * without the plugin's line the filter has nothing to do (off). */
+void bnd_siteconf_submit(const char *slurm_conf, struct bnd_submit_site *site);
 
 /* The site's mode for this host: slurm_conf (NULL: $SLURM_CONF, else
  * /etc/slurm/slurm.conf) -> plugstack.conf -> the plugin's submit= and
