@@ -20,6 +20,12 @@ int bnd_slurm_load_job(job_info_msg_t **resp, uint32_t job, uint16_t show_flags)
 #endif
 }
 
+int bnd_slurm_user_sees_stepd_log(void)
+{
+	/* 24.11: "Use of --slurmd-debug is allowed only for root and SlurmUser". */
+	return !BND_SLURM_AT_LEAST(24, 11);
+}
+
 const char *bnd_slurm_built_for(void)
 {
 	static char v[16];
