@@ -89,8 +89,9 @@ static int holds(const struct bnd_state_record *r, int pass, const struct bnd_al
 }
 
 /* "held-by-job:12,13" (other jobs hold cpus of the step's allocation) or
- * "held-by-step:3" (its own job's other steps), for why=. A job's batch
- * step and its srun steps hold the same cpus: each job is named once. */
+ * "held-by-step:batch,3" (its own job's other steps, by sbind's names),
+ * for why=. A job's batch step and its srun steps hold the same cpus: each
+ * job is named once. */
 static void holders(const struct bnd_state_file *f, const struct bnd_alloc_args *a,
 		    const bnd_cpuset_t *taken, char *why, size_t len)
 {
@@ -108,7 +109,10 @@ static void holders(const struct bnd_state_file *f, const struct bnd_alloc_args 
 				      (pass ? f->rec[j].step : f->rec[j].job) == id;
 			if (!holds(r, pass, a, taken) || dup)
 				continue;
-			n += (size_t)snprintf(why + n, len - n, "%s%" PRIu32, named++ ? "," : "", id);
+			char buf[16];
+			snprintf(buf, sizeof(buf), "%" PRIu32, id);
+			const char *nm = pass ? bnd_step_name(id, buf, sizeof(buf)) : buf;
+			n += (size_t)snprintf(why + n, len - n, "%s%s", named++ ? "," : "", nm);
 		}
 	}
 	if (!named)

@@ -283,6 +283,22 @@ START_TEST(a_new_step_is_recorded_deferred_or_placed)
 }
 END_TEST
 
+/* A step kept waiting by its own job's batch script says so by name (the
+ * legend of sbind draw and sbind status show the why). */
+START_TEST(a_step_held_by_its_batch_script_names_it)
+{
+	struct bnd_topology *t = tu_topo("pack:1 core:1");
+	struct bnd_placement pb;
+	char err[BND_ERRLEN] = "", cpus[64];
+	alloc(t, "linear:1", args(5, BND_STEP_BATCH, 1, NULL), &pb, "0");
+	ck_assert_int_eq(resume(t, "linear:1", args(5, 1, 1, NULL), NULL, 0, cpus, sizeof(cpus),
+				err, sizeof(err)), BND_RESUME_DEFERRED);
+	ck_assert_str_eq(err, "deferred: held-by-step:batch");
+	bnd_placement_free(&pb);
+	bnd_topology_free(t);
+}
+END_TEST
+
 /* A --mbind=cores:strict task's policy names its NUMA node: it only ever
  * gets its previous cpus back, never cores of another node. */
 START_TEST(prev_only_stays_on_its_numa_node)
@@ -442,6 +458,7 @@ int main(void)
 	tcase_add_test(tc, resume_moves_when_previous_cpus_are_taken);
 	tcase_add_test(tc, resume_defers_then_binds_when_cpus_free_up);
 	tcase_add_test(tc, a_new_step_is_recorded_deferred_or_placed);
+	tcase_add_test(tc, a_step_held_by_its_batch_script_names_it);
 	tcase_add_test(tc, prev_only_stays_on_its_numa_node);
 	tcase_add_test(tc, suspended_record_round_trips_and_keeps_memory);
 	tcase_add_test(tc, batch_resumes_after_its_own_step);
