@@ -28,9 +28,9 @@ srun -n1 -c1 --binding=linear:2 true
 srun -n2 -l --gpus-per-task=1 --binding=gpu:1 sh -c 'echo "GPU $SLURM_BINDING_GPUS CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES cpus=$SLURM_BINDING locality=${SLURM_BINDING_GPU_LOCALITY%%:*}"' 2>&1 | grep -v spank-binding:
 ## 9. Slurm suspends a job (scontrol suspend, or the gang scheduler): its cores go to the job that runs meanwhile, and come back on resume.
 sbatch -n2 -J demo-s --binding=linear:1 -o /dev/null --wrap 'srun sleep 60'; until grep -q "job=$(squeue -h -n demo-s -o %i) step=0 .* status=active" "$E2E_STATE/state"; do sleep 0.2; done
-@root scontrol suspend "$(squeue -h -n demo-s -o %i)" && until grep -q ' status=suspended .* why=slurm-suspend' "$E2E_STATE/state"; do sleep 0.2; done; "$E2E_BUILD/sbind" status --state "$E2E_STATE" | head -3
+@root j=$(squeue -h -n demo-s -o %i); scontrol suspend "$j" && until ! grep "^rec job=$j " "$E2E_STATE/state" | grep -qv ' status=suspended '; do sleep 0.2; done; "$E2E_BUILD/sbind" status --state "$E2E_STATE" | head -3
 srun -n2 -l --binding=linear:1 sh -c 'echo "while it is suspended: task on $SLURM_BINDING"' 2>&1 | grep -v spank-binding:
-@root scontrol resume "$(squeue -h -n demo-s -o %i)" && until grep -q "job=$(squeue -h -n demo-s -o %i) step=0 .* status=active" "$E2E_STATE/state"; do sleep 0.2; done; "$E2E_BUILD/sbind" status --state "$E2E_STATE" --node "$E2E_NODE" --job "$(squeue -h -n demo-s -o %i)" | sed -n '/step 0/,$p'
+@root j=$(squeue -h -n demo-s -o %i); scontrol resume "$j" && until ! grep "^rec job=$j " "$E2E_STATE/state" | grep -qv ' status=active '; do sleep 0.2; done; "$E2E_BUILD/sbind" status --state "$E2E_STATE" --node "$E2E_NODE" --job "$j" | sed -n '/step 0/,$p'
 ## 10. What an admin sees while it runs: the node's metrics for Prometheus (sbind metrics, or node_exporter's textfile), a picture of who holds which core (sbind draw; lstopo renders it), one line per bound task in slurmd's log.
 @root "$E2E_BUILD/sbind" metrics --state "$E2E_STATE" | grep -E '^spank_binding_(placements|refusals|fallbacks)_total.* [1-9]|^spank_binding_(steps|socket_cores_held)[{ ].* [1-9]'
 @root "$E2E_BUILD/sbind" draw --state "$E2E_STATE" --format svg --output "$E2E_DIR/node.svg" && grep -o "id='Core_[0-9]_rect'[^/]*fill='[^']*'\|>job [0-9][^<]*[:(][^<]*<" "$E2E_DIR/node.svg" | sed -E "s/ class='Core' x.*fill=/ fill=/; s/^>|<$//g"
