@@ -344,6 +344,8 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 			"`sbind status --job %u`; Slurm %s keeps --slurmd-debug for root and SlurmUser\n",
 			step.job, step.step, step.job, bnd_slurm_built_for());
 	fflush(stderr);
+	if (res.log[0])
+		slurm_info(TAG ": %s", res.log);
 	return res.failed ? -1 : 0;
 }
 

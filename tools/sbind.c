@@ -34,8 +34,18 @@ static const char usage[] =
 	"      user's (sbind submit --help lists them), or why it is refused;\n"
 	"      --list-options: the Slurm option names it reads, one a line;\n"
 	"      --site: the site's submit= and submit_error=\n"
-	"  sbind status [--state DIR] [--topology SRC] [--format text|json] [--job J]\n"
-	"      current bindings on this node (suspended/deferred: since when, why)\n"
+	"  sbind status [--state DIR] [--topology SRC] [--format text|json] [--job J [--node NAME]]\n"
+	"      current bindings on this node (suspended/deferred: since when, why);\n"
+	"      --job: the job's receipt here, each step's request, binding, tasks and\n"
+	"      history (NAME in it: the host's name by default)\n"
+	"  sbind metrics [--state DIR] [--topology SRC] [--mem-reserve SIZE|N%] [--output FILE]\n"
+	"      the node's binding state for Prometheus (text format): cores, threads and\n"
+	"      memory held and free, steps by status, the counters; --output writes\n"
+	"      node_exporter's textfile atomically\n"
+	"  sbind draw [--state DIR] [--topology SRC] [--format xml|svg|png] [--output FILE]\n"
+	"      the node's topology with each job's cores in its colour, waiting and\n"
+	"      suspended steps marked, memory per NUMA node: an hwloc XML for lstopo,\n"
+	"      or rendered by lstopo (svg, png)\n"
 	"  sbind release --job J [--step S|batch|extern|interactive] [--state DIR]\n"
 	"      drop records\n"
 	"  sbind gc [--state DIR]\n"
@@ -121,6 +131,10 @@ int main(int argc, char **argv)
 		return cmd_complete(argc - 1, argv + 1);
 	if (!strcmp(cmd, "submit"))
 		return sbind_cmd_submit(argc - 1, argv + 1);
-	fprintf(stderr, "sbind: unknown command \"%s\" (expected topology, place, submit, rankfile, status, release, gc or complete)\n", cmd);
+	if (!strcmp(cmd, "metrics"))
+		return sbind_cmd_metrics(argc - 1, argv + 1);
+	if (!strcmp(cmd, "draw"))
+		return sbind_cmd_draw(argc - 1, argv + 1);
+	fprintf(stderr, "sbind: unknown command \"%s\" (expected topology, place, submit, rankfile, status, metrics, draw, release, gc or complete)\n", cmd);
 	return SBIND_EXIT_USAGE;
 }

@@ -92,6 +92,10 @@ struct bnd_config {
 	char topology[256];
 	enum bnd_submit_mode submit;   /* read by the submit host's cli_filter */
 	enum bnd_submit_error submit_error; /* the same */
+	/* metrics_file=/path.prom: after every transaction that changed the
+	 * state, the step writes the node's metrics there (report/metrics.h);
+	 * "" for none (the package's timer runs sbind metrics instead). */
+	char metrics_file[BND_CONFIG_PATH_MAX];
 };
 
 /* Every setting from its key's default (bnd_config_key_info's def); what c
