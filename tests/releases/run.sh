@@ -84,6 +84,14 @@ in_chroot() {	# SUITE CMD...: CMD in the tree's copy, inside
 
 # A summary line "<stage>: N passed, M failed, K skipped" of OUT, as "N M K".
 counts() { sed -nE "s/^$1: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) (partly )?skipped.*/\\1 \\2 \\3/p" | tail -n 1; }
+# record_counts PART RELEASE LABEL RC OUTPUT: the counts a part's output
+# printed under LABEL; a part that exited non-zero failed, whatever it printed.
+record_counts() {
+	local p f s
+	read -r p f s < <(printf '%s\n' "$5" | counts "$3")
+	[ "$4" -ne 0 ] && [ "${f:-0}" = 0 ] && f=1
+	record "$1" "$2" "${p:-0}" "${f:-1}" "${s:-0}"
+}
 
 part_build() {	# SUITE RELEASE
 	local t0=$SECONDS out rc
@@ -101,47 +109,39 @@ part_build() {	# SUITE RELEASE
 # run (plain build). Not in make check's parts: the library is the same C
 # on every release, and the host runs it under ASan/UBSan.
 part_unit() {	# SUITE RELEASE
-	local out rc p f s
+	local out rc
 	out=$(in_chroot "$1" sh -c "make -j$JOBS unit-programs && make unit-plain" 2>&1); rc=$?
 	printf '%s\n' "$out" | grep -E '^unit|FAIL|crashed|error' | sed 's/^/  /'
-	read -r p f s < <(printf '%s\n' "$out" | counts 'unit \(plain\)')
-	[ $rc -ne 0 ] && [ "${f:-0}" = 0 ] && f=1
-	record unit "$2" "${p:-0}" "${f:-1}" "${s:-0}"
+	record_counts unit "$2" 'unit \(plain\)' $rc "$out"
 }
 
 part_e2e() {	# SUITE RELEASE
-	local out rc p f s
+	local out rc
 	# shellcheck disable=SC2086 # a list of file-name prefixes
 	out=$(in_chroot "$1" env BINDING_BUILD="$copy/build" KEEP_E2E="${KEEP_E2E:-0}" \
 		E2E_DEBUG="${E2E_DEBUG:-info}" SOAK_STEPS="$RELEASE_SOAK_STEPS" \
 		GANG_STEPS="$RELEASE_GANG_STEPS" bash tests/e2e/run.sh $RELEASE_E2E 2>&1); rc=$?
 	printf '%s\n' "$out" | grep -E '^(== |  FAIL|   \(|cluster: (mode|up)|e2e)' | sed 's/^/  /'
 	[ $rc -ne 0 ] && printf '%s\n' "$out" | sed -n '/^e2e failures:/,$p' | tail -n 60 | sed 's/^/  /'
-	read -r p f s < <(printf '%s\n' "$out" | counts e2e)
-	[ $rc -ne 0 ] && [ "${f:-0}" = 0 ] && f=1
-	record e2e "$2" "${p:-0}" "${f:-1}" "${s:-0}"
+	record_counts e2e "$2" e2e $rc "$out"
 }
 
 part_pkg() {	# SUITE RELEASE
-	local out rc p f s
+	local out rc
 	out=$(in_chroot "$1" env BINDING_BUILD="$copy/build" sh tests/pkg/run.sh 2>&1); rc=$?
 	printf '%s\n' "$out" | grep -E '^(  ok|  FAIL|pkg)' | sed 's/^/  /'
-	read -r p f s < <(printf '%s\n' "$out" | counts pkg)
-	[ $rc -ne 0 ] && [ "${f:-0}" = 0 ] && f=1
-	record pkg "$2" "${p:-0}" "${f:-1}" "${s:-0}"
+	record_counts pkg "$2" pkg $rc "$out"
 }
 
 part_upgrade() {	# SUITE RELEASE
-	local out rc p f s
+	local out rc
 	out=$(sh "$here/upgrade.sh" "$1" "$copy" 2>&1); rc=$?
 	printf '%s\n' "$out" | sed 's/^/  /'
-	read -r p f s < <(printf '%s\n' "$out" | counts upgrade)
-	[ $rc -ne 0 ] && [ "${f:-0}" = 0 ] && f=1
-	record upgrade "$2" "${p:-0}" "${f:-1}" "${s:-0}"
+	record_counts upgrade "$2" upgrade $rc "$out"
 }
 
 part_guest() {	# SUITE RELEASE
-	local out rc p f s
+	local out rc
 	[ -n "$RELEASE_GUEST" ] || return 0
 	# The host's kernel, modules and initramfs (their caches, and the lock
 	# that keeps one guest booting at a time); this boot's channel, console
@@ -150,9 +150,7 @@ part_guest() {	# SUITE RELEASE
 		GUEST_RUN="$build/guest-$1" HARNESS_RESULTS=/dev/null \
 		GUEST_FILTER="$RELEASE_GUEST" BINDING_BUILD="$build" sh "$top/tests/guest/run.sh" 2>&1); rc=$?
 	printf '%s\n' "$out" | grep -E '^(  FAIL|== |   \(|e2e|# e2e-guest|not ok|cluster: mode)' | sed 's/^/  /'
-	read -r p f s < <(printf '%s\n' "$out" | counts e2e-guest)
-	[ $rc -ne 0 ] && [ "${f:-0}" = 0 ] && f=1
-	record guest "$2" "${p:-0}" "${f:-1}" "${s:-0}"
+	record_counts guest "$2" e2e-guest $rc "$out"
 }
 
 # The guest parts come last, after every suite's other parts: one guest
