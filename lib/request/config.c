@@ -120,6 +120,10 @@ static const struct key keys[] = {
 	  "on submit hosts, the cli_filter adds the options a binding needs, only refuses "
 	  "naming them, or does nothing",
 	  AT(submit), submit_words, 0, 0 },
+	{ "numamem", T_YESNO, NULL, "no", NULL,
+	  "Slurm books jobs' memory per NUMA node (GRES numamem, sbind gres-conf): the "
+	  "cli_filter asks for it, the plugin binds where Slurm booked",
+	  AT(numamem), NULL, 0, 0 },
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))

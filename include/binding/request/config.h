@@ -35,6 +35,10 @@ enum bnd_on_failure {
  * cannot hold (naming the options to add), or nothing. */
 enum bnd_submit_mode { BND_SUBMIT_TRANSLATE = 0, BND_SUBMIT_REFUSE, BND_SUBMIT_OFF };
 
+/* numamem=yes: the GRES a site books NUMA memory as, one type n<OS node>
+ * per NUMA node (`sbind gres-conf` writes them, docs/memory.md). */
+#define BND_NUMAMEM_GRES "numamem"
+
 struct bnd_config {
 	char state_dir[BND_CONFIG_PATH_MAX];
 	int enabled;
@@ -81,6 +85,12 @@ struct bnd_config {
 	 * discovery. A file that cannot be read is a node without topology. */
 	char topology[256];
 	enum bnd_submit_mode submit;   /* read by the submit host's cli_filter */
+	/* numamem=yes: Slurm books each job's memory per NUMA node as the
+	 * GRES numamem (one type n<os node> per NUMA node, `sbind gres-conf`):
+	 * the cli_filter adds the request a --mbind needs (submit/numamem.h)
+	 * and the plugin binds each task's memory where Slurm booked it
+	 * (memory/booking.h). no (the default): nothing changes. */
+	int numamem;
 };
 
 /* Every setting from its key's default (bnd_config_key_info's def). */

@@ -45,8 +45,10 @@ START_TEST(every_setting)
 	char *argv[] = { "state_dir=/tmp/x/state", "enabled=no", "default=linear:1",
 			 "on_failure=fail", "lock_timeout=2.5", "verbose", "filter=first_core",
 			 "default_unit=CT", "mem_reserve=2G", "defer_max=8", "private_files=yes",
-			 "on_any_host=no", "topology=/etc/slurm/node.xml", "submit=refuse" };
-	ck_assert_int_eq(parse(&c, err, 14, argv), BND_OK);
+			 "on_any_host=no", "topology=/etc/slurm/node.xml", "submit=refuse",
+			 "numamem=yes" };
+	ck_assert_int_eq(parse(&c, err, 15, argv), BND_OK);
+	ck_assert_int_eq(c.numamem, 1);
 	ck_assert_int_eq(c.on_any_host, 0);
 	ck_assert_str_eq(c.topology, "/etc/slurm/node.xml");
 	ck_assert_int_eq(c.defer_max, 8);
@@ -68,7 +70,7 @@ START_TEST(every_setting)
 			 "on_failure=fail lock_timeout=2.500 verbose=yes filter=first_core "
 			 "implicit=no default_unit=CT mem_reserve=2048M defer_max=8 gpu_devices=none "
 			 "gres_conf=default private_files=yes on_any_host=no "
-			 "topology=/etc/slurm/node.xml submit=refuse");
+			 "topology=/etc/slurm/node.xml submit=refuse numamem=yes");
 }
 END_TEST
 
@@ -313,7 +315,7 @@ START_TEST(example_file_parses_and_documents_everything)
 			       "on_failure=defer|unbound|fail", "lock_timeout=SECONDS", "verbose",
 			       "filter=first_core", "implicit=yes|no", "default_unit=",
 			       "gpu_devices=/dev/PATH=BUSID", "gres_conf=", "on_any_host=yes|no",
-			       "topology=", "submit=translate|refuse|off" };
+			       "topology=", "submit=translate|refuse|off", "numamem=yes|no" };
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		ck_assert_msg(strstr(all, keys[i]), "%s is not documented", keys[i]);
 }
@@ -330,7 +332,7 @@ START_TEST(defaults_line)
 			 "on_failure=defer lock_timeout=10.000 verbose=no filter=none implicit=no "
 			 "default_unit=C mem_reserve=0M defer_max=64 gpu_devices=none "
 			 "gres_conf=default private_files=no on_any_host=yes topology=discovery "
-			 "submit=translate");
+			 "submit=translate numamem=no");
 }
 END_TEST
 
@@ -383,7 +385,7 @@ START_TEST(table_defaults_are_the_defaults)
 		snprintf(word, sizeof(word), "%s=", k.name);
 		ck_assert_msg((at = strstr(at, word)), "%s out of order in %s", word, line0);
 	}
-	ck_assert_int_eq(i, 17);
+	ck_assert_int_eq(i, 18);
 	ck_assert_int_eq(bnd_config_key_info(i, &k), BND_EINVAL);
 }
 END_TEST
