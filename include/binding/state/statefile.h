@@ -2,7 +2,7 @@
  *
  * Plain text so an admin can read it with cat:
  *
- *   spank-binding-state 2
+ *   spank-binding-state 3
  *   boot 6f1c...-...
  *   node n17
  *   scan 0
@@ -19,13 +19,19 @@
  * cpus (';' between tasks), `mem` is <os node>:<MiB> pairs (',' between),
  * `req` runs to the end of the line. Optional, in this order:
  * `jobmem` (the job's memory on this node, MiB; absent when unknown),
+ * `booked` (numamem=yes: the job's memory Slurm booked on this node,
+ * <os node>:<MiB> pairs, memory/booking.h) and `split` (how many of the
+ * step's tasks have their memory on more than one node, when any),
  * `groups`, `need` and `want` (a deferred step's placement groups, the
  * cpus its placement takes on an idle node, and the cpus it may use: what
  * anyone needs to place it, so deferred steps are served oldest first,
  * statequeue.h), `since` (unix time in ms) and `why` (one word,
  * bnd_state_why_clean), written for suspended and deferred records. A
  * record without them reads as 0 / none / since=0 why="". Version 1 files
- * (no node, scan, jobmem, groups, want) are read and rewritten as 2.
+ * (no node, scan, jobmem, groups, want) and version 2 files (no booked,
+ * split) are read and rewritten as 3; a version 2 reader refuses a
+ * version 3 file whole (a newer format), so a downgrade never drops a
+ * record it cannot read.
  *
  * A transaction parses only what it needs: bnd_statefile_load keeps the
  * file's text and parses what every transaction reads of each record (job,
@@ -50,7 +56,7 @@
 #include "binding/util/proc.h"
 #include "binding/request/request.h"
 
-#define BND_STATE_VERSION 2
+#define BND_STATE_VERSION 3
 #define BND_STATE_MAX_MEM 64      /* NUMA nodes with a reservation per record */
 #define BND_STATE_MAX_TASKS 4096
 #define BND_STATE_WHY_LEN 128     /* why= text, NUL included */
@@ -106,6 +112,12 @@ struct bnd_state_record {
 	/* The job's memory on this node (MiB): Slurm's job allocation, which
 	 * its steps share; 0 when unknown. */
 	uint64_t job_mem_mib;
+	/* numamem: the job's memory Slurm booked on this node per NUMA node
+	 * (owned; NULL and 0 for jobs without a booking), and how many of the
+	 * step's tasks Slurm's booking split over several nodes. */
+	int nbooked;
+	struct bnd_state_mem *booked;
+	int split;
 	/* Deferred: its placement groups, the cpus its placement takes on an
 	 * idle node, and the cpus it may use (owned; NULL and 0 otherwise). */
 	int want_groups, want_need;
@@ -151,6 +163,9 @@ void bnd_state_record_free(struct bnd_state_record *r);
 /* Room for n memory shares in r->mem (nmem = n, zeroed; 0 frees them).
  * BND_OK, BND_ENOMEM, or BND_EINVAL above BND_STATE_MAX_MEM. */
 int bnd_state_record_mem(struct bnd_state_record *r, int n);
+/* Room for n booked shares in r->booked (nbooked = n, zeroed; 0 frees
+ * them). Same returns. */
+int bnd_state_record_booked(struct bnd_state_record *r, int n);
 /* Sets the record's want, groups and need (want NULL: none). BND_OK or
  * BND_ENOMEM. */
 int bnd_state_record_want(struct bnd_state_record *r, const bnd_cpuset_t *want, int groups,

@@ -116,7 +116,7 @@ START_TEST(text_is_readable)
 	ck_assert_int_eq(bnd_statefile_add(&f, &a), BND_OK);
 	char *text;
 	size_t len = st_format(&f, BOOT, &text);
-	const char *body = "spank-binding-state 2\n"
+	const char *body = "spank-binding-state 3\n"
 			   "boot " BOOT "\n"
 			   "scan 0\n"
 			   "rec job=12 step=0 pid=4242 start=981234 uid=1000 status=active "
@@ -241,8 +241,9 @@ START_TEST(every_flipped_byte)
 	for (size_t i = 0; i < body; i++) {
 		char keep = text[i];
 		text[i] = (char)(keep ^ 0x01);
-		/* the version digit 2 flipped reads 3: refused as newer */
-		int want = i == strlen("spank-binding-state ") ? BND_SF_NEWER : BND_SF_CORRUPT;
+		/* the version digit 3 flipped reads 2: an older file, whose
+		 * checksum then fails */
+		int want = BND_SF_CORRUPT;
 		ck_assert_msg(bnd_statefile_parse(text, len, &g, why, sizeof(why)) == want,
 			      "byte %zu flipped went unnoticed", i);
 		ck_assert_int_le(g.nrec, 3);
@@ -347,9 +348,9 @@ START_TEST(newer_version_refused)
 {
 	struct bnd_state_file g;
 	char why[256];
-	const char *t2 = "spank-binding-state 3\nanything at all, even garbage\n";
+	const char *t2 = "spank-binding-state 4\nanything at all, even garbage\n";
 	ck_assert_int_eq(bnd_statefile_parse(t2, strlen(t2), &g, why, sizeof(why)), BND_SF_NEWER);
-	ck_assert_str_eq(why, "format version 3 is newer than this code's 2");
+	ck_assert_str_eq(why, "format version 4 is newer than this code's 3");
 	ck_assert_int_eq(g.nrec, 0);
 	const char *t3 = "spank-binding-state 999";
 	ck_assert_int_eq(bnd_statefile_parse(t3, strlen(t3), &g, why, sizeof(why)), BND_SF_NEWER);
@@ -463,7 +464,7 @@ END_TEST
 
 /* Anything that is not a whole file of this version goes through the
  * whole parse: a damaged one is salvaged as before, a version 1 file (no
- * node, since= after mem=) is read and written as version 2. */
+ * node, since= after mem=) is read and written as version 3. */
 START_TEST(lazy_load_falls_back_to_the_whole_parse)
 {
 	struct bnd_state_file f, g;
@@ -496,11 +497,66 @@ START_TEST(lazy_load_falls_back_to_the_whole_parse)
 	ck_assert_int_eq(g.rec[0].mem[0].mib, 64);
 	ck_assert_str_eq(g.node, "");
 	ck_assert_int_eq(bnd_statefile_format(&g, &text, &len, NULL, 0), BND_OK);
-	ck_assert_ptr_nonnull(strstr(text, "spank-binding-state 2\n"));
+	ck_assert_ptr_nonnull(strstr(text, "spank-binding-state 3\n"));
 	ck_assert_ptr_nonnull(strstr(text, "cpus= since=1700000000123 why=slurm-suspend tasks= "
 					   "mem=0:64 req=linear:1\n"));
 	free(text);
 	bnd_statefile_free(&g);
+}
+END_TEST
+
+static char *framed(const char *body)
+{
+	char *t = malloc(strlen(body) + 64);
+	ck_assert_ptr_nonnull(t);
+	sprintf(t, "%send 1 crc32=%08x\n", body, (unsigned)bnd_crc32(body, strlen(body)));
+	return t;
+}
+
+/* numamem (version 3): a record keeps its job's booking (booked=) and how
+ * many of its tasks Slurm split (split=), both optional, and they come
+ * back as written; version 2 has neither, and a version 2 file reads as
+ * before (no booking). Malformed ones make the record unreadable. */
+START_TEST(booked_and_split_round_trip)
+{
+	struct bnd_state_file g;
+	char why[256], *out;
+	size_t len;
+	const char *body = "spank-binding-state 3\nboot " BOOT "\nscan 0\n"
+			   "rec job=13 step=0 pid=77 start=5 uid=1000 status=active created=1 cpus=0 "
+			   "tasks=0 mem=0:50,1:350 jobmem=400 booked=0:50,1:350 split=1 req=linear:1\n";
+	char *t = framed(body);
+	ck_assert_int_eq(bnd_statefile_parse(t, strlen(t), &g, why, sizeof(why)), BND_SF_CLEAN);
+	ck_assert_int_eq(g.nrec, 1);
+	ck_assert_int_eq(g.rec[0].nbooked, 2);
+	ck_assert_int_eq(g.rec[0].booked[1].node, 1);
+	ck_assert_uint_eq(g.rec[0].booked[1].mib, 350);
+	ck_assert_int_eq(g.rec[0].split, 1);
+	ck_assert_int_eq(bnd_statefile_format(&g, &out, &len, NULL, 0), BND_OK);
+	ck_assert_str_eq(out, t);
+	free(out);
+	/* a copy keeps them */
+	struct bnd_state_file h;
+	bnd_statefile_init(&h);
+	ck_assert_int_eq(bnd_statefile_add(&h, &g.rec[0]), BND_OK);
+	ck_assert_int_eq(h.rec[0].nbooked, 2);
+	ck_assert_ptr_ne(h.rec[0].booked, g.rec[0].booked);
+	bnd_statefile_free(&h);
+	bnd_statefile_free(&g);
+	free(t);
+	static const char *const bad[] = { "booked= req=", "booked=0 req=", "booked=0:x req=",
+					   "split=0 req=", "split=x req=", "booked=0:5 split= req=" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char b[512];
+		snprintf(b, sizeof(b), "spank-binding-state 3\nboot " BOOT "\nscan 0\nrec job=1 step=0 "
+			 "pid=7 start=5 uid=1000 status=active created=1 cpus=0 tasks=0 mem= %s"
+			 "linear:1\n", bad[i]);
+		t = framed(b);
+		ck_assert_msg(bnd_statefile_parse(t, strlen(t), &g, why, sizeof(why)) == BND_SF_CORRUPT
+			      && g.nrec == 0, "%s", bad[i]);
+		bnd_statefile_free(&g);
+		free(t);
+	}
 }
 END_TEST
 
@@ -518,6 +574,7 @@ int main(void)
 	tcase_add_test(tc, every_truncation);
 	tcase_add_test(tc, every_flipped_byte);
 	tcase_add_test(tc, garbage);
+	tcase_add_test(tc, booked_and_split_round_trip);
 	tcase_add_test(tc, invalid_lines_with_good_checksum);
 	tcase_add_test(tc, newer_version_refused);
 	tcase_add_test(tc, records_edit);
