@@ -122,30 +122,75 @@ static void scan_file(struct scan *s, const char *path)
 	free(text);
 }
 
-void bnd_siteconf_submit_mode(const char *slurm_conf, enum bnd_submit_mode *mode, char *why,
-			      size_t whylen)
+/* slurm.conf's node lines, and its Include lines' files. */
+struct nodescan {
+	struct bnd_numamem_site *site;
+	int depth;
+};
+
+static void scan_nodes(struct nodescan *n, const char *text);
+
+static void on_node_include(void *ctx, const char *pattern)
+{
+	struct nodescan *n = ctx;
+	glob_t g;
+	if (n->depth >= MAX_INCLUDE_DEPTH || glob(pattern, 0, NULL, &g))
+		return;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		char *text = read_text(g.gl_pathv[i]);
+		if (text)
+			scan_nodes(n, text);
+		free(text);
+	}
+	globfree(&g);
+}
+
+static void scan_nodes(struct nodescan *n, const char *text)
+{
+	n->depth++;
+	bnd_numamem_site_scan(n->site, text, on_node_include, n);
+	n->depth--;
+}
+
+void bnd_siteconf_site(const char *slurm_conf, struct bnd_submit_site *site, char *why,
+		       size_t whylen)
 {
 	const char *env = getenv("SLURM_CONF");
 	const char *conf = slurm_conf ? slurm_conf : env && *env ? env : "/etc/slurm/slurm.conf";
 	char stack[4096];
 	struct bnd_config cfg;
-	*mode = BND_SUBMIT_TRANSLATE;
+	memset(site, 0, sizeof(*site));
+	site->mode = BND_SUBMIT_TRANSLATE;
 	char *text = read_text(conf);
 	if (!text) {
 		snprintf(why, whylen, "%s unreadable: the default, submit=translate", conf);
 		return;
 	}
 	int rc = bnd_siteconf_plugstack_path(conf, text, stack, sizeof(stack), NULL, 0);
-	free(text);
 	struct scan s = { &cfg, 0, 0 };
 	if (rc == BND_OK)
 		scan_file(&s, stack);
 	if (!s.found) {
-		*mode = BND_SUBMIT_OFF;
+		free(text);
+		site->mode = BND_SUBMIT_OFF;
 		snprintf(why, whylen, "%s lists no spank_binding.so: off", rc ? conf : stack);
 		return;
 	}
-	*mode = cfg.enabled ? cfg.submit : BND_SUBMIT_OFF;
-	snprintf(why, whylen, "%s: submit=%s%s", stack, bnd_submit_mode_name(cfg.submit),
-		 cfg.enabled ? "" : ", enabled=no: off");
+	site->mode = cfg.enabled ? cfg.submit : BND_SUBMIT_OFF;
+	site->numamem.on = cfg.numamem;
+	if (cfg.numamem) {
+		struct nodescan n = { &site->numamem, 0 };
+		scan_nodes(&n, text);
+	}
+	free(text);
+	snprintf(why, whylen, "%s: submit=%s%s%s", stack, bnd_submit_mode_name(cfg.submit),
+		 cfg.enabled ? "" : ", enabled=no: off", cfg.numamem ? ", numamem=yes" : "");
+}
+
+void bnd_siteconf_submit_mode(const char *slurm_conf, enum bnd_submit_mode *mode, char *why,
+			      size_t whylen)
+{
+	struct bnd_submit_site site;
+	bnd_siteconf_site(slurm_conf, &site, why, whylen);
+	*mode = site.mode;
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "binding/request/config.h"
+#include "binding/submit/numamem.h"
 
 /* The plugstack.conf path slurm.conf's text names, or the default beside
  * slurm_conf_path. BND_EINVAL when it does not fit out. */
@@ -31,5 +32,15 @@ int bnd_siteconf_scan_plugstack(const char *text, struct bnd_config *cfg, int *f
  * where the mode came from. */
 void bnd_siteconf_submit_mode(const char *slurm_conf, enum bnd_submit_mode *mode, char *why,
 			      size_t whylen);
+
+/* What the filter needs of the site: the mode as above, and numamem: the
+ * plugin's numamem= and, when it is yes, the numamem types of slurm.conf's
+ * node lines (also through its Include lines). */
+struct bnd_submit_site {
+	enum bnd_submit_mode mode;
+	struct bnd_numamem_site numamem;
+};
+void bnd_siteconf_site(const char *slurm_conf, struct bnd_submit_site *site, char *why,
+		       size_t whylen);
 
 #endif
