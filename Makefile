@@ -96,7 +96,8 @@ FUZZ_OBJ     := $(LIB_SRC:lib/%.c=$(B)/fuzz/lib/%.o)
 export BINDING_TOPOLOGIES ?= $(CURDIR)/tests/topologies
 export BINDING_BUILD := $(abspath $(B))
 
-.PHONY: all deps check releases unit-programs e2e-helpers unit unit-plain unit-san cli e2e pkg numa fuzz fuzz-run fuzz-long lint demo bench install clean
+.PHONY: all deps check releases unit-programs e2e-helpers unit unit-plain unit-san cli e2e pkg numa fuzz fuzz-run fuzz-long lint demo bench install clean \
+	doc-examples
 
 all: $(B)/libbinding.a $(TOOLS_BIN) $(if $(wildcard spank_binding.c),$(PLUGIN)) $(MANPAGES) $(CLI_FILTER) \
 	$(SUBMIT_MODULE)
@@ -268,6 +269,13 @@ lint: $(LIB_OBJ)
 		bench tests
 	sh scripts/module-cycles $(B)/lib
 
+# Writes into README.md, docs/*.md and man/*.in what the built tree prints
+# for each marked example (scripts/doc-examples; docs/testing.md, "Examples
+# in the docs"): the sbind transcripts run here, the e2e blocks from the
+# last e2e run's $(B)/doc-examples/. `make cli` compares them.
+doc-examples: $(TOOLS_BIN)
+	@SBIND=$(TOOLS_BIN) sh scripts/doc-examples update
+
 demo: deps
 	$(MAKE) all
 	@sh tests/e2e/demo.sh
@@ -275,6 +283,7 @@ demo: deps
 bench: $(BENCH_BIN) all
 	@for b in $(BENCH_BIN); do $$b || exit 1; done
 	@if [ -x bench/launch.sh ]; then sh bench/launch.sh; fi
+	@if [ -x bench/releases.sh ]; then sh bench/releases.sh; fi
 	@if [ -x bench/gang.sh ]; then sh bench/gang.sh; fi
 	@if [ -x bench/defer.sh ]; then sh bench/defer.sh; fi
 	@if [ -x bench/cli_filter.sh ]; then sh bench/cli_filter.sh; fi

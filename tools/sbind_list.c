@@ -1,6 +1,6 @@
 /* sbind --list keys|variables|strategies: the tables the plugin works
- * from, one entry a line, for the man-page check (tests/cli/t_manpage.sh)
- * and scripts. Not in the usage text: a maintainer's interface. */
+ * from, one entry a line, for the man-page check (tests/cli/t_manpage.sh),
+ * admins and scripts. */
 #include <stdio.h>
 #include <string.h>
 

@@ -66,7 +66,7 @@ static const struct option long_opts[] = {
 };
 
 static const char place_usage[] =
-	"usage: sbind place --binding SPEC [--mbind SPEC] [--mem SIZE] "
+	"usage: sbind place --binding SPEC|--mbind SPEC [--mem SIZE] "
 	"[--mem-reserve SIZE|N%] [--tasks N] [--gpus LIST [--gpus-per-task N] "
 	"[--gpu-bind SPEC]] "
 	"[--topology SRC] [--mask STR] [--state DIR [--commit --job J --step S "
@@ -141,11 +141,11 @@ static int set_opt(int c, const char *arg, struct place_opts *o)
 static int check_opts(struct place_opts *o)
 {
 	const char *why = NULL;
-	/* nlocal brings its own binding. */
-	if (!o->binding && o->mbind && !strcmp(o->mbind, "nlocal"))
+	/* --mbind alone, as a step may ask it (nlocal brings its own binding) */
+	if (!o->binding && o->mbind)
 		o->binding = "none";
 	if (!o->binding)
-		why = "--binding SPEC is required (see sbind place --binding help)";
+		why = "--binding SPEC or --mbind SPEC is required (see sbind place --binding help)";
 	else if (strcmp(o->format, "text") && strcmp(o->format, "sge") && strcmp(o->format, "ocs") &&
 		 strcmp(o->format, "json") && strcmp(o->format, "rankfile")) {
 		fprintf(stderr, "sbind place: --format \"%s\": expected text, sge, ocs, json or "
@@ -393,11 +393,27 @@ static int prepare(struct place_run *x)
 	return rc;
 }
 
+/* A request that places no cores: the plugin's unbound step, which
+ * records nothing and reserves no memory; its --mbind applies without
+ * cores, or the reason the plugin gives (request.h). */
+static int unbound(struct place_run *x)
+{
+	if (bnd_mbind_unbound(x->mbind, 0, x->err, sizeof(x->err)) != BND_OK)
+		return SBIND_EXIT_NOFIT;
+	x->p.tasks = calloc((size_t)x->o.ntasks, sizeof(*x->p.tasks));
+	if (!x->p.tasks)
+		return SBIND_EXIT_ERROR;
+	x->p.ntasks = x->o.ntasks;
+	return SBIND_EXIT_OK;
+}
+
 /* Through the allocator: recorded with --commit, else a dry run against
  * the state's records (--state) or a state without any. */
 static int allocate(struct place_run *x)
 {
 	const struct place_opts *o = &x->o;
+	if (!bnd_request_places(&x->req, x->mbind))
+		return unbound(x);
 	struct sbind_mem mem = { o->mem_mib, x->mbind, &o->reserve, &x->m };
 	struct sbind_alloc a = {
 		.req = &x->req, .ntasks = o->ntasks, .job = o->job, .step = o->step,

@@ -119,10 +119,16 @@ static int mem_report(const struct bnd_topology *t, const struct bnd_state_file 
 	return rc ? SBIND_EXIT_ERROR : SBIND_EXIT_OK;
 }
 
+/* name=value, separated by a space (the first one by .before). */
+struct text_sep {
+	const char *before;
+};
+
 static void text_value(void *ctx, const char *name, const char *value)
 {
-	(void)ctx;
-	printf(" %s=%s", name, value);
+	struct text_sep *s = ctx;
+	printf("%s%s=%s", s->before, name, value);
+	s->before = " ";
 }
 
 static void json_value(void *ctx, const char *name, const char *value)
@@ -171,14 +177,13 @@ static int print_text(const struct bnd_state_file *f, const struct bnd_topology 
 		printf("numa %d: %" PRIu64 " MiB reserved of %" PRIu64 " MiB%s\n", m.node[n].os,
 		       m.node[n].reserved_jobs_mib, m.node[n].total_mib,
 		       bnd_cpuset_empty(&t->numa_cpus[n]) ? " (no cpus)" : "");
-	char tot[48], used[48], free_[48];
-	bnd_uge_mib(m.total_mib, tot, sizeof(tot));
-	bnd_uge_mib(m.used_mib, used, sizeof(used));
-	bnd_uge_mib(m.free_mib, free_, sizeof(free_));
-	printf("host: %" PRIu64 " MiB reserved of %" PRIu64 " MiB (m_mem_total=%s m_mem_used=%s "
-	       "m_mem_free=%s)\n", m.reserved_jobs_mib, m.total_mib, tot, used, free_);
-	printf("caches:");
-	bnd_memreport_caches(t, text_value, NULL);
+	printf("host: %" PRIu64 " MiB reserved of %" PRIu64 " MiB (", m.reserved_jobs_mib,
+	       m.total_mib);
+	struct text_sep sep = { "" };
+	bnd_memreport_host(&m, text_value, &sep);
+	printf(")\ncaches:");
+	sep.before = " ";
+	bnd_memreport_caches(t, text_value, &sep);
 	putchar('\n');
 	bnd_memreport_free(&m);
 	return SBIND_EXIT_OK;
@@ -226,8 +231,27 @@ out:
 	return o;
 }
 
+/* UGE's load values, all of them as sbind topology lists them (held
+ * units lower case in m_topology_inuse and m_topology_numa). */
+static int uge_json(const struct bnd_topology *t, const struct bnd_memreport *m,
+		    const bnd_cpuset_t *held, const char *sge, json_t *uge)
+{
+	size_t len = bnd_topostring_length(t, BND_TOPO_SGE) + 1;
+	size_t nlen = bnd_topostring_numa_size(t);
+	char *plain = malloc(len), *numa = malloc(nlen);
+	int rc = !plain || !numa || bnd_topostring_format(t, BND_TOPO_SGE, NULL, plain, len) ||
+		 bnd_topostring_numa(t, held, numa, nlen);
+	if (!rc) {
+		const struct bnd_uge_strings s = { plain, sge, numa };
+		bnd_uge_loadvalues(t, m, &s, json_value, uge);
+	}
+	free(plain);
+	free(numa);
+	return rc;
+}
+
 static int print_json(const struct bnd_state_file *f, const struct bnd_topology *t,
-		      const char *dir, const char *sge, const char *ocs)
+		      const bnd_cpuset_t *held, const char *dir, const char *sge, const char *ocs)
 {
 	long long now = (long long)time(NULL);
 	json_t *recs = json_array();
@@ -247,10 +271,8 @@ static int print_json(const struct bnd_state_file *f, const struct bnd_topology 
 						      "reserved_mib",
 						      (json_int_t)m.node[n].reserved_jobs_mib,
 						      "free_mib", (json_int_t)m.node[n].free_mib));
-	if (!rc && t) {
-		bnd_memreport_caches(t, json_value, uge);
-		bnd_memreport_values(&m, json_value, uge);
-	}
+	if (!rc && t && uge_json(t, &m, held, sge, uge))
+		rc = SBIND_EXIT_ERROR;
 	json_t *o = rc ? NULL : json_pack("{s:s, s:O, s:s, s:s, s:O, s:{s:I, s:I, s:I}, s:O}",
 					  "state_dir", dir, "records", recs, "topology_sge", sge,
 					  "topology_ocs", ocs, "numa", numa,
@@ -340,7 +362,7 @@ int sbind_cmd_status(int argc, char **argv)
 		fprintf(stderr, "sbind status: cannot format the topology string\n");
 		rc = SBIND_EXIT_ERROR;
 	} else {
-		rc = !strcmp(format, "json") ? print_json(&f, t, dir, sge, ocs) : print_text(&f, t, sge);
+		rc = !strcmp(format, "json") ? print_json(&f, t, &held, dir, sge, ocs) : print_text(&f, t, sge);
 	}
 	free(sge);
 	free(ocs);

@@ -37,6 +37,7 @@ static void usage(FILE *f)
 	fputs("usage: sbind submit [--binding SPEC] [--mbind SPEC] [--command srun|sbatch|salloc]\n"
 	      "                    [--mode translate|refuse|off] [--slurm-conf PATH]\n"
 	      "                    [--format text|json] [SLURM OPTIONS]\n"
+	      "       sbind submit --list-options\n"
 	      "  the Slurm options the request needs from the allocation, given the\n"
 	      "  allocation options the user gave (exit 3: refused, with the reason).\n"
 	      "  SLURM OPTIONS, as srun/sbatch/salloc spell them:\n", f);

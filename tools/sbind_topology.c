@@ -56,13 +56,12 @@ static json_t *numa_json(const struct bnd_topology *t, const struct bnd_memrepor
 	return a;
 }
 
-/* UGE's load values of the host (its execd's m_* names), alphabetical
- * as qconf -se lists them: the memory and caches of memreport.h, the
- * counts and the three topology strings (m_topology_inuse with the taken
- * units lower case). */
+/* UGE's load values of the host (memreport.h: its execd's m_* names, in
+ * the document's groups and notation). The uge format stands in for
+ * qhost -F, so each line carries qhost's "hl:" (a host-level value); the
+ * JSON has them under "uge" by name, the numbers as numbers elsewhere. */
 struct uge_out {
-	const char *format; /* "uge": name=value lines; else into obj */
-	json_t *obj;
+	json_t *obj; /* NULL: hl:name=value lines */
 };
 
 static void uge_value(void *ctx, const char *name, const char *value)
@@ -71,28 +70,7 @@ static void uge_value(void *ctx, const char *name, const char *value)
 	if (u->obj)
 		json_object_set_new(u->obj, name, json_string(value));
 	else
-		printf("%s=%s\n", name, value);
-}
-
-static void uge_int(struct uge_out *u, const char *name, int v)
-{
-	char buf[16];
-	snprintf(buf, sizeof(buf), "%d", v);
-	uge_value(u, name, buf);
-}
-
-static void uge_values(const struct bnd_topology *t, const struct bnd_memreport *r,
-		       const char *plain, const char *inuse, const char *numa, struct uge_out *u)
-{
-	bnd_memreport_caches(t, uge_value, u);
-	uge_int(u, "m_core", t->ncores);
-	bnd_memreport_values(r, uge_value, u);
-	uge_int(u, "m_numa_nodes", t->nnuma);
-	uge_int(u, "m_socket", t->nsockets);
-	uge_int(u, "m_thread", t->npus);
-	uge_value(u, "m_topology", plain);
-	uge_value(u, "m_topology_inuse", inuse);
-	uge_value(u, "m_topology_numa", numa);
+		printf("hl:%s=%s\n", name, value);
 }
 
 static int print_json(const struct bnd_topology *t, const char *sge, const char *ocs,
@@ -135,7 +113,7 @@ static int print_none(const char *format)
 			json_decref(o);
 		}
 	} else {
-		puts(!strcmp(format, "uge") ? "m_topology=NONE" : "NONE");
+		puts(!strcmp(format, "uge") ? "hl:m_topology=NONE" : "NONE");
 	}
 	return SBIND_EXIT_ERROR;
 }
@@ -172,12 +150,13 @@ static int report(const struct bnd_topology *t, const char *format, const char *
 		fprintf(stderr, "sbind topology: out of memory\n");
 		return rc;
 	}
-	struct uge_out u = { format, NULL };
+	const struct bnd_uge_strings strings = { plain, sge, numa };
+	struct uge_out u = { NULL };
 	if (!strcmp(format, "uge")) {
-		uge_values(t, &r, plain, sge, numa, &u);
+		bnd_uge_loadvalues(t, &r, &strings, uge_value, &u);
 	} else {
 		u.obj = json_object();
-		uge_values(t, &r, plain, sge, numa, &u);
+		bnd_uge_loadvalues(t, &r, &strings, uge_value, &u);
 		rc = print_json(t, sge, ocs, numa, numa_json(t, &r, this_machine), &r, u.obj);
 	}
 	bnd_memreport_free(&r);
@@ -189,7 +168,7 @@ static int render(const struct bnd_topology *t, const char *format, const bnd_cp
 		  const char *state, const struct bnd_mem_reserve *reserve, int this_machine)
 {
 	size_t len = bnd_topostring_length(t, BND_TOPO_OCS) + 1;
-	size_t nlen = 2 * (size_t)t->ncores + 2 * (size_t)t->nnuma + 1;
+	size_t nlen = bnd_topostring_numa_size(t);
 	char *sge = malloc(len), *ocs = malloc(len), *numa = malloc(nlen), *plain = malloc(len);
 	int rc = SBIND_EXIT_OK;
 	if (!sge || !ocs || !numa || !plain ||

@@ -47,23 +47,56 @@ void bnd_memreport_free(struct bnd_memreport *r)
 	memset(r, 0, sizeof(*r));
 }
 
-void bnd_uge_mib(uint64_t mib, char *buf, size_t len)
+void bnd_uge_memory(uint64_t bytes, char *buf, size_t len)
 {
-	snprintf(buf, len, "%" PRIu64 ".000000M", mib);
+	static const struct { unsigned shift; char unit; } scale[] = {
+		{ 30, 'G' }, { 20, 'M' }, { 10, 'K' },
+	};
+	for (size_t i = 0; i < sizeof(scale) / sizeof(scale[0]); i++) {
+		unsigned sh = scale[i].shift;
+		if (!(bytes >> sh))
+			continue;
+		/* thousandths of the unit, the rest compared with half a
+		 * thousandth (a power of two: no float, nothing lost) */
+		uint64_t whole = bytes >> sh, frac = (bytes & ((1ULL << sh) - 1)) * 1000;
+		uint64_t milli = frac >> sh, rem = frac & ((1ULL << sh) - 1), half = 1ULL << (sh - 1);
+		if (rem > half || (rem == half && (milli & 1)))
+			milli++;
+		if (milli == 1000) {
+			whole++;
+			milli = 0;
+		}
+		snprintf(buf, len, "%" PRIu64 ".%03" PRIu64 "%c", whole, milli, scale[i].unit);
+		return;
+	}
+	snprintf(buf, len, "%" PRIu64 ".000", bytes);
 }
 
-void bnd_uge_cache(uint64_t bytes, char *buf, size_t len)
+void bnd_uge_count(long long n, char *buf, size_t len)
 {
-	/* exact: KiB and the rest as millionths of a KiB */
-	uint64_t rest = (bytes % 1024) * 1000000 / 1024;
-	snprintf(buf, len, "%" PRIu64 ".%06" PRIu64 "K", bytes / 1024, rest);
+	snprintf(buf, len, "%lld.000000", n);
 }
 
-enum mem_kind { MEM_FREE, MEM_TOTAL, MEM_USED };
-
-static uint64_t pick(uint64_t free_mib, uint64_t total_mib, uint64_t used_mib, enum mem_kind k)
+static void memory_value(bnd_loadvalue_fn fn, void *ctx, const char *name, uint64_t mib)
 {
-	return k == MEM_FREE ? free_mib : k == MEM_TOTAL ? total_mib : used_mib;
+	char value[48];
+	bnd_uge_memory(mib << 20, value, sizeof(value));
+	fn(ctx, name, value);
+}
+
+static void count_value(bnd_loadvalue_fn fn, void *ctx, const char *name, long long n)
+{
+	char value[32];
+	bnd_uge_count(n, value, sizeof(value));
+	fn(ctx, name, value);
+}
+
+enum mem_kind { MEM_TOTAL, MEM_USED, MEM_FREE };
+static const char *const mem_word[] = { "total", "used", "free" };
+
+static uint64_t pick(uint64_t total_mib, uint64_t used_mib, uint64_t free_mib, enum mem_kind k)
+{
+	return k == MEM_TOTAL ? total_mib : k == MEM_USED ? used_mib : free_mib;
 }
 
 /* The node with the smallest OS id above `after`, -1 when none. */
@@ -76,23 +109,26 @@ static int next_node(const struct bnd_memreport *r, int after)
 	return best;
 }
 
-/* m_mem_<kind> of the host, then m_mem_<kind>_n<N> of each node. */
-static void mem_values(const struct bnd_memreport *r, enum mem_kind k, bnd_loadvalue_fn fn,
-		       void *ctx)
+void bnd_memreport_host(const struct bnd_memreport *r, bnd_loadvalue_fn fn, void *ctx)
 {
-	static const char *const word[] = { "free", "total", "used" };
-	char name[48], value[48];
-	snprintf(name, sizeof(name), "m_mem_%s", word[k]);
-	bnd_uge_mib(pick(r->free_mib, r->total_mib, r->used_mib, k), value, sizeof(value));
-	fn(ctx, name, value);
-	/* by OS node id, as UGE lists them (NUMA index order may differ:
-	 * n0 n2 n1 n3 on a 2-socket Broadwell) */
-	for (int i = next_node(r, -1); i >= 0; i = next_node(r, r->node[i].os)) {
-		const struct bnd_memreport_node *n = &r->node[i];
-		snprintf(name, sizeof(name), "m_mem_%s_n%d", word[k], n->os);
-		bnd_uge_mib(pick(n->free_mib, n->total_mib, n->used_mib, k), value, sizeof(value));
-		fn(ctx, name, value);
+	char name[32];
+	for (enum mem_kind k = MEM_TOTAL; k <= MEM_FREE; k++) {
+		snprintf(name, sizeof(name), "m_mem_%s", mem_word[k]);
+		memory_value(fn, ctx, name, pick(r->total_mib, r->used_mib, r->free_mib, k));
 	}
+}
+
+/* m_mem_<kind>_n<N> of each node, by OS node id as UGE lists them (the
+ * NUMA index order may differ: n0 n2 n1 n3 on a 2-socket Broadwell). */
+void bnd_memreport_nodes(const struct bnd_memreport *r, bnd_loadvalue_fn fn, void *ctx)
+{
+	char name[48];
+	for (enum mem_kind k = MEM_TOTAL; k <= MEM_FREE; k++)
+		for (int i = next_node(r, -1); i >= 0; i = next_node(r, r->node[i].os)) {
+			const struct bnd_memreport_node *n = &r->node[i];
+			snprintf(name, sizeof(name), "m_mem_%s_n%d", mem_word[k], n->os);
+			memory_value(fn, ctx, name, pick(n->total_mib, n->used_mib, n->free_mib, k));
+		}
 }
 
 void bnd_memreport_caches(const struct bnd_topology *t, bnd_loadvalue_fn fn, void *ctx)
@@ -100,13 +136,59 @@ void bnd_memreport_caches(const struct bnd_topology *t, bnd_loadvalue_fn fn, voi
 	char name[32], value[48];
 	for (int level = 1; level <= 3; level++) {
 		snprintf(name, sizeof(name), "m_cache_l%d", level);
-		bnd_uge_cache(t->cache_size[level], value, sizeof(value));
+		bnd_uge_memory(t->cache_size[level], value, sizeof(value));
 		fn(ctx, name, value);
 	}
 }
 
-void bnd_memreport_values(const struct bnd_memreport *r, bnd_loadvalue_fn fn, void *ctx)
+/* One group of the listing. */
+struct uge_listing {
+	const struct bnd_topology *t;
+	const struct bnd_memreport *r;
+	const struct bnd_uge_strings *s;
+	bnd_loadvalue_fn fn;
+	void *ctx;
+};
+
+static void topology_group(const struct uge_listing *l)
 {
-	for (enum mem_kind k = MEM_FREE; k <= MEM_USED; k++)
-		mem_values(r, k, fn, ctx);
+	l->fn(l->ctx, "m_topology", l->s->topology);
+	l->fn(l->ctx, "m_topology_inuse", l->s->inuse);
+	count_value(l->fn, l->ctx, "m_socket", l->t->nsockets);
+	count_value(l->fn, l->ctx, "m_core", l->t->ncores);
+	count_value(l->fn, l->ctx, "m_thread", l->t->npus);
+}
+
+static void numa_group(const struct uge_listing *l)
+{
+	l->fn(l->ctx, "m_topology_numa", l->s->numa);
+	count_value(l->fn, l->ctx, "m_numa_nodes", l->t->nnuma);
+}
+
+static void cache_group(const struct uge_listing *l)
+{
+	bnd_memreport_caches(l->t, l->fn, l->ctx);
+}
+
+static void host_group(const struct uge_listing *l)
+{
+	bnd_memreport_host(l->r, l->fn, l->ctx);
+}
+
+static void node_group(const struct uge_listing *l)
+{
+	bnd_memreport_nodes(l->r, l->fn, l->ctx);
+}
+
+/* The document's groups, in its order. */
+static void (*const groups[])(const struct uge_listing *) = {
+	topology_group, numa_group, cache_group, host_group, node_group,
+};
+
+void bnd_uge_loadvalues(const struct bnd_topology *t, const struct bnd_memreport *r,
+			const struct bnd_uge_strings *s, bnd_loadvalue_fn fn, void *ctx)
+{
+	const struct uge_listing l = { t, r, s, fn, ctx };
+	for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++)
+		groups[g](&l);
 }

@@ -800,17 +800,17 @@ int bnd_request_packed(struct bnd_request *r, int amount, const char *unit, char
 
 /* The memory policies: one row each, with its lines of --mbind=help. */
 static const struct bnd_mbind_def mbinds[] = {
-	{ "none", BND_M_NONE, "  none          leave it alone (default)\n" },
-	{ "cores", BND_M_CORES, "  cores         prefer the NUMA node(s) of the task's cores\n" },
-	{ "cores:strict", BND_M_CORES_STRICT,
+	{ "none", BND_M_NONE, 0, "  none          leave it alone (default)\n" },
+	{ "cores", BND_M_CORES, 1, "  cores         prefer the NUMA node(s) of the task's cores\n" },
+	{ "cores:strict", BND_M_CORES_STRICT, 1,
 	  "  cores:strict  allocate only on the NUMA node(s) of the task's cores\n" },
-	{ "round_robin", BND_M_ROUND_ROBIN,
+	{ "round_robin", BND_M_ROUND_ROBIN, 0,
 	  "  round_robin   interleave over the NUMA nodes the task may use\n" },
-	{ "nlocal", BND_M_NLOCAL,
+	{ "nlocal", BND_M_NLOCAL, 0,
 	  "  nlocal        the one NUMA node whose free cores and memory hold the step\n"
 	  "                (else the fewest, nearest nodes); implies linear:1 per task\n"
 	  "                without --binding; memory bound there (preferred when short)\n" },
-	{ "gpu", BND_M_GPU,
+	{ "gpu", BND_M_GPU, 0,
 	  "  gpu           prefer the NUMA node(s) of the task's GPUs (with gpu:<n> or\n"
 	  "                near=gpu, also where its cores had to go elsewhere)\n" },
 };
@@ -852,12 +852,33 @@ int bnd_mbind_parse(enum bnd_mbind *m, const char *text, char *err, size_t errle
 	return fail(&c, "unknown memory policy \"%s\"", T(&t, s));
 }
 
-const char *bnd_mbind_name(enum bnd_mbind m)
+static const struct bnd_mbind_def *mbind_def(enum bnd_mbind m)
 {
 	for (size_t i = 0; i < NMBINDS; i++)
 		if (mbinds[i].m == m)
-			return mbinds[i].word;
-	return "unknown";
+			return &mbinds[i];
+	return NULL;
+}
+
+const char *bnd_mbind_name(enum bnd_mbind m)
+{
+	const struct bnd_mbind_def *d = mbind_def(m);
+	return d ? d->word : "unknown";
+}
+
+int bnd_request_places(const struct bnd_request *r, enum bnd_mbind m)
+{
+	return (r && r->strategy != BND_S_NONE) || m == BND_M_NLOCAL;
+}
+
+int bnd_mbind_unbound(enum bnd_mbind m, int binding_asked, char *err, size_t errlen)
+{
+	const struct bnd_mbind_def *d = mbind_def(m);
+	if (d && !d->follows_cores)
+		return BND_OK;
+	return bnd_fail(err, errlen, BND_EINVAL, "--mbind=%s not applied: %s",
+			bnd_mbind_name(m), binding_asked ? "the task is not bound"
+							 : "it needs cores bound by --binding");
 }
 
 const char *bnd_instance_name(enum bnd_instance i)

@@ -213,10 +213,8 @@ static int parse_options(struct bnd_step *s, const struct bnd_step_in *in)
 	if (!bnd_step_source_needs_topology(s->source) &&
 	    bnd_step_source_make(s, in, 0) != BND_OK)
 		return BND_EINVAL;
-	/* nlocal brings its own binding (memplace.h). */
 	s->have_request = bnd_step_source_needs_topology(s->source) ||
-			  (s->source != BND_SRC_NONE && s->req.strategy != BND_S_NONE) ||
-			  s->mbind == BND_M_NLOCAL;
+			  bnd_request_places(s->source != BND_SRC_NONE ? &s->req : NULL, s->mbind);
 	s->gpu_aware = s->req.near_gpu || s->mbind == BND_M_GPU;
 	return BND_OK;
 }
@@ -574,13 +572,13 @@ static void task_memory(const struct bnd_step *s, const struct task_gpus *g, int
 		m->failed = bnd_apply_mempolicy_nodes(&os, s->mem.bind, m->desc, sizeof(m->desc),
 						      m->err, sizeof(m->err)) != BND_OK;
 	} else if (s->mbind != BND_M_NONE) {
-		if (bound || s->mbind == BND_M_ROUND_ROBIN || s->mbind == BND_M_NLOCAL)
+		/* without cores of its own: the rule sbind place says too */
+		if (!bound && bnd_mbind_unbound(s->mbind, s->have_request, m->err,
+						sizeof(m->err)) != BND_OK)
+			m->failed = s->have_request || !why;
+		else
 			m->failed = bnd_apply_mempolicy(s->topo, s->mbind, bound ? cpus : NULL, m->desc,
 							sizeof(m->desc), m->err, sizeof(m->err)) != BND_OK;
-		else if (s->have_request || !why)
-			m->failed = bnd_fail(m->err, sizeof(m->err), 1, "--mbind=%s not applied: %s",
-					     bnd_mbind_name(s->mbind), s->have_request
-					     ? "the task is not bound" : "it needs a --binding");
 	}
 	/* The nodes the policy names, as the kernel was told. */
 	if (!m->failed && !m->nodes[0] && bound &&

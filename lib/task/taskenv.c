@@ -394,13 +394,12 @@ static int put_compat(struct bnd_taskenv *e, const struct bnd_taskenv_in *in, in
 	return put(e, NAME(LSB_BIND_CPU_LIST), list);
 }
 
-/* One bracket per NUMA node: 2 letters per core at most, plus brackets. */
 static int put_numa(struct bnd_taskenv *e, const struct bnd_topology *t,
 		    const bnd_cpuset_t *cpus)
 {
 	if (!t)
 		return put_str(e, NAME(SLURM_BINDING_TOPOLOGY_NUMA), NO_TOPOLOGY);
-	size_t n = 2 * (size_t)t->ncores + 2 * (size_t)t->nnuma + 1;
+	size_t n = bnd_topostring_numa_size(t);
 	char *buf = malloc(n);
 	if (!buf)
 		return BND_ENOMEM;

@@ -157,6 +157,12 @@ int bnd_topostring_parse_mask(const struct bnd_topology *t, const char *str,
 	return BND_OK;
 }
 
+/* Two letters per core at most (S and C), two brackets per node. */
+size_t bnd_topostring_numa_size(const struct bnd_topology *t)
+{
+	return 2 * (size_t)t->ncores + 2 * (size_t)t->nnuma + 1;
+}
+
 int bnd_topostring_numa(const struct bnd_topology *t, const bnd_cpuset_t *taken,
 			char *buf, size_t buflen)
 {

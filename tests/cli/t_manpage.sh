@@ -86,6 +86,27 @@ for page in 8 1; do
 		"$(lacks "$used" "$(printf '%s\nhelp\nspec\n' "$strategies")")"
 done
 
+# sbind(1)'s SYNOPSIS against the commands themselves: each command's
+# synopsis starts with "sbind", and names every option and every list of
+# values (a|b|c) that the command's own usage names (sbind CMD --help), and
+# --list's words as the code's error gives them. One source of the two
+# texts is issue 33's option table; until then this keeps them in step.
+syn=$(section "$text1" SYNOPSIS)
+none "sbind(1) SYNOPSIS: every command line starts with the command's name" "lines" \
+	"$(printf '%s\n' "$syn" | grep -E '^       [^ ]' | grep -vE '^       sbind ')"
+bad=$(for cmd in topology place rankfile submit status release gc; do
+	s=$(printf '%s\n' "$syn" | awk -v c="$cmd" '
+		/^       sbind / { on = $2 == c } on')
+	[ -n "$s" ] || { echo "$cmd:(no synopsis)"; continue; }
+	$SBIND "$cmd" --help | awk '/^usage:/ || (u && /^ +(\[|sbind )/) { u = 1; print; next } { u = 0 }' |
+		grep -oE -- '--[a-z][a-z-]*|[a-z_]+(\|[a-z_]+)+' | sort -u | while read -r w; do
+		printf '%s\n' "$s" | grep -qF -- "$w" || echo "$cmd:$w"
+	done
+done
+w=$($SBIND --list nothing 2>&1 | grep -oE '[a-z]+(\|[a-z]+)+')
+printf '%s\n' "$syn" | grep -qF -- "sbind --list $w" || echo "--list:$w")
+none "sbind(1) SYNOPSIS names every option and value list of each command's usage" "missing" "$bad"
+
 # plugstack.conf.example: one entry per key ("#   key=FORM  text" or a
 # flag's "#   key  text", up to the next "#" line; "#   required ..." is
 # an example line), each with the code's default.

@@ -32,6 +32,24 @@ task 1: 0,1 (cpus 1)
 memory: 0:900M
 nlocal: nodes 0 (bind)" \
 	$SBIND place --topology "$T" --mbind nlocal --tasks 2 --mem 900M
+# --mbind without a core binding: what the plugin does, in its words
+# (request.h's rule, shared): round_robin needs no cores (UGE), cores and
+# cores:strict follow the task's cores; such a step records nothing.
+expect_out "round_robin without --binding: accepted, not bound" \
+"task 0: not bound
+task 1: not bound" $SBIND place --topology "$T" --mbind round_robin --tasks 2 --mem 900M
+for m in cores:strict cores; do
+	expect_err "--binding none --mbind $m: exit 3 with the plugin's reason" 3 \
+		"sbind place: no binding: --mbind=$m not applied: it needs cores bound by --binding" \
+		$SBIND place --topology "$T" --binding none --mbind "$m"
+done
+expect_err "--mbind cores:strict alone: the same" 3 "--mbind=cores:strict not applied" \
+	$SBIND place --topology "$T" --mbind cores:strict
+ND=$(mktemp -d /tmp/sbind-unbound-XXXXXX); chmod 755 "$ND"
+$SBIND place --topology "$T" --mbind round_robin --mem 2G --state "$ND/st" --commit --job 5 --step 0 >/dev/null
+expect_rc "a step that places no cores records nothing (no memory either)" 0 \
+	sh -c "! grep -qs '^rec ' '$ND/st/state'"
+rm -rf "$ND"
 expect_err "a bad size names the token and the form" 2 'memory size "2X": expected' \
 	$SBIND place --topology "$T" --binding linear:1 --mem 2X
 
@@ -68,32 +86,45 @@ expect_out "topology json: per node total, reserves, free" \
 	sh -c "$SBIND topology --topology '$T' --state '$SD' --format json | grep -o '\"node\":[0-9]*,[^}]*\"free_mib\":[0-9]*'"
 # UGE's host-level values next to the per node ones they sum (issue 24)
 expect_out "status: the host line sums the nodes, with UGE's m_mem_* values" \
-"host: 10240 MiB reserved of 16384 MiB (m_mem_total=16384.000000M m_mem_used=10240.000000M m_mem_free=6144.000000M)" \
+"host: 10240 MiB reserved of 16384 MiB (m_mem_total=16.000G m_mem_used=10.000G m_mem_free=6.000G)" \
 	sh -c "$SBIND status --state '$SD' --topology '$T' | grep '^host:'"
-expect_out "topology --format uge: UGE's load values, host and per node (1 GiB kept per node)" \
-"m_cache_l1=0.000000K
-m_cache_l2=0.000000K
-m_cache_l3=0.000000K
-m_core=4
-m_mem_free=4096.000000M
-m_mem_free_n0=1024.000000M
-m_mem_free_n1=3072.000000M
-m_mem_total=16384.000000M
-m_mem_total_n0=8192.000000M
-m_mem_total_n1=8192.000000M
-m_mem_used=12288.000000M
-m_mem_used_n0=7168.000000M
-m_mem_used_n1=5120.000000M
-m_numa_nodes=2
-m_socket=2
-m_thread=4
-m_topology=SCCSCC
-m_topology_inuse=ScCScC
-m_topology_numa=[ScC][ScC]" $SBIND topology --topology "$T" --state "$SD" --mem-reserve 1G --format uge
+expect_out "topology --format uge: UGE's load values as qhost -F lists them, in the UGE 8.1 document's groups and notation (1 GiB kept per node)" \
+"hl:m_topology=SCCSCC
+hl:m_topology_inuse=ScCScC
+hl:m_socket=2.000000
+hl:m_core=4.000000
+hl:m_thread=4.000000
+hl:m_topology_numa=[ScC][ScC]
+hl:m_numa_nodes=2.000000
+hl:m_cache_l1=0.000
+hl:m_cache_l2=0.000
+hl:m_cache_l3=0.000
+hl:m_mem_total=16.000G
+hl:m_mem_used=12.000G
+hl:m_mem_free=4.000G
+hl:m_mem_total_n0=8.000G
+hl:m_mem_total_n1=8.000G
+hl:m_mem_used_n0=7.000G
+hl:m_mem_used_n1=5.000G
+hl:m_mem_free_n0=1.000G
+hl:m_mem_free_n1=3.000G" $SBIND topology --topology "$T" --state "$SD" --mem-reserve 1G --format uge
+# The document's own host (two NUMA nodes of four cores, 31.250G, 32K L1,
+# 12M L3) with 500 MiB reserved on node 0: its four values as it prints them
+UT="pack:2 numa:1(memory=16000MiB) l3:1(size=12MiB) l2:4(size=256KiB) l1d:1(size=32KiB) core:1 pu:1"
+UD=$(mktemp -d /tmp/sbind-uge-XXXXXX); chmod 755 "$UD"
+$SBIND place --topology "$UT" --binding linear:1 --mbind cores:strict --mem 500M --state "$UD/st" \
+	--commit --job 1 --step 0 >/dev/null
+expect_out "topology --format uge: the UGE 8.1 document's hl:m_cache_l1=32.000K, hl:m_cache_l3=12.000M, hl:m_mem_total=31.250G, hl:m_mem_used_n0=500.000M" \
+"hl:m_cache_l1=32.000K
+hl:m_cache_l3=12.000M
+hl:m_mem_total=31.250G
+hl:m_mem_used_n0=500.000M" \
+	sh -c "$SBIND topology --topology '$UT' --state '$UD/st' --format uge | grep -E '^hl:m_(cache_l[13]|mem_total|mem_used_n0)='"
+rm -rf "$UD"
 expect_out "topology json: host_memory sums numa_memory" \
 '"host_memory":{"total_mib":16384,"reserved_os_mib":2048,"reserved_jobs_mib":10240,"free_mib":4096,"used_mib":12288}' \
 	sh -c "$SBIND topology --topology '$T' --state '$SD' --mem-reserve 1G --format json | grep -o '\"host_memory\":{[^}]*}'"
-expect_out "topology json: the same UGE values" '"m_mem_free":"4096.000000M"' \
+expect_out "topology json: the same UGE values, as strings in their notation" '"m_mem_free":"4.000G"' \
 	sh -c "$SBIND topology --topology '$T' --state '$SD' --mem-reserve 1G --format json | grep -o '\"m_mem_free\":\"[^\"]*\"'"
 expect_out "release job 21: its memory is free again" \
 "task 0: 0,0 (cpus 0)

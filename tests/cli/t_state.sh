@@ -6,8 +6,8 @@ HDR="JOB        STEP        UID    CORES                CPUS             STATUS 
 # the memory trailer: each NUMA node, the host (their sum, with UGE's
 # m_mem_* load values) and UGE's cache sizes (a synthetic topology has none)
 NUMA0="numa 0: 0 MiB reserved of 1024 MiB
-host: 0 MiB reserved of 1024 MiB (m_mem_total=1024.000000M m_mem_used=0.000000M m_mem_free=1024.000000M)
-caches: m_cache_l1=0.000000K m_cache_l2=0.000000K m_cache_l3=0.000000K"
+host: 0 MiB reserved of 1024 MiB (m_mem_total=1.000G m_mem_used=0.000 m_mem_free=1.000G)
+caches: m_cache_l1=0.000 m_cache_l2=0.000 m_cache_l3=0.000"
 
 # status with the age column (seconds, may tick) replaced by <age>
 status_noage() { $SBIND status --state "$SD" --topology "$T" "$@" | sed -E 's/ [0-9]+[smhd]([0-9]+[smh])? +([^ ]+)$/ <age> \2/'; }
@@ -37,7 +37,7 @@ rec job=13 step=4294967291 pid=$owner cpus=8-9 tasks=8-9 req=linear:1" \
 	sh -c "grep '^rec ' '$SD/state' | sed -E 's/ start=[0-9]+ uid=0 status=active created=[0-9]+//; s/ mem= / /'"
 
 expect_out "status json (created and age normalised)" \
-'{"state_dir":"'"$SD"'","records":[{"job":12,"step":0,"step_name":"0","uid":0,"owner_pid":'$owner',"owner_alive":true,"status":"active","created":C,"age":A,"cpus":"0-7","cores":["0,0","0,1","0,2","0,3"],"tasks":["0-3","4-7"],"mem_mib":{},"request":"linear:2"},{"job":13,"step":4294967291,"step_name":"batch","uid":0,"owner_pid":'$owner',"owner_alive":true,"status":"active","created":C,"age":A,"cpus":"8-9","cores":["1,0"],"tasks":["8-9"],"mem_mib":{},"request":"linear:1"}],"topology_sge":"scttcttcttcttScttCTTCTTCTT","topology_ocs":"NscttcttcttcttScttCTTCTTCTT","numa":[{"node":0,"total_mib":1024,"reserved_mib":0,"free_mib":1024}],"host":{"total_mib":1024,"reserved_mib":0,"free_mib":1024},"uge":{"m_cache_l1":"0.000000K","m_cache_l2":"0.000000K","m_cache_l3":"0.000000K","m_mem_free":"1024.000000M","m_mem_free_n0":"1024.000000M","m_mem_total":"1024.000000M","m_mem_total_n0":"1024.000000M","m_mem_used":"0.000000M","m_mem_used_n0":"0.000000M"}}' \
+'{"state_dir":"'"$SD"'","records":[{"job":12,"step":0,"step_name":"0","uid":0,"owner_pid":'$owner',"owner_alive":true,"status":"active","created":C,"age":A,"cpus":"0-7","cores":["0,0","0,1","0,2","0,3"],"tasks":["0-3","4-7"],"mem_mib":{},"request":"linear:2"},{"job":13,"step":4294967291,"step_name":"batch","uid":0,"owner_pid":'$owner',"owner_alive":true,"status":"active","created":C,"age":A,"cpus":"8-9","cores":["1,0"],"tasks":["8-9"],"mem_mib":{},"request":"linear:1"}],"topology_sge":"scttcttcttcttScttCTTCTTCTT","topology_ocs":"NscttcttcttcttScttCTTCTTCTT","numa":[{"node":0,"total_mib":1024,"reserved_mib":0,"free_mib":1024}],"host":{"total_mib":1024,"reserved_mib":0,"free_mib":1024},"uge":{"m_topology":"SCTTCTTCTTCTTSCTTCTTCTTCTT","m_topology_inuse":"scttcttcttcttScttCTTCTTCTT","m_socket":"2.000000","m_core":"8.000000","m_thread":"16.000000","m_topology_numa":"[SccccScCCC]","m_numa_nodes":"1.000000","m_cache_l1":"0.000","m_cache_l2":"0.000","m_cache_l3":"0.000","m_mem_total":"1.000G","m_mem_used":"0.000","m_mem_free":"1.000G","m_mem_total_n0":"1.000G","m_mem_used_n0":"0.000","m_mem_free_n0":"1.000G"}}' \
 	sh -c "$SBIND status --state '$SD' --topology '$T' --format json | sed -E 's/\"created\":[0-9]+,\"age\":[0-9]+/\"created\":C,\"age\":A/g'"
 expect_out "status --job: that job's records only (what its tasks read)" \
 "$HDR

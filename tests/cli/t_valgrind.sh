@@ -34,12 +34,15 @@ _vg "numa string" 0 topology --topology "pack:2 numa:2 core:2" --format numa
 _vg "strict memory, json" 0 place --topology "pack:2 numa:1 core:2" --binding linear:1 --tasks 2 --mbind cores:strict --mem 1G --format json
 _vg "strict memory short" 3 place --topology "pack:2 numa:1 core:2" --binding linear:1 --mbind cores:strict --mem 4G
 _vg "nlocal" 0 place --topology "pack:2 numa:2 core:2" --mbind nlocal --tasks 3 --mem 100
+_vg "--mbind alone, round_robin: not bound" 0 place --topology "pack:2 numa:2 core:2" --mbind round_robin --tasks 3 --mem 100
+_vg "--mbind alone, cores:strict: the plugin's reason, json" 3 place --topology "pack:2 numa:2 core:2" --mbind cores:strict --format json
 _gx="$CLI_TOP/tests/unit/topology/xml"
 _vg "GPUs and their memory nodes, json" 0 topology --topology "$_gx/power9-v100-gpumemory.xml" --format json
 _vg "gpu:2 with --gpus, --mbind=gpu, json" 0 place --topology "$_gx/mi300a-apu.xml" --binding gpu:2 --tasks 4 --gpus rsmi0,rsmi1,rsmi2,rsmi3 --mbind gpu --mem 1G --format json
 _vg "packed near=gpu falling back, text" 0 place --topology "$_gx/mi300a-apu.xml" --binding packed:6:near=gpu --gpus rsmi1 --gpu-bind map_gpu:0
 _vg "an unknown GPU" 2 place --topology "$_gx/mi300a-apu.xml" --binding gpu:1 --gpus nvml7
 _vg "UGE load values" 0 topology --topology "pack:2 numa:2 core:2" --format uge --mem-reserve 5%
+_vg "status json with UGE's whole listing" 0 status --state "$_vgdir/nostate" --topology "pack:2 numa:1(memory=1GiB) l3:1(size=12MiB) core:2" --format json
 _vg "a topology that cannot be read: NONE, json" 1 topology --topology "$_vgdir/rf" --format json
 _vg "sort=N with a latency matrix" 0 place --topology "$TESTXML/quadrant-4numa.xml" --binding packed:8:sort=NXC
 _vg "filter in OCS form without memory units" 0 place --topology "$TESTXML/hybrid-4p4e.xml" --binding packed:1:unit=E:filter=SCCCCeEEE

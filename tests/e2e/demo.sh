@@ -3,14 +3,9 @@
 # a few real jobs whose bindings are printed, `sbind status`, then everything
 # stopped again. The Makefile installs packages and builds first.
 #
-# The examples come from tests/e2e/demo-examples.sh, one per line:
-#   # text          a comment of the file, not shown
-#   ## text         shown as an explanation
-#   @plugstack ARGS rewrites plugstack.conf (state_dir= is added), shown
-#   @root CMD       run as root, shown as "# CMD" and its output
-#   CMD             run as the job user from a scratch dir, shown as "$ CMD"
-#                   and its output (stdout and stderr), at most 60 s
-# Commands see E2E_NODE, E2E_CPUS, E2E_NCPUS, E2E_STATE in their environment.
+# The examples come from tests/e2e/demo-examples.sh (the forms of its
+# lines: tests/e2e/demo_run.sh, which runs them; tests/e2e/t01_demo.sh
+# runs the same on the e2e cluster and holds README's block to them).
 # Environment: DEMO_PLUGSTACK_ARGS (default "verbose"), DEMO_EXAMPLES (another
 # examples file), KEEP_E2E=1, and
 # cluster.sh's knobs.
@@ -38,45 +33,14 @@ if [ -z "$E2E_PLUGIN" ]; then
 	echo
 fi
 
-show_user() {
-	echo "\$ $1"
-	run_as_user env E2E_NODE="$E2E_NODE" E2E_CPUS="$E2E_CPUS" E2E_NCPUS="$E2E_NCPUS" \
-		E2E_STATE="$E2E_STATE" timeout 60 bash -c "$1" </dev/null 2>&1
-	local rc=$?
-	[ $rc -eq 0 ] || echo "(exit $rc)"
-	echo
-}
-
+# shellcheck source=tests/e2e/demo_run.sh
+. "$here/demo_run.sh"
 examples=${DEMO_EXAMPLES:-$here/demo-examples.sh}
 if [ -f "$examples" ]; then
-	while IFS= read -r line || [ -n "$line" ]; do
-		case "$line" in
-		'') ;;
-		'## '*) echo "${line#\#\# }" ;;
-		'#'*) ;;
-		'@plugstack'*)
-			# shellcheck disable=SC2086
-			cluster_plugstack ${line#@plugstack}
-			echo "(plugstack.conf: $(cat "$E2E_DIR/plugstack.conf"))"
-			echo
-			;;
-		'@root '*)
-			echo "# ${line#@root }"
-			timeout 60 bash -c "${line#@root }" </dev/null 2>&1
-			echo
-			;;
-		*) show_user "$line" ;;
-		esac
-	done <"$examples"
+	demo_examples "$examples"
 else
 	echo "(no tests/e2e/demo-examples.sh: the cluster's own binding, task/affinity only)"
-	show_user 'srun -n2 -l grep Cpus_allowed_list /proc/self/status'
-fi
-
-if [ -x "$E2E_BUILD/sbind" ]; then
-	echo "# sbind status --state $E2E_STATE"
-	"$E2E_BUILD/sbind" status --state "$E2E_STATE" 2>&1
-	echo
+	demo_show_user 'srun -n2 -l grep Cpus_allowed_list /proc/self/status'
 fi
 cluster_stop
 echo "demo: done (cluster stopped)"

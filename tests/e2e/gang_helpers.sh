@@ -176,6 +176,13 @@ gang_suspend() {
 	c=$(sampler_job g_c) || { e2e_fail "sbatch C refused"; return; }
 	wait_bound_apart "$c" || e2e_fail "job $c: not bound to the released cpus"
 	wait_records "$c" active || e2e_fail "job $c: records not active"
+	# README's example: sbind status while C runs on A's cores
+	{
+		echo "\$ sbind status --state \$STATE"
+		sbind_status 2>&1
+		echo "\$ sbind status --state \$STATE --job $a"
+		sbind_status --job "$a" 2>&1
+	} | doc_block gang-status
 	local stops
 	stops=$(grep -c "job $a step [a-z0-9]*: tasks stopped, not by a Slurm suspension" "$E2E_DIR/log/slurmd.log")
 	scontrol resume "$a"

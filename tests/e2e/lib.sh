@@ -72,6 +72,14 @@
 #                                     unless given); next srun/sbatch/slurmstepd read it
 #   cluster_restart_slurmd            slurmd re-reads plugstack (prolog/epilog callbacks)
 #   cluster_logs [LINES]              print the daemons' log tails to stderr
+# EXAMPLES IN THE DOCS (docs/testing.md, "Examples in the docs")
+#   doc_block NAME < TEXT             TEXT ("$ command" lines and what they printed) is
+#                                     the block a doc marks <!-- example: e2e NAME NODE -->:
+#                                     written to $E2E_BUILD/doc-examples/NAME.txt with this
+#                                     node's topology string (the cluster's dir and node
+#                                     name made generic), then compared with the doc's
+#                                     block by scripts/doc-examples: pass, fail (the diff),
+#                                     or skip when the doc's block was made on another node
 # Nothing here uses `set -e`: a failed assertion records a failure and the file goes on.
 
 # shellcheck source=tests/e2e/cluster.sh
@@ -95,6 +103,24 @@ e2e_pass() { _e2e_record pass "$*"; }
 e2e_fail() { _e2e_record fail "$*"; return 1; }
 e2e_skip() { _e2e_record skip "$*"; }
 e2e_done() { exit "$_e2e_file_failed"; }
+
+doc_block() {
+	local name=$1 dir=$E2E_BUILD/doc-examples node out rc
+	node=$("$E2E_BUILD/sbind" topology --state "$E2E_STATE" --format sge 2>/dev/null | tr '[:lower:]' '[:upper:]')
+	mkdir -p "$dir" || { e2e_fail "doc example $name: cannot make $dir"; return 1; }
+	{
+		echo "# node: $node"
+		sed -e "s|$E2E_DIR|/tmp/binding-e2e.XXXXXX|g" -e "s|$E2E_NODE|e2e-node|g"
+	} >"$dir/$name.txt"
+	out=$(sh "$(dirname "${BASH_SOURCE[0]}")/../../scripts/doc-examples" e2e "$name" "$dir/$name.txt" 2>&1)
+	rc=$?
+	case $rc in
+	0) e2e_pass "doc example $name: the doc shows what this run printed" ;;
+	3) e2e_skip "doc example $name: $out" ;;
+	*) printf '%s\n' "$out" | sed 's/^/       /'
+	   e2e_fail "doc example $name: the doc's block differs from this run's $dir/$name.txt (make doc-examples writes it)" ;;
+	esac
+}
 
 need_plugin() {
 	[ -n "${E2E_PLUGIN:-}" ] && return 0

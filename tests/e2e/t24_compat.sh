@@ -5,6 +5,7 @@
 # LSB_USER_BIND_JOB / LSB_USER_BIND_CPU_LIST and no --binding is bound as
 # LSF would (checked in each task's Cpus_allowed_list with
 # --cpu-bind=none, so Slurm's own binding cannot produce the same cpus);
+# a list wins over LSB_USER_BIND_JOB, whose admin's words (USER) are ANY;
 # --binding wins over them and srun -v says so.
 . "$(dirname "$0")/lib.sh"
 need_plugin
@@ -39,17 +40,23 @@ assert_eq "||NONE||NONE" "${l#*|}" "packed:0 (OCS -bamount 0) is accepted and bi
 assert_eq 2 "$(cpulist_count "${l%%|*}")" "packed:0: the task keeps both cpus"
 
 # 4. LSF's user variables, no --binding: BALANCE puts the two tasks on
-# different cores; USER binds to the listed cpu; LSB_BIND_JOB says so.
+# different cores; a list binds to the listed cpu, whatever
+# LSB_USER_BIND_JOB says; USER (the admin's word) is ANY, as the LSF
+# document says of any other value; LSB_BIND_JOB says which.
 out=$(run_as_user env LSB_USER_BIND_JOB=BALANCE srun -n2 -l --cpu-bind=none sh -c "$probe" 2>&1)
 assert_eq "$c0|$c0|$c0|set|$c0|BALANCE" "$(line "$out" 0)" "LSB_USER_BIND_JOB=BALANCE -n2: task 0 on core 0,0"
 assert_eq "$c1|$c1|$c1|set|$c1|BALANCE" "$(line "$out" 1)" "LSB_USER_BIND_JOB=BALANCE -n2: task 1 on core 0,1"
-out=$(run_as_user env LSB_USER_BIND_JOB=USER LSB_USER_BIND_CPU_LIST="$c1" srun -n1 -c2 -l --cpu-bind=none sh -c "$probe" 2>&1)
-assert_eq "$c1|$c1|$c1|set|$c1|USER_CPU_LIST" "$(line "$out" 0)" "LSB_USER_BIND_JOB=USER LSB_USER_BIND_CPU_LIST=$c1 with -c2: only that cpu"
+out=$(run_as_user env LSB_USER_BIND_JOB=PACK LSB_USER_BIND_CPU_LIST="$c1" srun -n1 -c2 -l --cpu-bind=none sh -c "$probe" 2>&1)
+assert_eq "$c1|$c1|$c1|set|$c1|USER_CPU_LIST" "$(line "$out" 0)" "LSB_USER_BIND_JOB=PACK LSB_USER_BIND_CPU_LIST=$c1 with -c2: the list wins, only that cpu"
+out=$(run_as_user env LSB_USER_BIND_JOB=USER srun -n1 -c2 -l --cpu-bind=none sh -c "$probe" 2>&1)
+l=$(line "$out" 0)
+assert_match "$l" '\|set\|[0-9,-]+\|ANY$' "LSB_USER_BIND_JOB=USER without a list: bound as ANY, not refused: $out"
+assert_eq 2 "$(cpulist_count "${l%%|*}")" "LSB_USER_BIND_JOB=USER with -c2: any:2, the task's two cores"
 out=$(run_as_user env LSB_USER_BIND_CPU_LIST="$c1" sbatch -W -n1 -c2 -o t24.out --wrap "sh -c '$probe'" 2>&1)
 assert_match "$(cat "$E2E_WORK/t24.out" 2>/dev/null)" "^$c1\\|$c1\\|$c1\\|set\\|$c1\\|USER_CPU_LIST\$" "sbatch with LSB_USER_BIND_CPU_LIST=$c1: the batch script is bound to it"
 
 # 5. --binding wins over them, and srun -v says so.
-out=$(run_as_user env LSB_USER_BIND_JOB=USER LSB_USER_BIND_CPU_LIST="$c1" srun -v -n1 -c2 -l --cpu-bind=none --binding=linear:1 sh -c "$probe" 2>&1)
+out=$(run_as_user env LSB_USER_BIND_JOB=USER_CPU_LIST LSB_USER_BIND_CPU_LIST="$c1" srun -v -n1 -c2 -l --cpu-bind=none --binding=linear:1 sh -c "$probe" 2>&1)
 assert_eq "$c0|$c0|$c0|set|$c0|USER_CPU_LIST" "$(line "$out" 0)" "--binding=linear:1 wins over LSB_USER_BIND_CPU_LIST=$c1"
-assert_contains "$out" "(--binding wins over LSB_USER_BIND_JOB=USER LSB_USER_BIND_CPU_LIST=$c1)" "srun -v says --binding wins"
+assert_contains "$out" "(--binding wins over LSB_USER_BIND_JOB=USER_CPU_LIST LSB_USER_BIND_CPU_LIST=$c1)" "srun -v says --binding wins"
 e2e_done

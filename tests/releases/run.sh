@@ -17,6 +17,7 @@
 #      (tests/guest/run.sh with GUEST_ROOT).
 # Each part appends "<part>@<release> N M K" to $BINDING_BUILD/results.
 #   sh tests/releases/run.sh [SUITE...]     default: every suite but the host's
+#   sh tests/releases/run.sh --others       prints those suites
 # Environment: RELEASE_E2E, RELEASE_GUEST (which files; empty: none),
 # RELEASE_PARTS (default "build e2e pkg upgrade guest"), BINDING_CHROOTS,
 # KEEP_RELEASE=1 (keep the tree's copy in the chroot).
@@ -55,6 +56,10 @@ host_suite() {	# the suite of this machine, by its Slurm's spank.h
 	awk -v r="$v" '$1 !~ /^#/ && $2 == r { print $1 }' "$here/suites"
 }
 
+others() { awk -v h="$(host_suite)" '$1 !~ /^#/ && NF >= 2 && $1 != h { print $1 }' "$here/suites"; }
+# --others: the suites this machine tests in chroots (bench/releases.sh).
+[ "${1:-}" = --others ] && { others; exit 0; }
+
 if [ "$(id -u)" != 0 ]; then
 	say "skipped (needs root: chroots, private clusters)"
 	record releases all 0 0 1
@@ -62,10 +67,7 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 suites=("$@")
-if [ ${#suites[@]} -eq 0 ]; then
-	hs=$(host_suite)
-	mapfile -t suites < <(awk -v h="$hs" '$1 !~ /^#/ && NF >= 2 && $1 != h { print $1 }' "$here/suites")
-fi
+[ ${#suites[@]} -gt 0 ] || mapfile -t suites < <(others)
 
 CHROOT_LIB=1
 # shellcheck source=tests/releases/chroot.sh
@@ -118,7 +120,7 @@ part_pkg() {	# SUITE RELEASE
 
 part_upgrade() {	# SUITE RELEASE
 	local out rc p f s
-	out=$(HOST_BUILD="$build" CHROOT_DIR="$CHROOTS/$1" COPY="$copy" sh "$here/upgrade.sh" "$1" 2>&1); rc=$?
+	out=$(sh "$here/upgrade.sh" "$1" "$copy" 2>&1); rc=$?
 	printf '%s\n' "$out" | sed 's/^/  /'
 	read -r p f s < <(printf '%s\n' "$out" | counts upgrade)
 	[ $rc -ne 0 ] && [ "${f:-0}" = 0 ] && f=1

@@ -1,11 +1,13 @@
-/* A host's memory and caches as Univa Grid Engine 8.1 reports them.
+/* A host's load values as Univa Grid Engine 8.1 reports them.
  *
- * UGE's execution daemon reports, next to the per-node memory of
- * memacct.h (m_mem_total_n<N>, m_mem_used_n<N>, m_mem_free_n<N>), the
- * host's (m_mem_total, m_mem_used, m_mem_free) and its cache sizes
- * (m_cache_l1, m_cache_l2, m_cache_l3), in its MEMORY notation:
- * "131022.000000M", "32.000000K" (its load values as qconf -se shows them).
- * Here, per NUMA node in MiB:
+ * UGE's execution daemon reports, next to Grid Engine's topology values
+ * (m_topology, m_topology_inuse, m_socket, m_core, m_thread), the NUMA
+ * string (m_topology_numa, m_numa_nodes), the cache sizes (m_cache_l1..3),
+ * the host's memory (m_mem_total, m_mem_used, m_mem_free) and each NUMA
+ * node's (m_mem_total_n<N>, ...). The UGE 8.1 document shows them as
+ * qhost -F lists them: "hl:m_cache_l1=32.000K", "hl:m_cache_l3=12.000M",
+ * "hl:m_mem_total=31.250G", "hl:m_mem_used_n0=500.000M". Here, per NUMA
+ * node in MiB:
  *   total = the node's memory
  *   free  = its capacity after mem_reserve= minus the records' reservations
  *           (memacct.h), never below 0: what placement may still give
@@ -42,19 +44,40 @@ int bnd_memreport_build(const struct bnd_topology *t, const struct bnd_mem_reser
 			const uint64_t *jobs_mib, struct bnd_memreport *out);
 void bnd_memreport_free(struct bnd_memreport *r);
 
-/* UGE's MEMORY notation: MiB as "16384.000000M"; a cache's bytes in KiB,
- * "32.000000K", "25600.000000K" (UGE writes caches in K whatever their
- * size). */
-void bnd_uge_mib(uint64_t mib, char *buf, size_t len);
-void bnd_uge_cache(uint64_t bytes, char *buf, size_t len);
+/* The one notation of a MEMORY load value, as qhost -F prints it (Grid
+ * Engine's memory printer): three decimals and the unit scaled to the
+ * value, G from 1 GiB, M from 1 MiB, K from 1 KiB, no unit below
+ * ("32.000K", "12.000M", "31.250G", "500.000M", "0.000"). Exact: rounded
+ * to the nearest thousandth, a tie to the even one, as printf's %.3f
+ * rounds the value (binary: exact) that Grid Engine prints. */
+void bnd_uge_memory(uint64_t bytes, char *buf, size_t len);
+/* A count (INT load value) as qhost -F prints it: "2.000000". */
+void bnd_uge_count(long long n, char *buf, size_t len);
 
-/* The load values, each as a name and its text, in UGE's (alphabetical)
- * order: the caches m_cache_l1, m_cache_l2, m_cache_l3 (one cache of each
- * level; 0.000000K when the node reports none), and the memory
- * m_mem_free, m_mem_free_n<N>..., m_mem_total, m_mem_total_n<N>...,
- * m_mem_used, m_mem_used_n<N>... (UGE lists m_core between the two). */
+/* The topology strings of the listing (topostring.h): Grid Engine's
+ * (m_topology), the same with the taken units lower case
+ * (m_topology_inuse) and the NUMA string (m_topology_numa). */
+struct bnd_uge_strings {
+	const char *topology, *inuse, *numa;
+};
+
+/* Each load value as a name and its text, in the document's groups (one
+ * table, memreport.c):
+ *   Grid Engine's topology: m_topology, m_topology_inuse, m_socket,
+ *     m_core, m_thread (in qhost -F's order);
+ *   UGE's NUMA topology: m_topology_numa, m_numa_nodes;
+ *   the caches: m_cache_l1, m_cache_l2, m_cache_l3 (one cache of each
+ *     level, 0.000 when the node reports none);
+ *   the host's memory: m_mem_total, m_mem_used, m_mem_free;
+ *   each NUMA node's, by OS node id: m_mem_total_n<N>...,
+ *     m_mem_used_n<N>..., m_mem_free_n<N>...
+ * bnd_uge_loadvalues lists them all; the others one group each (sbind
+ * status shows the host's memory and the caches). */
 typedef void (*bnd_loadvalue_fn)(void *ctx, const char *name, const char *value);
+void bnd_uge_loadvalues(const struct bnd_topology *t, const struct bnd_memreport *r,
+			const struct bnd_uge_strings *s, bnd_loadvalue_fn fn, void *ctx);
 void bnd_memreport_caches(const struct bnd_topology *t, bnd_loadvalue_fn fn, void *ctx);
-void bnd_memreport_values(const struct bnd_memreport *r, bnd_loadvalue_fn fn, void *ctx);
+void bnd_memreport_host(const struct bnd_memreport *r, bnd_loadvalue_fn fn, void *ctx);
+void bnd_memreport_nodes(const struct bnd_memreport *r, bnd_loadvalue_fn fn, void *ctx);
 
 #endif

@@ -112,6 +112,22 @@ int bnd_request_packed(struct bnd_request *r, int amount, const char *unit, char
 
 int bnd_mbind_parse(enum bnd_mbind *m, const char *text, char *err, size_t errlen);
 const char *bnd_mbind_name(enum bnd_mbind m);
+
+/* Whether a step with request r (NULL: none) and memory policy m places
+ * cores, and so records them with its memory: a strategy other than none
+ * (packed:0 is none), or --mbind=nlocal, which brings its own binding
+ * (memplace.h). Otherwise the step is unbound and records nothing. The
+ * plugin and sbind place both ask this. */
+int bnd_request_places(const struct bnd_request *r, enum bnd_mbind m);
+
+/* Memory policy m for a task without cores of its own: BND_OK when it
+ * applies without them (none; round_robin over the nodes the task may
+ * use; nlocal and gpu, which choose their nodes), else BND_EINVAL and err
+ * says why, as the plugin and sbind say it: "--mbind=cores:strict not
+ * applied: it needs cores bound by --binding" when the request binds
+ * none (binding_asked 0), "... the task is not bound" when a binding was
+ * asked and not met. */
+int bnd_mbind_unbound(enum bnd_mbind m, int binding_asked, char *err, size_t errlen);
 const char *bnd_instance_name(enum bnd_instance i);
 const char *bnd_strategy_name(enum bnd_strategy s);
 
@@ -156,10 +172,12 @@ struct bnd_strategy_def {
 const struct bnd_strategy_def *bnd_strategy_def(enum bnd_strategy s);
 const struct bnd_strategy_def *bnd_strategy_def_at(size_t i);
 
-/* One memory policy: its word and its lines of --mbind=help. */
+/* One memory policy: its word, whether it follows the task's cores (and
+ * so needs them), and its lines of --mbind=help. */
 struct bnd_mbind_def {
 	const char *word;
 	enum bnd_mbind m;
+	int follows_cores;
 	const char *help;
 };
 const struct bnd_mbind_def *bnd_mbind_def_at(size_t i);

@@ -42,6 +42,8 @@ size_t bnd_topostring_length(const struct bnd_topology *t, enum bnd_topo_format 
  * cores: "[SCC][CC][SCC][CC]". BND_EINVAL when buf is too small. */
 int bnd_topostring_numa(const struct bnd_topology *t, const bnd_cpuset_t *taken,
 			char *buf, size_t buflen);
+/* The buffer bnd_topostring_numa needs, the NUL included. */
+size_t bnd_topostring_numa_size(const struct bnd_topology *t);
 
 /* Parse a string of any form (auto-detected: OCS when it contains N, X or
  * Y, OCS without memory units when it contains E but none of those, else

@@ -1,8 +1,11 @@
-/* A host's memory and caches as UGE 8.1 reports them: the host's values
- * are the sums of its nodes', in UGE's notation. Vectors from a UGE
- * execution host's load values (qconf -se: m_cache_l1=32.000000K,
- * m_cache_l2=256.000000K, m_cache_l3=25600.000000K,
- * m_mem_total=131022.000000M). */
+/* A host's load values as UGE 8.1 reports them: the host's memory is the
+ * sum of its nodes', in the document's notation and groups. Vectors: the
+ * UGE 8.1 document's qhost -F lines (hl:m_cache_l1=32.000K,
+ * hl:m_cache_l3=12.000M, hl:m_mem_total=31.250G, hl:m_mem_used_n0=
+ * 500.000M), Grid Engine's memory printer's rules (three decimals, the
+ * unit scaled to the value, none below 1 KiB, printf's rounding), and a
+ * UGE execution host's values (qconf -se: m_cache_l3=25600.000000K,
+ * m_mem_total=131022.000000M) as qhost -F prints them. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,31 +15,51 @@
 #include "binding/util/error.h"
 #include "testutil.h"
 
-static const char *mib(uint64_t v)
+static const char *mem(uint64_t bytes)
 {
 	static char buf[48];
-	bnd_uge_mib(v, buf, sizeof(buf));
+	bnd_uge_memory(bytes, buf, sizeof(buf));
 	return buf;
 }
 
-static const char *cache(uint64_t v)
-{
-	static char buf[48];
-	bnd_uge_cache(v, buf, sizeof(buf));
-	return buf;
-}
+#define KIB 1024ULL
+#define MIB (1024ULL * KIB)
+#define GIB (1024ULL * MIB)
 
-START_TEST(uge_notation)
+START_TEST(the_documents_notation)
 {
-	ck_assert_str_eq(mib(131022), "131022.000000M");
-	ck_assert_str_eq(mib(0), "0.000000M");
-	ck_assert_str_eq(cache(32 << 10), "32.000000K");
-	ck_assert_str_eq(cache(256 << 10), "256.000000K");
-	ck_assert_str_eq(cache(25 << 20), "25600.000000K");
-	/* exact below a KiB: 1.5 KiB, 1 byte */
-	ck_assert_str_eq(cache(1536), "1.500000K");
-	ck_assert_str_eq(cache(1), "0.000976K");
-	ck_assert_str_eq(cache(0), "0.000000K");
+	/* the UGE 8.1 document */
+	ck_assert_str_eq(mem(32 * KIB), "32.000K");
+	ck_assert_str_eq(mem(12 * MIB), "12.000M");
+	ck_assert_str_eq(mem(32000 * MIB), "31.250G");
+	ck_assert_str_eq(mem(500 * MIB), "500.000M");
+	/* the same host as qconf -se lists it (25600.000000K, 131022.000000M) */
+	ck_assert_str_eq(mem(25600 * KIB), "25.000M");
+	ck_assert_str_eq(mem(131022 * MIB), "127.951G");
+	ck_assert_str_eq(mem(256 * KIB), "256.000K");
+	/* the unit scales at each power of 1024; below 1 KiB no unit */
+	ck_assert_str_eq(mem(0), "0.000");
+	ck_assert_str_eq(mem(1), "1.000");
+	ck_assert_str_eq(mem(1023), "1023.000");
+	ck_assert_str_eq(mem(KIB), "1.000K");
+	ck_assert_str_eq(mem(MIB - 1), "1023.999K");
+	ck_assert_str_eq(mem(GIB - 1), "1024.000M");
+	ck_assert_str_eq(mem(MIB), "1.000M");
+	ck_assert_str_eq(mem(GIB), "1.000G");
+	ck_assert_str_eq(mem(4096 * GIB), "4096.000G");
+	/* printf's %.3f of the exact value: to the nearest thousandth, a tie
+	 * (1.0625, 2.5625, 0.0625 of a unit) to the even one */
+	ck_assert_str_eq(mem(1088 * MIB), "1.062G");
+	ck_assert_str_eq(mem(2624 * MIB), "2.562G");
+	ck_assert_str_eq(mem(GIB + 64 * MIB + 1), "1.063G");
+	ck_assert_str_eq(mem(1088 * KIB), "1.062M");
+	ck_assert_str_eq(mem(1536), "1.500K");
+	ck_assert_str_eq(mem(1025), "1.001K");
+	ck_assert_str_eq(mem(2 * GIB - 1), "2.000G");
+	/* a count */
+	char buf[32];
+	bnd_uge_count(2, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "2.000000");
 }
 END_TEST
 
@@ -70,13 +93,13 @@ START_TEST(host_is_the_sum_of_its_nodes)
 		  r.reserved_os_mib == 2048 && r.reserved_jobs_mib == 10240);
 	struct lines l = { "" };
 	bnd_memreport_caches(t, collect, &l);
-	bnd_memreport_values(&r, collect, &l);
-	ck_assert_str_eq(l.text, "m_cache_l1=0.000000K\nm_cache_l2=0.000000K\nm_cache_l3=0.000000K\n"
-			 "m_mem_free=4096.000000M\nm_mem_free_n0=1024.000000M\n"
-			 "m_mem_free_n1=3072.000000M\nm_mem_total=16384.000000M\n"
-			 "m_mem_total_n0=8192.000000M\nm_mem_total_n1=8192.000000M\n"
-			 "m_mem_used=12288.000000M\nm_mem_used_n0=7168.000000M\n"
-			 "m_mem_used_n1=5120.000000M\n");
+	bnd_memreport_host(&r, collect, &l);
+	bnd_memreport_nodes(&r, collect, &l);
+	ck_assert_str_eq(l.text, "m_cache_l1=0.000\nm_cache_l2=0.000\nm_cache_l3=0.000\n"
+			 "m_mem_total=16.000G\nm_mem_used=12.000G\nm_mem_free=4.000G\n"
+			 "m_mem_total_n0=8.000G\nm_mem_total_n1=8.000G\n"
+			 "m_mem_used_n0=7.000G\nm_mem_used_n1=5.000G\n"
+			 "m_mem_free_n0=1.000G\nm_mem_free_n1=3.000G\n");
 	bnd_memreport_free(&r);
 
 	/* more reserved than a node has left: free 0, used the whole node */
@@ -101,15 +124,43 @@ START_TEST(nodes_by_os_id_and_real_caches)
 	ck_assert_int_eq(bnd_memreport_build(t, NULL, NULL, &r), BND_OK);
 	struct lines l = { "" };
 	bnd_memreport_caches(t, collect, &l);
-	bnd_memreport_values(&r, collect, &l);
-	ck_assert_msg(strstr(l.text, "m_cache_l1=32.000000K\nm_cache_l2=256.000000K\n"
-			     "m_cache_l3=17920.000000K\n"), "%s", l.text);
-	ck_assert_msg(strstr(l.text, "m_mem_free=64175.000000M\nm_mem_free_n0=15821.000000M\n"
-			     "m_mem_free_n1=16119.000000M\nm_mem_free_n2=16119.000000M\n"
-			     "m_mem_free_n3=16116.000000M\n"), "%s", l.text);
+	bnd_memreport_nodes(&r, collect, &l);
+	ck_assert_msg(strstr(l.text, "m_cache_l1=32.000K\nm_cache_l2=256.000K\n"
+			     "m_cache_l3=17.500M\n"), "%s", l.text);
+	/* 15821, 16119, 16119 and 16116 MiB */
+	ck_assert_msg(strstr(l.text, "m_mem_free_n0=15.450G\nm_mem_free_n1=15.741G\n"
+			     "m_mem_free_n2=15.741G\nm_mem_free_n3=15.738G\n"), "%s", l.text);
 	bnd_memreport_free(&r);
 	bnd_topology_free(t);
 	free(x);
+}
+END_TEST
+
+/* The UGE 8.1 document's host: two NUMA nodes of four cores, 31.250G in
+ * all, 32K L1, 12M L3, 500M used on node 0; every load value in the
+ * document's groups and notation, as sbind topology --format uge lists
+ * them. */
+START_TEST(the_documents_host_in_its_groups)
+{
+	struct bnd_topology *t = tu_topo("pack:2 numa:1(memory=16000MiB) l3:1(size=12MiB) "
+					 "l2:4(size=256KiB) l1d:1(size=32KiB) core:1 pu:1");
+	uint64_t jobs[2] = { 500, 0 };
+	struct bnd_memreport r;
+	ck_assert_int_eq(bnd_memreport_build(t, NULL, jobs, &r), BND_OK);
+	const struct bnd_uge_strings s = { "SCCCCSCCCC", "SccCCSCCCC", "[SccCC][SCCCC]" };
+	struct lines l = { "" };
+	bnd_uge_loadvalues(t, &r, &s, collect, &l);
+	ck_assert_str_eq(l.text,
+			 "m_topology=SCCCCSCCCC\nm_topology_inuse=SccCCSCCCC\n"
+			 "m_socket=2.000000\nm_core=8.000000\nm_thread=8.000000\n"
+			 "m_topology_numa=[SccCC][SCCCC]\nm_numa_nodes=2.000000\n"
+			 "m_cache_l1=32.000K\nm_cache_l2=256.000K\nm_cache_l3=12.000M\n"
+			 "m_mem_total=31.250G\nm_mem_used=500.000M\nm_mem_free=30.762G\n"
+			 "m_mem_total_n0=15.625G\nm_mem_total_n1=15.625G\n"
+			 "m_mem_used_n0=500.000M\nm_mem_used_n1=0.000\n"
+			 "m_mem_free_n0=15.137G\nm_mem_free_n1=15.625G\n");
+	bnd_memreport_free(&r);
+	bnd_topology_free(t);
 }
 END_TEST
 
@@ -117,7 +168,8 @@ static Suite *suite(void)
 {
 	Suite *s = suite_create("memreport");
 	TCase *tc = tcase_create("core");
-	tcase_add_test(tc, uge_notation);
+	tcase_add_test(tc, the_documents_notation);
+	tcase_add_test(tc, the_documents_host_in_its_groups);
 	tcase_add_test(tc, host_is_the_sum_of_its_nodes);
 	tcase_add_test(tc, nodes_by_os_id_and_real_caches);
 	suite_add_tcase(s, tc);

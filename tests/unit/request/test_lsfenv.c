@@ -24,22 +24,22 @@ static void expect(const char *job, const char *list, int amount, const char *wa
 	}
 }
 
+/* The LSF document: LSB_USER_BIND_JOB is Y, N, NONE, BALANCE, PACK or
+ * ANY, "any other value" is ANY; USER and USER_CPU_LIST are the admin's
+ * BIND_JOB values, so a user's USER is ANY too. */
 START_TEST(documented_values)
 {
 	expect("BALANCE", NULL, 1, "balance:1");
 	expect("PACK", NULL, 2, "pack:2");
 	expect("ANY", NULL, 1, "any:1");
 	expect("Y", NULL, 1, "balance:1");
-	expect("USER", "0,5,7,9-11", 1, "cpus:0,5,7,9-11");
-	expect("USER_CPU_LIST", "0,5,7,9-11", 1, "cpus:0,5,7,9-11");
 	expect("N", NULL, 1, "");
-	expect("NONE", "0-3", 1, "");
-	/* anything else is ANY */
+	expect("NONE", NULL, 1, "");
+	/* anything else is ANY: the admin's words included */
 	expect("FOO", NULL, 3, "any:3");
+	expect("USER", NULL, 2, "any:2");
+	expect("USER_CPU_LIST", NULL, 1, "any:1");
 	expect("pack", NULL, 1, "pack:1");
-	/* only the list */
-	expect(NULL, "2-3", 1, "cpus:2-3");
-	expect("", "2-3", 1, "cpus:2-3");
 	/* neither */
 	expect(NULL, NULL, 1, "");
 	expect("", "", 1, "");
@@ -48,17 +48,27 @@ START_TEST(documented_values)
 }
 END_TEST
 
-START_TEST(user_without_list)
+/* A list is read as under the admin's BIND_JOB=USER_CPU_LIST, where LSF
+ * reads the list and not LSB_USER_BIND_JOB: alone, or whatever
+ * LSB_USER_BIND_JOB says. */
+START_TEST(a_list_wins)
 {
-	char buf[64], err[BND_ERRLEN] = "";
-	ck_assert_int_eq(bnd_lsf_user_request("USER", NULL, 1, buf, sizeof(buf), err, sizeof(err)),
-			 BND_EINVAL);
-	ck_assert_str_eq(buf, "");
-	ck_assert_ptr_nonnull(strstr(err, "LSB_USER_BIND_JOB=USER needs LSB_USER_BIND_CPU_LIST"));
-	char small[8];
+	expect(NULL, "2-3", 1, "cpus:2-3");
+	expect("", "2-3", 1, "cpus:2-3");
+	expect("USER_CPU_LIST", "0,5,7,9-11", 1, "cpus:0,5,7,9-11");
+	expect("USER", "0,5,7,9-11", 1, "cpus:0,5,7,9-11");
+	expect("PACK", "1", 2, "cpus:1");
+	expect("NONE", "0-3", 1, "cpus:0-3");
+}
+END_TEST
+
+START_TEST(a_list_too_long)
+{
+	char err[BND_ERRLEN] = "", small[8];
 	ck_assert_int_eq(bnd_lsf_user_request(NULL, "0,1,2,3,4,5", 1, small, sizeof(small), err,
 					      sizeof(err)), BND_EINVAL);
 	ck_assert_str_eq(small, "");
+	ck_assert_ptr_nonnull(strstr(err, "LSB_USER_BIND_CPU_LIST is longer"));
 }
 END_TEST
 
@@ -67,7 +77,8 @@ int main(void)
 	Suite *s = suite_create("lsfenv");
 	TCase *tc = tcase_create("lsfenv");
 	tcase_add_test(tc, documented_values);
-	tcase_add_test(tc, user_without_list);
+	tcase_add_test(tc, a_list_wins);
+	tcase_add_test(tc, a_list_too_long);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -730,6 +730,41 @@ START_TEST(test_mbind)
 }
 END_TEST
 
+/* What a step places, and each policy without cores of its own (UGE:
+ * round_robin needs no core binding; cores and cores:strict follow the
+ * task's cores): the rule the plugin and sbind place share. */
+START_TEST(test_mbind_without_cores)
+{
+	static const struct {
+		enum bnd_mbind m;
+		int needs_cores;
+	} v[] = { { BND_M_NONE, 0 }, { BND_M_CORES, 1 }, { BND_M_CORES_STRICT, 1 },
+		  { BND_M_ROUND_ROBIN, 0 }, { BND_M_NLOCAL, 0 }, { BND_M_GPU, 0 } };
+	char err[BND_ERRLEN], want_msg[BND_ERRLEN];
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		err[0] = '\0';
+		ck_assert_int_eq(bnd_mbind_unbound(v[i].m, 0, err, sizeof(err)),
+				 v[i].needs_cores ? BND_EINVAL : BND_OK);
+		snprintf(want_msg, sizeof(want_msg), "--mbind=%s not applied: it needs cores bound "
+			 "by --binding", bnd_mbind_name(v[i].m));
+		ck_assert_str_eq(err, v[i].needs_cores ? want_msg : "");
+	}
+	ck_assert_int_eq(bnd_mbind_unbound(BND_M_CORES, 1, err, sizeof(err)), BND_EINVAL);
+	ck_assert_str_eq(err, "--mbind=cores not applied: the task is not bound");
+	/* none and packed:0 place nothing, but nlocal brings its own binding */
+	struct bnd_request r;
+	ck_assert_int_eq(bnd_request_parse(&r, "none", err, sizeof(err)), BND_OK);
+	ck_assert(!bnd_request_places(&r, BND_M_CORES_STRICT));
+	ck_assert(!bnd_request_places(NULL, BND_M_ROUND_ROBIN));
+	ck_assert(bnd_request_places(NULL, BND_M_NLOCAL));
+	ck_assert(bnd_request_places(&r, BND_M_NLOCAL));
+	ck_assert_int_eq(bnd_request_parse(&r, "packed:0", err, sizeof(err)), BND_OK);
+	ck_assert(!bnd_request_places(&r, BND_M_NONE));
+	ck_assert_int_eq(bnd_request_parse(&r, "linear:1", err, sizeof(err)), BND_OK);
+	ck_assert(bnd_request_places(&r, BND_M_NONE));
+}
+END_TEST
+
 /* gpu:<amount>, and packed's near=gpu with the same visible= key. */
 START_TEST(test_gpu)
 {
@@ -1051,6 +1086,7 @@ static Suite *request_suite(void)
 	tcase_add_test(tc, test_too_many_big_ranges);
 	tcase_add_test(tc, test_hostile);
 	tcase_add_test(tc, test_mbind);
+	tcase_add_test(tc, test_mbind_without_cores);
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_help_examples);
 	tcase_add_test(tc, test_table);

@@ -524,6 +524,46 @@ START_TEST(mbind_strict_and_nlocal)
 }
 END_TEST
 
+/* A policy that follows the task's cores, asked without a core binding:
+ * the task runs with the reason request.h words for both the plugin and
+ * sbind place; round_robin alone applies (interleaved) and, like every
+ * step that places no cores, records nothing, memory included. */
+START_TEST(mbind_without_cores_says_what_sbind_says)
+{
+	struct bnd_step s;
+	struct bnd_task_result r;
+	char why[BND_ERRLEN];
+	ck_assert_int_eq(bnd_mbind_unbound(BND_M_CORES_STRICT, 0, why, sizeof(why)), BND_EINVAL);
+	struct bnd_step_in in = base(72, 0, 1, "0", "none");
+	in.mbind = "cores:strict";
+	in.mem_mib = 100;
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(bnd_step_active(&s) && s.state == BND_STEP_UNBOUND);
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 1, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_msg(strstr(r.message, why) && !r.failed, "%s", r.message);
+	bnd_taskenv_free(&r.env);
+	bnd_step_free(&s);
+	/* the same without --binding at all */
+	in.binding = NULL;
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 1, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_msg(strstr(r.message, why), "%s", r.message);
+	bnd_taskenv_free(&r.env);
+	bnd_step_free(&s);
+	/* round_robin needs no cores */
+	in.mbind = "round_robin";
+	ck_assert_int_eq(bnd_mbind_unbound(BND_M_ROUND_ROBIN, 0, why, sizeof(why)), BND_OK);
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert(s.state == BND_STEP_UNBOUND);
+	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 1, NULL, NULL, NULL, &r), BND_OK);
+	ck_assert_str_eq(r.message, "");
+	ck_assert_msg(strstr(r.verbose, "mempolicy=interleave"), "%s", r.verbose);
+	bnd_taskenv_free(&r.env);
+	bnd_step_free(&s);
+	ck_assert_int_eq(records(), 0);
+}
+END_TEST
+
 /* nlocal: an implicit binding (one core per task on one NUMA node), the
  * memory bound there, the reservation in the record and the variables. */
 START_TEST(mbind_nlocal_binds_and_reserves)
@@ -1122,9 +1162,9 @@ START_TEST(lsf_user_variables)
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
 
-	/* USER with a list: the listed cpus; -c3 with PACK: one task, 3 cores */
+	/* USER_CPU_LIST with a list: the listed cpus; -c3 with PACK: one task, 3 cores */
 	in = base(152, 0, 1, "0-7", NULL);
-	in.lsf_bind_job = "USER";
+	in.lsf_bind_job = "USER_CPU_LIST";
 	in.lsf_cpu_list = "1,2";
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
 	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
@@ -1182,12 +1222,21 @@ START_TEST(lsf_user_variables)
 	set_default("");
 	cfg.implicit = 0;
 
-	/* USER without a list: unbound, and why */
+	/* USER without a list: the admin's word, any other value is ANY */
 	in = base(158, 0, 1, "0-7", NULL);
 	in.lsf_bind_job = "USER";
 	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
-	ck_assert_msg(bnd_step_active(&s) && s.state != BND_STEP_PLACED && strstr(s.reason, "needs LSB_USER_BIND_CPU_LIST"),
-		      "%s", s.reason);
+	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
+	ck_assert_str_eq(s.req.text, "any:1");
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+	/* a list wins over LSB_USER_BIND_JOB, NONE included */
+	in = base(159, 0, 1, "0-7", NULL);
+	in.lsf_bind_job = "NONE";
+	in.lsf_cpu_list = "5";
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_str_eq(s.req.text, "cpus:5");
+	bnd_step_finish(&s);
 	bnd_step_free(&s);
 	ck_assert_int_eq(records(), 0);
 	bnd_topology_free(t);
@@ -1557,6 +1606,7 @@ int main(void)
 	tcase_add_test(tc, cpuset_check_refuses_cpus_outside);
 	tcase_add_test(tc, nothing_asked_costs_nothing);
 	tcase_add_test(tc, mbind_strict_and_nlocal);
+	tcase_add_test(tc, mbind_without_cores_says_what_sbind_says);
 	tcase_add_test(tc, mbind_nlocal_binds_and_reserves);
 	tcase_add_test(tc, mbind_strict_memory_short);
 	tcase_add_test(tc, node_warmup_builds_the_cache);
