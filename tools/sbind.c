@@ -33,6 +33,11 @@ static const char usage[] =
 	"      the Slurm options a request needs from the allocation, given the\n"
 	"      user's (sbind submit --help lists them), or why it is refused;\n"
 	"      --list-options: the Slurm option names it reads, one a line\n"
+	"  sbind gres-conf [--topology SRC] [--mem-reserve SIZE|N%] [--node-name NAME]\n"
+	"        [--slurm-conf PATH] [--format gres|node-line]\n"
+	"      this node's NUMA memory as Slurm's GRES numamem (plugstack numamem=yes):\n"
+	"      its gres.conf lines, each NUMA node's memory less mem_reserve= with its\n"
+	"      cores, and the node line's Gres= part\n"
 	"  sbind status [--state DIR] [--topology SRC] [--format text|json] [--job J]\n"
 	"      current bindings on this node (suspended/deferred: since when, why)\n"
 	"  sbind release --job J [--step S|batch|extern|interactive] [--state DIR]\n"
@@ -120,6 +125,8 @@ int main(int argc, char **argv)
 		return cmd_complete(argc - 1, argv + 1);
 	if (!strcmp(cmd, "submit"))
 		return sbind_cmd_submit(argc - 1, argv + 1);
-	fprintf(stderr, "sbind: unknown command \"%s\" (expected topology, place, submit, rankfile, status, release, gc or complete)\n", cmd);
+	if (!strcmp(cmd, "gres-conf"))
+		return sbind_cmd_gres_conf(argc - 1, argv + 1);
+	fprintf(stderr, "sbind: unknown command \"%s\" (expected topology, place, submit, gres-conf, rankfile, status, release, gc or complete)\n", cmd);
 	return SBIND_EXIT_USAGE;
 }

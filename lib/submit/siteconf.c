@@ -152,28 +152,67 @@ static void scan_nodes(struct nodescan *n, const char *text)
 	n->depth--;
 }
 
+/* slurm.conf's text (malloc'd, NULL when unreadable) and the plugin's
+ * line of the plugstack.conf it names into cfg; *found tells whether there
+ * is one, stack its path. */
+static char *site_config(const char *conf, struct bnd_config *cfg, int *found, char *stack,
+			 size_t slen)
+{
+	char *text = read_text(conf);
+	*found = 0;
+	bnd_config_defaults(cfg);
+	if (!text)
+		return NULL;
+	if (bnd_siteconf_plugstack_path(conf, text, stack, slen, NULL, 0) != BND_OK) {
+		snprintf(stack, slen, "%s", conf);
+		return text;
+	}
+	struct scan s = { cfg, 0, 0 };
+	scan_file(&s, stack);
+	*found = s.found;
+	return text;
+}
+
+static const char *conf_path(const char *slurm_conf)
+{
+	const char *env = getenv("SLURM_CONF");
+	return slurm_conf ? slurm_conf : env && *env ? env : "/etc/slurm/slurm.conf";
+}
+
+int bnd_siteconf_config(const char *slurm_conf, struct bnd_config *cfg, char *why, size_t whylen)
+{
+	char stack[4096];
+	int found;
+	const char *conf = conf_path(slurm_conf);
+	char *text = site_config(conf, cfg, &found, stack, sizeof(stack));
+	if (!text)
+		snprintf(why, whylen, "%s unreadable: the defaults", conf);
+	else if (!found)
+		snprintf(why, whylen, "%s lists no spank_binding.so: the defaults", stack);
+	else
+		snprintf(why, whylen, "%s", stack);
+	free(text);
+	return found;
+}
+
 void bnd_siteconf_site(const char *slurm_conf, struct bnd_submit_site *site, char *why,
 		       size_t whylen)
 {
-	const char *env = getenv("SLURM_CONF");
-	const char *conf = slurm_conf ? slurm_conf : env && *env ? env : "/etc/slurm/slurm.conf";
+	const char *conf = conf_path(slurm_conf);
 	char stack[4096];
 	struct bnd_config cfg;
+	int found;
 	memset(site, 0, sizeof(*site));
 	site->mode = BND_SUBMIT_TRANSLATE;
-	char *text = read_text(conf);
+	char *text = site_config(conf, &cfg, &found, stack, sizeof(stack));
 	if (!text) {
 		snprintf(why, whylen, "%s unreadable: the default, submit=translate", conf);
 		return;
 	}
-	int rc = bnd_siteconf_plugstack_path(conf, text, stack, sizeof(stack), NULL, 0);
-	struct scan s = { &cfg, 0, 0 };
-	if (rc == BND_OK)
-		scan_file(&s, stack);
-	if (!s.found) {
+	if (!found) {
 		free(text);
 		site->mode = BND_SUBMIT_OFF;
-		snprintf(why, whylen, "%s lists no spank_binding.so: off", rc ? conf : stack);
+		snprintf(why, whylen, "%s lists no spank_binding.so: off", stack);
 		return;
 	}
 	site->mode = cfg.enabled ? cfg.submit : BND_SUBMIT_OFF;

@@ -33,6 +33,13 @@ int bnd_siteconf_scan_plugstack(const char *text, struct bnd_config *cfg, int *f
 void bnd_siteconf_submit_mode(const char *slurm_conf, enum bnd_submit_mode *mode, char *why,
 			      size_t whylen);
 
+/* The plugin's own line of the plugstack.conf that slurm_conf names (NULL:
+ * $SLURM_CONF, else /etc/slurm/slurm.conf) into cfg (the defaults when
+ * there is none): 1 when there is one, 0 otherwise; why says where it was
+ * read or why not. For tools that run on a node (sbind gres-conf's
+ * mem_reserve=). */
+int bnd_siteconf_config(const char *slurm_conf, struct bnd_config *cfg, char *why, size_t whylen);
+
 /* What the filter needs of the site: the mode as above, and numamem: the
  * plugin's numamem= and, when it is yes, the numamem types of slurm.conf's
  * node lines (also through its Include lines). */
