@@ -273,7 +273,8 @@ _e2e_gres_setup() {
 	if [ "${E2E_GPUS:-0}" -gt 0 ]; then
 		mkdir -p "$E2E_DIR/dev" && chmod 755 "$E2E_DIR/dev" || return 1
 		for i in $(seq 0 $((E2E_GPUS - 1))); do
-			mknod -m 666 "$E2E_DIR/dev/fakegpu$i" c 195 "$i" || return 1
+			[ -e "$E2E_DIR/dev/fakegpu$i" ] || mknod -m 666 "$E2E_DIR/dev/fakegpu$i" c 195 "$i" ||
+				return 1
 		done
 		printf 'AutoDetect=off\nName=gpu File=%s/dev/fakegpu[0-%d]\n' "$E2E_DIR" $((E2E_GPUS - 1)) \
 			>>"$E2E_DIR/gres.conf"
@@ -643,6 +644,36 @@ slurm_at_least() {
 # its own init only see the file at slurmd start).
 cluster_restart_slurmd() {
 	_e2e_kill_recorded slurmd || return 1
+	local n
+	for n in $E2E_NODE_LIST; do _e2e_spawn_slurmd "$n"; done
+	_e2e_wait_until "$E2E_WAIT_MIN" _e2e_node_idle || { cluster_logs; return 1; }
+}
+
+# cluster_numamem on [ARGS] | off: the node offers (or no longer offers)
+# its NUMA memory as the GRES numamem (docs/memory.md): gres.conf and the
+# node line from `sbind gres-conf ARGS` (E2E_NUMAMEM=sbind), GresTypes;
+# slurmctld and slurmd restart to read them (no job may run meanwhile).
+cluster_numamem() {
+	if [ "${1:-off}" = on ]; then
+		shift
+		export E2E_NUMAMEM=sbind E2E_NUMAMEM_ARGS="$*"
+	else
+		export E2E_NUMAMEM= E2E_NUMAMEM_ARGS=
+		rm -f "$E2E_DIR/numamem.conf"
+	fi
+	rm -f "$E2E_DIR/gres.conf"
+	_e2e_gres_setup || { _e2e_say "numamem: sbind gres-conf $E2E_NUMAMEM_ARGS failed"; return 1; }
+	_e2e_kill_recorded slurmd
+	_e2e_kill_recorded slurmctld
+	# The file's other lines stay (a test's shell has not every variable
+	# cluster_start wrote them from): GresTypes= and the nodes' Gres= anew.
+	local types gres c=$E2E_DIR/slurm.conf
+	types=$(_e2e_gres_types) gres=$(_e2e_gres)
+	sed -i -e '/^GresTypes=/d' -e 's/ Gres=[^ ]*//' "$c"
+	[ -n "$types" ] && sed -i "s|^PlugStackConfig=.*|&\n$types|" "$c"
+	sed -i "s|^\(NodeName=.*\) State=UNKNOWN|\1$gres State=UNKNOWN|" "$c"
+	_e2e_spawn slurmctld "$E2E_DIR/log/slurmctld.out" slurmctld -D -f "$E2E_DIR/slurm.conf"
+	_e2e_wait_until "$E2E_WAIT_MIN" _e2e_ctld_up || { cluster_logs; return 1; }
 	local n
 	for n in $E2E_NODE_LIST; do _e2e_spawn_slurmd "$n"; done
 	_e2e_wait_until "$E2E_WAIT_MIN" _e2e_node_idle || { cluster_logs; return 1; }
