@@ -18,6 +18,7 @@
 #include "binding/request/request.h"
 #include "binding/step/step.h"
 #include "binding/suspend/gang.h"
+#include "binding/suspend/rebind.h"
 #include "binding/task/taskenv.h"
 #include "slurm_compat.h"
 
@@ -42,6 +43,9 @@ static struct bnd_step step;
 /* slurmstepd: the tasks' pids (task_post_fork), then the step's watcher
  * (lib/suspend), started once every task exists, joined in exit. */
 static pid_t *task_pids;
+/* Each task's start time, read here: the watcher never acts on a number
+ * whose process may have ended (rebind.h). */
+static unsigned long long *task_starts;
 static uint32_t task_count, tasks_seen;
 static int step_verbose;
 static struct bnd_gang *gang;
@@ -345,16 +349,22 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 	pid_t pid = 0;
 	if (!task_pids && !(task_pids = calloc(task_count, sizeof(*task_pids))))
 		return 0;
+	if (!task_starts && !(task_starts = calloc(task_count, sizeof(*task_starts))))
+		return 0;
 	if (spank_get_item(sp, S_TASK_ID, &local) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_TASK_PID, &pid) != ESPANK_SUCCESS || local < 0 ||
 	    (uint32_t)local >= task_count || task_pids[local])
 		return 0;
 	task_pids[local] = pid;
+	struct bnd_task_id id;
+	bnd_task_identify("/proc", pid, &id); /* gone already: start 0, never matched */
+	task_starts[local] = id.start;
 	if (++tasks_seen < task_count)
 		return 0;
 	char err[BND_ERRLEN];
 	struct bnd_gang_in gi = {
-		.step = &step, .pids = task_pids, .npids = (int)task_count, .proc_root = "/proc",
+		.step = &step, .pids = task_pids, .starts = task_starts, .npids = (int)task_count,
+		.proc_root = "/proc",
 		.cgroup_root = "/sys/fs/cgroup", .job_state = job_state, .job_ctx = &step.job,
 		.verbose = step_verbose,
 	};
@@ -381,6 +391,8 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 	gang = NULL;
 	free(task_pids);
 	task_pids = NULL;
+	free(task_starts);
+	task_starts = NULL;
 	bnd_step_finish(&step);
 	bnd_step_free(&step);
 	return 0;

@@ -187,10 +187,15 @@ int main(void)
 	}
 	char err[BND_ERRLEN];
 	double *v = malloc(REPS * sizeof(*v)), *a = malloc(REPS * sizeof(*a));
-	int threads = 0;
+	struct bnd_task_id id;
+	struct bnd_rebind_counts moved = { 0 };
+	if (bnd_task_identify("/proc", pid, &id) != BND_OK) {
+		printf("suspend: the task is gone\n");
+		return 1;
+	}
 	for (int r = 0; r < REPS; r++) {
 		double t0 = bench_now_us();
-		if (bnd_rebind_tree("/proc", pid, &set[r & 1], NULL, NULL, NULL, &threads, NULL, err,
+		if (bnd_rebind_tree("/proc", &id, &set[r & 1], NULL, NULL, NULL, &moved, err,
 				    sizeof(err)) != BND_OK) {
 			printf("suspend: rebind failed: %s\n", err);
 			return 1;
@@ -205,7 +210,7 @@ int main(void)
 	double anchor = a[REPS / 2];
 	qsort(v, REPS, sizeof(*v), bench_cmp_double);
 	snprintf(extra, sizeof(extra), "  %d threads, %.0fx the anchor, goal <= 1000 us",
-		 threads, v[REPS / 2] / anchor);
+		 moved.threads, v[REPS / 2] / anchor);
 	summary("suspend: rebind a task of 64 threads", v, REPS, extra);
 
 	int rc = idle_watcher("no freezer", pid, NULL, 0);

@@ -8,6 +8,7 @@
  *   local r = m.translate("srun", "linear:2", nil, { "ntasks=4", "cpus-per-task=1" })
  *   -- r.request, r.options, r.sets = { { name=, value=, why= }, ... },
  *   -- r.notes = { ... }, r.refused = reason or nil, r.error = reason or nil
+ *   local site = m.site()  -- { mode=, on_error=, why= }: submit=, submit_error=
  *
  * It never raises a Lua error into Slurm's filter: bad input comes back as
  * r.error. Slurm's cli_filter/lua opens liblua with RTLD_GLOBAL, and the
@@ -91,7 +92,6 @@ static int run(lua_State *L, struct bnd_request *r, struct bnd_submit *s, char *
 	enum bnd_submit_cmd cmd = BND_CMD_SRUN;
 	enum bnd_mbind m = BND_M_NONE;
 	struct bnd_submit_site site;
-	char why[BND_ERRLEN];
 	const char *c = luaL_optstring(L, 1, "srun"), *b = luaL_optstring(L, 2, "none");
 	const char *mb = luaL_optstring(L, 3, NULL);
 	if (bnd_submit_cmd_parse(c, &cmd, err, errlen) != BND_OK)
@@ -101,7 +101,7 @@ static int run(lua_State *L, struct bnd_request *r, struct bnd_submit *s, char *
 	    bnd_request_parse(r, b, err, errlen) != BND_OK ||
 	    (mb && bnd_mbind_parse(&m, mb, err, errlen) != BND_OK))
 		return BND_EINVAL;
-	bnd_siteconf_site(NULL, &site, why, sizeof(why));
+	bnd_siteconf_submit(NULL, &site);
 	return bnd_submit_at_site(r, m, &a, &site, s, err, errlen);
 }
 
@@ -128,9 +128,23 @@ static int l_translate(lua_State *L)
 	return 1;
 }
 
+/* site() -> { mode=, on_error=, why= }: the site's settings, read when
+ * the filter needs submit_error= (a translation that failed). */
+static int l_site(lua_State *L)
+{
+	struct bnd_submit_site site;
+	bnd_siteconf_submit(NULL, &site);
+	lua_newtable(L);
+	set_string(L, "mode", bnd_submit_mode_name(site.mode));
+	set_string(L, "on_error", bnd_submit_error_name(site.on_error));
+	set_string(L, "why", site.why);
+	return 1;
+}
+
 int luaopen_spank_binding_submit(lua_State *L)
 {
-	static const luaL_Reg fns[] = { { "translate", l_translate }, { NULL, NULL } };
+	static const luaL_Reg fns[] = { { "translate", l_translate }, { "site", l_site },
+					{ NULL, NULL } };
 	lua_newtable(L);
 	luaL_register(L, NULL, fns);
 	return 1;

@@ -14,16 +14,18 @@ set -eu
 # The sets, by what needs them.
 # build: the library, sbind, the plugin (spank.h), the unit tests, the
 # cli_filter's Lua module (Lua 5.1: the one Slurm's cli_filter/lua links on
-# every suite, `ldd .../slurm-wlm/cli_filter_lua.so`).
+# every suite, `ldd .../slurm-wlm/cli_filter_lua.so`), libacl (a private
+# rankfile's reader: a POSIX ACL, lib/util/safefile.c).
 SET_build="build-essential pkg-config libhwloc-dev libnuma-dev check libsubunit-dev libjansson-dev
-libslurm-dev liblua5.1-0-dev"
+libslurm-dev liblua5.1-0-dev libacl1-dev"
 # slurm: a private cluster (tests/e2e/cluster.sh): daemons, clients,
 # cli_filter/lua and a Lua to check the script with, hwloc's and numactl's
 # tools, and what the harness runs (ss, nsenter, unshare, setpriv, ps).
 SET_slurm="slurmctld slurmd slurm-client munge slurm-wlm-basic-plugins lua5.1 hwloc numactl
 iproute2 util-linux mount procps"
-# e2e: a real mpirun --rankfile (tests/cli/t_rankfile.sh, tests/e2e/m11_mpirun.sh).
-SET_e2e="openmpi-bin"
+# e2e: a real mpirun --rankfile (tests/cli/t_rankfile.sh, tests/e2e/m11_mpirun.sh);
+# getfacl (tests/e2e/t43_private.sh: a private rankfile's ACL).
+SET_e2e="openmpi-bin acl"
 # pkg: dpkg-buildpackage and lintian (tests/pkg/run.sh), man page lint
 # (tests/cli/t_ship.sh).
 SET_pkg="debhelper lintian fakeroot dpkg-dev mandoc groff-base"

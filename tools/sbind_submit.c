@@ -16,11 +16,11 @@
 #include "sbind.h"
 
 enum { OPT_BINDING = 1000, OPT_MBIND, OPT_COMMAND, OPT_MODE, OPT_FORMAT, OPT_SLURM_CONF,
-       OPT_LIST, OPT_HELP, OPT_NUMAMEM_GRES, OPT_KEY0 };
+       OPT_LIST, OPT_SITE, OPT_HELP, OPT_NUMAMEM_GRES, OPT_KEY0 };
 
 struct submit_opts {
 	const char *binding, *mbind, *format, *slurm_conf;
-	int mode_given, list, numamem_given;
+	int mode_given, list, site, numamem_given;
 	enum bnd_submit_mode mode;
 	struct bnd_numamem_site numamem;
 	struct bnd_alloc alloc;
@@ -35,7 +35,7 @@ static const char *need_unit_name(enum bnd_need_unit u)
 static void usage(FILE *f)
 {
 	fputs("usage: sbind submit [--binding SPEC] [--mbind SPEC] [--command srun|sbatch|salloc]\n"
-	      "                    [--mode translate|refuse|off] [--slurm-conf PATH]\n"
+	      "                    [--mode translate|refuse|off] [--slurm-conf PATH] [--site]\n"
 	      "                    [--format text|json] [SLURM OPTIONS]\n"
 	      "       sbind submit --list-options\n"
 	      "  the Slurm options the request needs from the allocation, given the\n"
@@ -51,7 +51,9 @@ static void usage(FILE *f)
 	}
 	fputs("  --jobid (srun inside an allocation) asks for a step of that job.\n"
 	      "  --list-options prints the Slurm option names above, one per line (the\n"
-	      "  ones the cli_filter passes on).\n"
+	      "  ones the cli_filter passes on, and the only ones it sets).\n"
+	      "  --site prints the site's settings for the filter (submit=, submit_error=)\n"
+	      "  and where they come from.\n"
 	      "  --mode: the site's plugstack.conf submit= by default (slurm.conf's\n"
 	      "  PlugStackConfig, from --slurm-conf or $SLURM_CONF).\n"
 	      "  --numamem-gres GRES: numamem=yes with a node line's Gres= value\n"
@@ -70,6 +72,7 @@ static struct option *long_options(char *shorts, size_t slen)
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "slurm-conf", required_argument, NULL, OPT_SLURM_CONF },
 		{ "list-options", no_argument, NULL, OPT_LIST },
+		{ "site", no_argument, NULL, OPT_SITE },
 		{ "numamem-gres", required_argument, NULL, OPT_NUMAMEM_GRES },
 		{ "help", no_argument, NULL, OPT_HELP },
 	};
@@ -114,6 +117,7 @@ static int one_opt(struct submit_opts *o, int c, const char *arg)
 	case OPT_FORMAT: o->format = arg; return 0;
 	case OPT_SLURM_CONF: o->slurm_conf = arg; return 0;
 	case OPT_LIST: o->list = 1; return 0;
+	case OPT_SITE: o->site = 1; return 0;
 	case OPT_NUMAMEM_GRES:
 		o->numamem_given = o->numamem.on = 1;
 		bnd_numamem_site_add(&o->numamem, arg);
@@ -234,12 +238,19 @@ static void list_options(void)
 int sbind_cmd_submit(int argc, char **argv)
 {
 	struct submit_opts o;
-	char err[BND_ERRLEN] = "", why[BND_ERRLEN] = "";
+	char err[BND_ERRLEN] = "";
 	int rc = parse_opts(argc, argv, &o);
 	if (rc)
 		return rc < 0 ? SBIND_EXIT_OK : rc;
 	if (o.list) {
 		list_options();
+		return SBIND_EXIT_OK;
+	}
+	if (o.site) {
+		struct bnd_submit_site site;
+		bnd_siteconf_submit(o.slurm_conf, &site);
+		printf("site: submit=%s submit_error=%s (%s)\n", bnd_submit_mode_name(site.mode),
+		       bnd_submit_error_name(site.on_error), site.why);
 		return SBIND_EXIT_OK;
 	}
 	enum bnd_mbind mbind = BND_M_NONE;
@@ -261,10 +272,10 @@ int sbind_cmd_submit(int argc, char **argv)
 		return SBIND_EXIT_USAGE;
 	}
 	struct bnd_submit_site site;
-	bnd_siteconf_site(o.slurm_conf, &site, why, sizeof(why));
+	bnd_siteconf_submit(o.slurm_conf, &site);
 	if (o.mode_given) {
 		site.mode = o.mode;
-		snprintf(why, sizeof(why), "--mode %s", bnd_submit_mode_name(o.mode));
+		snprintf(site.why, sizeof(site.why), "--mode %s", bnd_submit_mode_name(o.mode));
 	}
 	if (o.numamem_given)
 		site.numamem = o.numamem;
@@ -273,9 +284,9 @@ int sbind_cmd_submit(int argc, char **argv)
 	if (rc != BND_OK && rc != BND_ENOFIT) {
 		fprintf(stderr, "sbind submit: %s\n", err);
 	} else if (!strcmp(o.format, "json")) {
-		print_json(s, &o.alloc, o.mode, why, rc == BND_ENOFIT ? err : NULL);
+		print_json(s, &o.alloc, o.mode, site.why, rc == BND_ENOFIT ? err : NULL);
 	} else {
-		print_text(s, o.mode, why, rc == BND_ENOFIT ? err : NULL);
+		print_text(s, o.mode, site.why, rc == BND_ENOFIT ? err : NULL);
 	}
 	free(r), free(s);
 	return sbind_exit_of(rc);

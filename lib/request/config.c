@@ -59,9 +59,15 @@ static const struct word submit_words[] = {
 	{ "off", BND_SUBMIT_OFF }, { NULL, 0 },
 };
 
+static const struct word submit_error_words[] = {
+	{ "continue", BND_SUBMIT_ERROR_CONTINUE }, { "refuse", BND_SUBMIT_ERROR_REFUSE },
+	{ NULL, 0 },
+};
+
 /* T_ENUM fields are read and written as int. */
 _Static_assert(sizeof(enum bnd_on_failure) == sizeof(int), "on_failure is stored as an int");
 _Static_assert(sizeof(enum bnd_submit_mode) == sizeof(int), "submit is stored as an int");
+_Static_assert(sizeof(enum bnd_submit_error) == sizeof(int), "submit_error is stored as an int");
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -120,6 +126,10 @@ static const struct key keys[] = {
 	  "on submit hosts, the cli_filter adds the options a binding needs, only refuses "
 	  "naming them, or does nothing",
 	  AT(submit), submit_words, 0, 0 },
+	{ "submit_error", T_ENUM, NULL, "continue", NULL,
+	  "on submit hosts, when the translation fails (module or sbind missing, crashed, in "
+	  "error): submit the job untranslated, or refuse it",
+	  AT(submit_error), submit_error_words, 0, 0 },
 	{ "numamem", T_YESNO, NULL, "no", NULL,
 	  "Slurm books jobs' memory per NUMA node (GRES numamem, sbind gres-conf): the "
 	  "cli_filter asks for it, the plugin binds where Slurm booked",
@@ -389,6 +399,14 @@ const char *bnd_submit_mode_name(enum bnd_submit_mode m)
 		if (w->value == (int)m)
 			return w->word;
 	return "translate";
+}
+
+const char *bnd_submit_error_name(enum bnd_submit_error e)
+{
+	for (const struct word *w = submit_error_words; w->word; w++)
+		if (w->value == (int)e)
+			return w->word;
+	return "continue";
 }
 
 static const struct key *find_key(const char *arg, size_t klen);

@@ -1,4 +1,5 @@
 #include "binding/state/state.h"
+#include "binding/state/statewake.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -333,6 +334,8 @@ int bnd_state_gc(const struct bnd_state_opts *o, int *reclaimed, char *err, size
 		return rc;
 	bnd_state_txn_reclaim_all(&tx);
 	int n = tx.dropped;
+	/* doorbells of steps that wait no more (a killed slurmstepd's) */
+	bnd_state_wake_sweep(tx.dirfd, &tx.f);
 	rc = bnd_state_txn_commit(&tx, err, errlen);
 	bnd_state_txn_end(&tx);
 	if (reclaimed)

@@ -16,6 +16,8 @@
 #include "binding/state/statedir.h"
 #include "binding/util/defaults.h"
 #include "binding/state/statelock.h"
+#include "binding/state/statewake.h"
+#include "binding/state/occupancy.h"
 
 void bnd_state_log(const struct bnd_state_opts *o, const char *fmt, ...)
 {
@@ -77,6 +79,7 @@ void bnd_state_txn_note(struct bnd_state_txn *tx, const char *verb,
 
 void bnd_state_txn_drop(struct bnd_state_txn *tx, int i, const char *verb)
 {
+	tx->dropped_deferred |= tx->f.rec[i].status == BND_ST_DEFERRED;
 	bnd_state_txn_note(tx, verb, &tx->f.rec[i]);
 	bnd_statefile_remove(&tx->f, i);
 }
@@ -294,6 +297,7 @@ int bnd_state_txn_begin(struct bnd_state_txn *tx, const struct bnd_state_opts *o
 		tx->dirfd = -1;
 		return rc;
 	}
+	bnd_state_held(&tx->f, 0, &tx->held0);
 	repair(tx);
 	BND_FAULT("txn.loaded");
 	return BND_OK;
@@ -329,15 +333,29 @@ int bnd_state_txn_commit(struct bnd_state_txn *tx, char *err, size_t errlen)
 	if (rc)
 		return rc;
 	tx->dirty = 0;
+	tx->committed = 1;
 	journal_flush(tx, 1);
 	BND_FAULT("txn.committed");
 	return BND_OK;
+}
+
+/* Could the change let a waiting step in: cpus freed, or a place in the
+ * queue? (Taking cpus, or a new waiting step at the queue's end, never
+ * does.) */
+static int lets_in(const struct bnd_state_txn *tx)
+{
+	bnd_cpuset_t held;
+	bnd_state_held(&tx->f, 0, &held);
+	return tx->dropped_deferred || !bnd_cpuset_subset(&tx->held0, &held);
 }
 
 void bnd_state_txn_end(struct bnd_state_txn *tx)
 {
 	journal_flush(tx, 0);
 	bnd_statelock_release(&tx->lock);
+	/* after the unlock: the steps woken may take the lock at once */
+	if (tx->committed && tx->dirfd >= 0 && lets_in(tx))
+		bnd_state_wake_ring(tx->dirfd, &tx->f, tx->o ? tx->o->topo : NULL);
 	if (tx->dirfd >= 0)
 		close(tx->dirfd);
 	tx->dirfd = -1;

@@ -48,16 +48,26 @@ static void split_line(char *s, struct line *l)
 	}
 }
 
+struct finder {
+	const char *node;
+	int found;
+};
+
+static int find_node(void *ctx, const char *name)
+{
+	struct finder *f = ctx;
+	f->found = !strcmp(name, f->node);
+	return f->found;
+}
+
+/* Does the host list name node? One walk of the list: a 16,000-name range
+ * took 6.5 s in root's slurmstepd when each index was expanded from the
+ * list's start (issue 32). */
 static int names_node(const char *list, const char *node)
 {
-	char one[256];
-	for (int i = 0; i < MAX_EXPAND; i++) {
-		if (bnd_hostlist_nth(list, i, one, sizeof(one), NULL, 0) != BND_OK)
-			return 0;
-		if (!strcmp(one, node))
-			return 1;
-	}
-	return 0;
+	struct finder f = { node, 0 };
+	bnd_hostlist_each(list, MAX_EXPAND, find_node, &f, NULL, 0);
+	return f.found;
 }
 
 /* Where -1 stands in "Links=-1,2,0,0": NVML's index of that GPU. */
@@ -73,24 +83,34 @@ static int links_index(const char *links)
 	return -1;
 }
 
+struct adder {
+	struct record *rec;
+	int *n, links, full;
+};
+
+static int add_file(void *ctx, const char *f)
+{
+	struct adder *a = ctx;
+	if (*a->n >= BND_MAX_GPUS) {
+		a->full = 1;
+		return 1;
+	}
+	snprintf(a->rec[*a->n].file, sizeof(a->rec[*a->n].file), "%s", f);
+	a->rec[*a->n].links = a->links;
+	(*a->n)++;
+	return 0;
+}
+
 static int add_files(const struct line *l, struct record *rec, int *n, char *err, size_t errlen)
 {
-	int links = links_index(l->links);
-	for (int i = 0; i < MAX_EXPAND; i++) {
-		char f[BND_GPU_DEVPATH_LEN];
-		if (bnd_hostlist_nth(l->file, i, f, sizeof(f), NULL, 0) != BND_OK) {
-			if (i == 0)
-				return bnd_fail(err, errlen, BND_EINVAL, "gres.conf: File=%.100s does not "
-						"expand to device files", l->file);
-			return BND_OK;
-		}
-		if (*n >= BND_MAX_GPUS)
-			return bnd_fail(err, errlen, BND_EINVAL, "gres.conf: more than %d GPUs",
-					BND_MAX_GPUS);
-		snprintf(rec[*n].file, sizeof(rec[*n].file), "%s", f);
-		rec[*n].links = links;
-		(*n)++;
-	}
+	struct adder a = { rec, n, links_index(l->links), 0 };
+	int before = *n;
+	int rc = bnd_hostlist_each(l->file, MAX_EXPAND, add_file, &a, NULL, 0);
+	if (a.full)
+		return bnd_fail(err, errlen, BND_EINVAL, "gres.conf: more than %d GPUs", BND_MAX_GPUS);
+	if (rc != BND_OK && *n == before)
+		return bnd_fail(err, errlen, BND_EINVAL, "gres.conf: File=%.100s does not expand to "
+				"device files", l->file);
 	return BND_OK;
 }
 

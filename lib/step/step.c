@@ -44,6 +44,7 @@ static void state_opts(const struct bnd_step *s, struct bnd_state_opts *o)
 	o->lock_timeout_ms = s->cfg.lock_timeout_ms;
 	o->log = s->log;
 	o->log_ctx = s->log_ctx;
+	o->topo = s->topo;
 }
 
 /* The rankfile's text from the placement, written through the state

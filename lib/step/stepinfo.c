@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "binding/util/error.h"
+#include "binding/util/fault.h"
 
 int bnd_slurm_cores_to_cpus(const struct bnd_topology *t, const char *list,
 			    bnd_cpuset_t *cpus, char *err, size_t errlen)
@@ -152,18 +153,43 @@ int bnd_whole_cores_in(const struct bnd_topology *t, const bnd_cpuset_t *cpus)
 
 /* Hostlist expansion: one item (no top-level comma) is a sequence of
  * literal text and bracket groups; each group is a comma list of numbers
- * or ranges. Walk the cartesian product in order, counting down n. */
+ * or ranges. Walk the cartesian product in order, once, handing each name
+ * to the visitor. */
 struct hl_walk {
-	int n;              /* entries still to skip */
-	char *out;
-	size_t outlen;
-	int found, bad;
+	int (*visit)(void *ctx, const char *name);
+	void *ctx;
+	int left;           /* names still allowed */
+	int stop, bad;
 };
+
+static void hl_name(struct hl_walk *w, const char *name)
+{
+	BND_PROBE("hostlist.entry", name);
+	if (w->left-- <= 0 || w->visit(w->ctx, name))
+		w->stop = 1;
+}
+
+/* One group's "lo" or "lo-hi" (q..te): bounds and the zero-padded width. */
+static int hl_range(const char *q, const char *te, int *lo, int *hi, int *width)
+{
+	const char *dash = memchr(q, '-', (size_t)(te - q));
+	const char *lo_end = dash ? dash : te, *x = q;
+	*width = (int)(lo_end - q);
+	if (number(&x, lo) || x != lo_end)
+		return -1;
+	*hi = *lo;
+	if (dash) {
+		x = dash + 1;
+		if (number(&x, hi) || x != te || *hi < *lo)
+			return -1;
+	}
+	return 0;
+}
 
 static void hl_item(struct hl_walk *w, const char *p, const char *end, char *acc, size_t used,
 		    size_t cap)
 {
-	if (w->found || w->bad)
+	if (w->stop || w->bad)
 		return;
 	const char *br = memchr(p, '[', (size_t)(end - p));
 	size_t lit = (size_t)((br ? br : end) - p);
@@ -173,12 +199,9 @@ static void hl_item(struct hl_walk *w, const char *p, const char *end, char *acc
 	}
 	memcpy(acc + used, p, lit);
 	used += lit;
+	acc[used] = '\0';
 	if (!br) {
-		if (w->n-- == 0) {
-			acc[used] = '\0';
-			snprintf(w->out, w->outlen, "%s", acc);
-			w->found = 1;
-		}
+		hl_name(w, acc);
 		return;
 	}
 	const char *close = memchr(br, ']', (size_t)(end - br));
@@ -186,28 +209,16 @@ static void hl_item(struct hl_walk *w, const char *p, const char *end, char *acc
 		w->bad = 1;
 		return;
 	}
-	const char *q = br + 1;
-	while (q < close && !w->found && !w->bad) {
+	for (const char *q = br + 1; q < close && !w->stop && !w->bad;) {
 		const char *comma = memchr(q, ',', (size_t)(close - q));
 		const char *te = comma ? comma : close;
-		const char *dash = memchr(q, '-', (size_t)(te - q));
-		const char *lo_end = dash ? dash : te;
-		int width = (int)(lo_end - q), lo = 0, hi = 0;
-		const char *x = q;
-		if (number(&x, &lo) || x != lo_end) {
+		int lo, hi, width;
+		if (hl_range(q, te, &lo, &hi, &width)) {
 			w->bad = 1;
 			return;
 		}
-		hi = lo;
-		if (dash) {
-			x = dash + 1;
-			if (number(&x, &hi) || x != te || hi < lo) {
-				w->bad = 1;
-				return;
-			}
-		}
 		/* Stops at hi before v++: hi may be INT_MAX. */
-		for (int v = lo; !w->found && !w->bad; v++) {
+		for (int v = lo; !w->stop && !w->bad; v++) {
 			int k = snprintf(acc + used, cap - used, "%0*d", width, v);
 			if (k < 0 || (size_t)k >= cap - used) {
 				w->bad = 1;
@@ -221,15 +232,15 @@ static void hl_item(struct hl_walk *w, const char *p, const char *end, char *acc
 	}
 }
 
-int bnd_hostlist_nth(const char *list, int n, char *out, size_t outlen,
-		     char *err, size_t errlen)
+int bnd_hostlist_each(const char *list, int max, int (*visit)(void *ctx, const char *name),
+		      void *ctx, char *err, size_t errlen)
 {
-	struct hl_walk w = { n, out, outlen, 0, 0 };
+	struct hl_walk w = { visit, ctx, max, 0, 0 };
 	char acc[1024];
 	const char *p = list;
-	if (!list || !*list || n < 0 || !outlen)
+	if (!list || !*list)
 		return bnd_fail(err, errlen, BND_EINVAL, "empty host list");
-	while (*p && !w.found && !w.bad) {
+	while (*p && !w.stop && !w.bad) {
 		/* The item ends at the first comma outside brackets. */
 		const char *e = p;
 		int depth = 0;
@@ -243,10 +254,39 @@ int bnd_hostlist_nth(const char *list, int n, char *out, size_t outlen,
 			hl_item(&w, p, e, acc, 0, sizeof(acc));
 		p = *e ? e + 1 : e;
 	}
-	if (w.found)
-		return BND_OK;
 	if (w.bad)
 		return bnd_fail(err, errlen, BND_EINVAL, "host list \"%s\" is malformed", list);
+	return BND_OK;
+}
+
+struct nth {
+	int n;
+	char *out;
+	size_t outlen;
+	int found;
+};
+
+static int take_nth(void *ctx, const char *name)
+{
+	struct nth *t = ctx;
+	if (t->n-- > 0)
+		return 0;
+	snprintf(t->out, t->outlen, "%s", name);
+	t->found = 1;
+	return 1;
+}
+
+int bnd_hostlist_nth(const char *list, int n, char *out, size_t outlen,
+		     char *err, size_t errlen)
+{
+	struct nth t = { n, out, outlen, 0 };
+	if (n < 0 || !outlen)
+		return bnd_fail(err, errlen, BND_EINVAL, "empty host list");
+	int rc = bnd_hostlist_each(list, INT_MAX, take_nth, &t, err, errlen);
+	if (t.found)
+		return BND_OK;
+	if (rc != BND_OK)
+		return rc;
 	return bnd_fail(err, errlen, BND_EINVAL, "host list \"%s\" has no entry %d", list, n);
 }
 

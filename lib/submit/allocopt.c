@@ -10,17 +10,15 @@
 #include "binding/util/error.h"
 #include "binding/util/memsize.h"
 
-#define MAX_COUNT 1000000
-
-/* A whole number 1..MAX_COUNT; for the node range also "N-M" (Slurm's
+/* A whole number 1..BND_ALLOC_MAX_COUNT; for the node range also "N-M" (Slurm's
  * min-max), where a max of 0 means none. */
 static int count(const char *name, const char *v, int *out, char *err, size_t errlen)
 {
 	char *end = NULL;
 	long n = v && *v >= '0' && *v <= '9' ? strtol(v, &end, 10) : -1;
-	if (n < 1 || n > MAX_COUNT || !end || *end)
+	if (n < 1 || n > BND_ALLOC_MAX_COUNT || !end || *end)
 		return bnd_fail(err, errlen, BND_EINVAL, "--%s=%s: expected a whole number from 1 "
-				"to %d", name, v ? v : "", MAX_COUNT);
+				"to %d", name, v ? v : "", BND_ALLOC_MAX_COUNT);
 	*out = (int)n;
 	return BND_OK;
 }
@@ -69,6 +67,7 @@ static int set_extra(struct bnd_alloc *a, const char *v, char *err, size_t errle
 {
 	int *fields[3] = { &a->sockets_per_node, &a->cores_per_socket, &a->threads_per_core };
 	char buf[64];
+	a->extra_node_info = 1;
 	if (!v || strlen(v) >= sizeof(buf))
 		return bnd_fail(err, errlen, BND_EINVAL, "--extra-node-info: expected S[:C[:T]]");
 	snprintf(buf, sizeof(buf), "%s", v);
@@ -92,6 +91,22 @@ static int set_hint(struct bnd_alloc *a, const char *v, char *err, size_t errlen
 		}
 	return bnd_fail(err, errlen, BND_EINVAL, "--hint=%s: expected compute_bound, "
 			"memory_bound, multithread or nomultithread", v ? v : "");
+}
+
+/* Only whether it binds: verbose and quiet alone leave --hint in force. */
+static int set_cpu_bind(struct bnd_alloc *a, const char *v, char *err, size_t errlen)
+{
+	if (!v || !*v)
+		return bnd_fail(err, errlen, BND_EINVAL, "--cpu-bind: expected Slurm's --cpu-bind "
+				"value");
+	size_t n = strlen(v);
+	for (const char *p = v; p < v + n; p += strcspn(p, ",") + 1) {
+		size_t k = strcspn(p, ",");
+		if (!(k == 7 && !strncmp(p, "verbose", 7)) && !(k == 1 && (*p == 'v' || *p == 'q')) &&
+		    !(k == 5 && !strncmp(p, "quiet", 5)))
+			a->cpu_bind = 1;
+	}
+	return BND_OK;
 }
 
 static int set_exclusive(struct bnd_alloc *a, const char *v, char *err, size_t errlen)
@@ -205,6 +220,7 @@ const struct bnd_alloc_key bnd_alloc_keys[] = {
 	{ "cores-per-socket", 0, BND_ARG_REQUIRED, "N", set_cores },
 	{ "extra-node-info", 'B', BND_ARG_REQUIRED, "S[:C[:T]]", set_extra },
 	{ "hint", 0, BND_ARG_REQUIRED, "TYPE", set_hint },
+	{ "cpu-bind", 0, BND_ARG_REQUIRED, "TYPE", set_cpu_bind },
 	{ "exclusive", 0, BND_ARG_OPTIONAL, "user|mcs", set_exclusive },
 	{ "oversubscribe", 's', BND_ARG_NONE, NULL, set_oversubscribe },
 	{ "overcommit", 'O', BND_ARG_NONE, NULL, set_overcommit },

@@ -5,6 +5,7 @@
  * only guaranteed by the whole node. */
 #include "binding/submit/need.h"
 
+#include <limits.h>
 #include <string.h>
 
 #include "binding/util/cpuset.h"
@@ -46,11 +47,14 @@ static void fill_linear(const struct bnd_request *r, struct bnd_need *n)
 
 /* striding:<a>:<s> takes every s-th core of the node in one sweep for all
  * of its tasks: t tasks stretch over (t*a - 1)*s + 1 cores, never more
- * than t*a*s, so a*s cores per task hold the pattern. */
+ * than t*a*s, so a*s cores per task hold the pattern. a and s may each be
+ * a million: the product saturates (need.h), and the translation refuses
+ * it. */
 static void fill_striding(const struct bnd_request *r, struct bnd_need *n)
 {
+	long long span = (long long)r->amount * r->step;
 	cores(n, r->amount);
-	n->span = r->amount * r->step;
+	n->span = span > INT_MAX ? INT_MAX : (int)span;
 	n->spread = 1;
 	start_core(r, n);
 }

@@ -115,6 +115,25 @@ static const char *word_value(char *const *w, int n, const char *key)
 	return NULL;
 }
 
+void bnd_numamem_site_line(struct bnd_numamem_site *site, const char *text, char *dflt,
+			   size_t dlen)
+{
+	char line[8192];
+	snprintf(line, sizeof(line), "%s", text);
+	line[strcspn(line, "#\n")] = '\0';
+	char *w[128], *save = NULL;
+	int nw = 0;
+	for (char *t = strtok_r(line, " \t\r", &save); t && nw < 128; t = strtok_r(NULL, " \t\r", &save))
+		w[nw++] = t;
+	const char *node = word_value(w, nw, "NodeName"), *gres = word_value(w, nw, "Gres");
+	if (!node)
+		return;
+	if (!strcasecmp(node, "DEFAULT"))
+		snprintf(dflt, dlen, "%s", gres ? gres : dflt);
+	else
+		bnd_numamem_site_add(site, gres ? gres : dflt);
+}
+
 void bnd_numamem_site_scan(struct bnd_numamem_site *site, const char *text,
 			   void (*include)(void *ctx, const char *path), void *ctx)
 {
@@ -124,20 +143,12 @@ void bnd_numamem_site_scan(struct bnd_numamem_site *site, const char *text,
 		memcpy(line, p, k);
 		line[k] = '\0';
 		p += n + (p[n] != '\0');
-		line[strcspn(line, "#")] = '\0';
-		char *w[128], *save = NULL;
-		int nw = 0;
-		for (char *t = strtok_r(line, " \t\r", &save); t && nw < 128; t = strtok_r(NULL, " \t\r", &save))
-			w[nw++] = t;
-		if (nw >= 2 && !strcasecmp(w[0], "include") && include)
-			include(ctx, w[1]);
-		const char *node = word_value(w, nw, "NodeName"), *gres = word_value(w, nw, "Gres");
-		if (!node)
-			continue;
-		if (!strcasecmp(node, "DEFAULT"))
-			snprintf(dflt, sizeof(dflt), "%s", gres ? gres : dflt);
+		char inc[4096], word[16];
+		if (include && sscanf(line, " %15s %4095s", word, inc) == 2 &&
+		    !strcasecmp(word, "include"))
+			include(ctx, inc);
 		else
-			bnd_numamem_site_add(site, gres ? gres : dflt);
+			bnd_numamem_site_line(site, line, dflt, sizeof(dflt));
 	}
 }
 

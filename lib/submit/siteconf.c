@@ -26,26 +26,111 @@ static const char *next_line(const char *p, char *buf, size_t len)
 	return p[n] ? p + n + 1 : p + n;
 }
 
+/* slurm.conf as slurmd reads it, for the one key the filter needs: an
+ * "Include FILE" line is read inline where it stands (FILE relative to the
+ * including slurm.conf's directory, %c the ClusterName set so far), and the
+ * last PlugStackConfig= read wins. */
+struct slurmconf_walk {
+	char dir[4096];      /* slurm.conf's directory */
+	char cluster[256];
+	char found[4096];
+	int depth;
+	/* numamem=yes: the node lines' numamem types, read in the same walk
+	 * (NodeName=DEFAULT's Gres= carried across Include lines). */
+	struct bnd_numamem_site *numamem;
+	char node_default[4096];
+};
+
+static char *read_text(const char *path);
+static void slurmconf_text(struct slurmconf_walk *w, const char *text);
+
+/* "include" (any case) then blanks then the file: the file, else NULL. */
+static char *include_of(char *line)
+{
+	size_t n = strspn(line, " \t");
+	if (strncasecmp(line + n, "include", 7) || !line[n + 7] || !strchr(" \t", line[n + 7]))
+		return NULL;
+	char *f = line + n + 7;
+	f += strspn(f, " \t");
+	f[strcspn(f, " \t\r")] = '\0';
+	return *f ? f : NULL;
+}
+
+static void slurmconf_include(struct slurmconf_walk *w, const char *file)
+{
+	char path[4096], name[4096];
+	size_t k = 0;
+	/* %c: the cluster's name (slurm.conf(5), INCLUDE MODIFIERS) */
+	for (const char *p = file; *p && k + 1 < sizeof(name); p++) {
+		if (p[0] == '%' && p[1] == 'c') {
+			k += (size_t)snprintf(name + k, sizeof(name) - k, "%s", w->cluster);
+			k = k < sizeof(name) ? k : sizeof(name) - 1;
+			p++;
+		} else {
+			name[k++] = *p;
+		}
+	}
+	name[k] = '\0';
+	if (snprintf(path, sizeof(path), "%s%s%s", name[0] == '/' ? "" : w->dir,
+		     name[0] == '/' ? "" : "/", name) >= (int)sizeof(path) ||
+	    w->depth >= MAX_INCLUDE_DEPTH)
+		return;
+	char *text = read_text(path);
+	if (!text)
+		return;
+	w->depth++;
+	slurmconf_text(w, text);
+	w->depth--;
+	free(text);
+}
+
+static void slurmconf_text(struct slurmconf_walk *w, const char *text)
+{
+	char line[4096];
+	for (const char *p = text; p && *p;) {
+		p = next_line(p, line, sizeof(line));
+		char *inc = include_of(line);
+		if (inc) {
+			slurmconf_include(w, inc);
+			continue;
+		}
+		if (w->numamem)
+			bnd_numamem_site_line(w->numamem, line, w->node_default,
+					      sizeof(w->node_default));
+		char *save = NULL;
+		for (char *tok = strtok_r(line, " \t\r", &save); tok;
+		     tok = strtok_r(NULL, " \t\r", &save)) {
+			if (!strncasecmp(tok, "PlugStackConfig=", 16))
+				snprintf(w->found, sizeof(w->found), "%s", tok + 16);
+			else if (!strncasecmp(tok, "ClusterName=", 12))
+				snprintf(w->cluster, sizeof(w->cluster), "%s", tok + 12);
+		}
+	}
+}
+
+/* Walks slurm.conf's text (its Include files inline) into w. */
+static void slurmconf_walk(struct slurmconf_walk *w, const char *slurm_conf_path,
+			   const char *text)
+{
+	const char *slash = strrchr(slurm_conf_path, '/');
+	int dirlen = slash ? (int)(slash - slurm_conf_path) : 1;
+	snprintf(w->dir, sizeof(w->dir), "%.*s", dirlen, slash ? slurm_conf_path : ".");
+	if (slash && !dirlen)
+		snprintf(w->dir, sizeof(w->dir), "/");
+	slurmconf_text(w, text);
+}
+
 int bnd_siteconf_plugstack_path(const char *slurm_conf_path, const char *text, char *out,
 				size_t outlen, char *err, size_t errlen)
 {
-	char line[4096], found[4096] = "";
-	for (const char *p = text; p && *p;) {
-		p = next_line(p, line, sizeof(line));
-		char *save = NULL;
-		for (char *tok = strtok_r(line, " \t\r", &save); tok;
-		     tok = strtok_r(NULL, " \t\r", &save))
-			if (!strncasecmp(tok, "PlugStackConfig=", 16))
-				snprintf(found, sizeof(found), "%s", tok + 16);
-	}
+	struct slurmconf_walk w = { .depth = 0 };
+	slurmconf_walk(&w, slurm_conf_path, text);
 	int n;
-	if (*found) {
-		n = snprintf(out, outlen, "%s", found);
-	} else {
-		const char *slash = strrchr(slurm_conf_path, '/');
-		int dirlen = slash ? (int)(slash - slurm_conf_path) : 1;
-		n = snprintf(out, outlen, "%.*s/plugstack.conf", dirlen, slash ? slurm_conf_path : ".");
-	}
+	if (*w.found)
+		n = snprintf(out, outlen, "%s", w.found);
+	else
+		n = snprintf(out, outlen, "%s%splugstack.conf", w.dir,
+			     strcmp(w.dir, "/") ? "/" : "");
 	if (n < 0 || (size_t)n >= outlen)
 		return bnd_fail(err, errlen, BND_EINVAL, "plugstack.conf path too long");
 	return BND_OK;
@@ -122,69 +207,35 @@ static void scan_file(struct scan *s, const char *path)
 	free(text);
 }
 
-/* slurm.conf's node lines, and its Include lines' files. */
-struct nodescan {
-	struct bnd_numamem_site *site;
-	int depth;
-};
-
-static void scan_nodes(struct nodescan *n, const char *text);
-
-static void on_node_include(void *ctx, const char *pattern)
-{
-	struct nodescan *n = ctx;
-	glob_t g;
-	if (n->depth >= MAX_INCLUDE_DEPTH || glob(pattern, 0, NULL, &g))
-		return;
-	for (size_t i = 0; i < g.gl_pathc; i++) {
-		char *text = read_text(g.gl_pathv[i]);
-		if (text)
-			scan_nodes(n, text);
-		free(text);
-	}
-	globfree(&g);
-}
-
-static void scan_nodes(struct nodescan *n, const char *text)
-{
-	n->depth++;
-	bnd_numamem_site_scan(n->site, text, on_node_include, n);
-	n->depth--;
-}
-
-/* slurm.conf's text (malloc'd, NULL when unreadable) and the plugin's
- * line of the plugstack.conf it names into cfg; *found tells whether there
- * is one, stack its path. */
-static char *site_config(const char *conf, struct bnd_config *cfg, int *found, char *stack,
-			 size_t slen)
-{
-	char *text = read_text(conf);
-	*found = 0;
-	bnd_config_defaults(cfg);
-	if (!text)
-		return NULL;
-	if (bnd_siteconf_plugstack_path(conf, text, stack, slen, NULL, 0) != BND_OK) {
-		snprintf(stack, slen, "%s", conf);
-		return text;
-	}
-	struct scan s = { cfg, 0, 0 };
-	scan_file(&s, stack);
-	*found = s.found;
-	return text;
-}
-
 static const char *conf_path(const char *slurm_conf)
 {
 	const char *env = getenv("SLURM_CONF");
 	return slurm_conf ? slurm_conf : env && *env ? env : "/etc/slurm/slurm.conf";
 }
 
+/* The plugin's line of the plugstack.conf that slurm.conf's text names
+ * into cfg (left as it is when there is none); *found whether there is
+ * one, stack its path (slurm.conf's when the path is too long). */
+static void site_config(const char *conf, const char *text, struct bnd_config *cfg, int *found,
+			char *stack, size_t slen)
+{
+	struct scan s = { cfg, 0, 0 };
+	if (bnd_siteconf_plugstack_path(conf, text, stack, slen, NULL, 0) == BND_OK)
+		scan_file(&s, stack);
+	else
+		snprintf(stack, slen, "%s", conf);
+	*found = s.found;
+}
+
 int bnd_siteconf_config(const char *slurm_conf, struct bnd_config *cfg, char *why, size_t whylen)
 {
 	char stack[4096];
-	int found;
+	int found = 0;
 	const char *conf = conf_path(slurm_conf);
-	char *text = site_config(conf, cfg, &found, stack, sizeof(stack));
+	char *text = read_text(conf);
+	bnd_config_defaults(cfg);
+	if (text)
+		site_config(conf, text, cfg, &found, stack, sizeof(stack));
 	if (!text)
 		snprintf(why, whylen, "%s unreadable: the defaults", conf);
 	else if (!found)
@@ -195,8 +246,7 @@ int bnd_siteconf_config(const char *slurm_conf, struct bnd_config *cfg, char *wh
 	return found;
 }
 
-void bnd_siteconf_site(const char *slurm_conf, struct bnd_submit_site *site, char *why,
-		       size_t whylen)
+void bnd_siteconf_submit(const char *slurm_conf, struct bnd_submit_site *site)
 {
 	const char *conf = conf_path(slurm_conf);
 	char stack[4096];
@@ -204,32 +254,39 @@ void bnd_siteconf_site(const char *slurm_conf, struct bnd_submit_site *site, cha
 	int found;
 	memset(site, 0, sizeof(*site));
 	site->mode = BND_SUBMIT_TRANSLATE;
-	char *text = site_config(conf, &cfg, &found, stack, sizeof(stack));
+	site->on_error = BND_SUBMIT_ERROR_CONTINUE;
+	char *text = read_text(conf);
 	if (!text) {
-		snprintf(why, whylen, "%s unreadable: the default, submit=translate", conf);
+		snprintf(site->why, sizeof(site->why), "%s unreadable: the defaults, "
+			 "submit=translate submit_error=continue", conf);
 		return;
 	}
+	bnd_config_defaults(&cfg);
+	site_config(conf, text, &cfg, &found, stack, sizeof(stack));
 	if (!found) {
 		free(text);
 		site->mode = BND_SUBMIT_OFF;
-		snprintf(why, whylen, "%s lists no spank_binding.so: off", stack);
+		snprintf(site->why, sizeof(site->why), "%s lists no spank_binding.so: off", stack);
 		return;
 	}
 	site->mode = cfg.enabled ? cfg.submit : BND_SUBMIT_OFF;
+	site->on_error = cfg.submit_error;
 	site->numamem.on = cfg.numamem;
 	if (cfg.numamem) {
-		struct nodescan n = { &site->numamem, 0 };
-		scan_nodes(&n, text);
+		struct slurmconf_walk w = { .numamem = &site->numamem };
+		slurmconf_walk(&w, conf, text);
 	}
 	free(text);
-	snprintf(why, whylen, "%s: submit=%s%s%s", stack, bnd_submit_mode_name(cfg.submit),
-		 cfg.enabled ? "" : ", enabled=no: off", cfg.numamem ? ", numamem=yes" : "");
+	snprintf(site->why, sizeof(site->why), "%s: submit=%s%s%s", stack,
+		 bnd_submit_mode_name(cfg.submit), cfg.enabled ? "" : ", enabled=no: off",
+		 cfg.numamem ? ", numamem=yes" : "");
 }
 
 void bnd_siteconf_submit_mode(const char *slurm_conf, enum bnd_submit_mode *mode, char *why,
 			      size_t whylen)
 {
 	struct bnd_submit_site site;
-	bnd_siteconf_site(slurm_conf, &site, why, whylen);
+	bnd_siteconf_submit(slurm_conf, &site);
 	*mode = site.mode;
+	snprintf(why, whylen, "%s", site.why);
 }

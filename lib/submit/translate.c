@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "binding/util/error.h"
+#include "binding/util/intmath.h"
 
 struct tr {
 	const struct bnd_alloc *a;
@@ -19,22 +20,47 @@ struct tr {
 	size_t errlen;
 };
 
-static void add(struct tr *t, const char *name, int value, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void add(struct tr *t, const char *name, int value, const char *fmt, ...)
+static void add_v(struct tr *t, const char *name, const char *value, const char *fmt,
+		  va_list ap)
 {
 	if (t->out->nset >= BND_SUBMIT_MAX_SET)
 		return;
 	struct bnd_submit_opt *o = &t->out->set[t->out->nset++];
 	snprintf(o->name, sizeof(o->name), "%s", name);
-	if (value > 0)
-		snprintf(o->value, sizeof(o->value), "%d", value);
-	else
-		snprintf(o->value, sizeof(o->value), "%s", name);
+	snprintf(o->value, sizeof(o->value), "%s", value);
+	vsnprintf(o->why, sizeof(o->why), fmt, ap);
+}
+
+/* A flag (--exclusive): its value is its name. */
+static void add_flag(struct tr *t, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void add_flag(struct tr *t, const char *name, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(o->why, sizeof(o->why), fmt, ap);
+	add_v(t, name, name, fmt, ap);
 	va_end(ap);
+}
+
+static int refuse(struct tr *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A count, computed wide: one that Slurm cannot be asked for (a product of
+ * a million cores and a million threads) refuses the request instead of
+ * reaching Slurm as a wrapped number. */
+static int add_count(struct tr *t, const char *name, long long value, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int add_count(struct tr *t, const char *name, long long value, const char *fmt, ...)
+{
+	if (value < 1 || value > BND_ALLOC_MAX_COUNT)
+		return refuse(t, "would need --%s=%lld, which Slurm cannot be asked for (at most %d)",
+			      name, value, BND_ALLOC_MAX_COUNT);
+	char v[24];
+	snprintf(v, sizeof(v), "%lld", value);
+	va_list ap;
+	va_start(ap, fmt);
+	add_v(t, name, v, fmt, ap);
+	va_end(ap);
+	return BND_OK;
 }
 
 static void note(struct tr *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -49,7 +75,6 @@ static void note(struct tr *t, const char *fmt, ...)
 }
 
 /* BND_ENOFIT with "<label> <reason>". */
-static int refuse(struct tr *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int refuse(struct tr *t, const char *fmt, ...)
 {
 	char why[BND_ERRLEN];
@@ -107,13 +132,42 @@ static int memory_checks(struct tr *t, enum bnd_mbind mbind)
 	return BND_OK;
 }
 
-/* s whole cores per task: -c s with --threads-per-core=1, whatever the
- * node's threads per core. The user's -c is kept: too small is refused;
- * big enough only needs --threads-per-core=1 so that it counts cores. */
+static int adds(const struct tr *t, const char *name)
+{
+	for (int i = 0; i < t->out->nset; i++)
+		if (!strcmp(t->out->set[i].name, name))
+			return 1;
+	return 0;
+}
+
+/* --hint=nomultithread, compute_bound or memory_bound counts one thread
+ * per core already (Slurm sets its own --threads-per-core=1 for them).
+ * Slurm drops the hint when --threads-per-core, --ntasks-per-core, -B or a
+ * --cpu-bind binding is given too ("Following options are mutually
+ * exclusive with --hint ... Ignoring --hint.", 22.05 to 26.05), and 26.05
+ * when --sockets-per-node or --cores-per-socket is (the user's or one
+ * added here). So adding --threads-per-core=1 to a hint that holds would
+ * silently undo the user's memory_bound or compute_bound layout, and
+ * leaving it out where the hint is dropped would count threads. Where
+ * releases differ, the binding wins: --threads-per-core=1. */
+static int hint_counts_cores(const struct tr *t)
+{
+	const struct bnd_alloc *a = t->a;
+	return (!strcmp(a->hint, "nomultithread") || !strcmp(a->hint, "compute_bound") ||
+		!strcmp(a->hint, "memory_bound")) &&
+	       !a->threads_per_core && !a->ntasks_per_core && !a->extra_node_info && !a->cpu_bind &&
+	       !a->sockets_per_node && !a->cores_per_socket && !adds(t, "sockets-per-node") &&
+	       !adds(t, "cores-per-socket");
+}
+
+/* s whole cores per task: -c s with --threads-per-core=1 (or the user's
+ * --hint that implies it), whatever the node's threads per core. The
+ * user's -c is kept: too small is refused; big enough only needs cores
+ * counted. */
 static int core_rule(struct tr *t, int s)
 {
 	const struct bnd_alloc *a = t->a;
-	int tpc = a->threads_per_core;
+	int tpc = a->threads_per_core, hint = hint_counts_cores(t);
 	char need[64];
 	plural(s, &(struct bnd_need){ .unit_name = "core", .unit_names = "cores" }, need,
 	       sizeof(need));
@@ -125,22 +179,21 @@ static int core_rule(struct tr *t, int s)
 				snprintf(with, sizeof(with), " with --threads-per-core=%d", tpc);
 			return refuse(t, "needs %s per task; -c %d%s gives %d", need, c, with, have);
 		}
-		if (!tpc)
-			add(t, "threads-per-core", 1, "-c %d then counts whole cores, not hardware "
-			    "threads, on nodes with and without SMT", c);
-		return BND_OK;
+		if (tpc || hint)
+			return BND_OK;
+		return add_count(t, "threads-per-core", 1, "-c %d then counts whole cores, not "
+				 "hardware threads, on nodes with and without SMT", c);
 	}
-	if (tpc > 1) {
-		add(t, "cpus-per-task", s * tpc, "%s per task, of --threads-per-core=%d threads each",
-		    need, tpc);
-		return BND_OK;
-	}
-	if (s > 1)
-		add(t, "cpus-per-task", s, "%s per task", need);
-	if (!tpc)
-		add(t, "threads-per-core", 1, "-c counts whole cores, not hardware threads, on nodes "
-		    "with and without SMT: every task gets %s of its own", need);
-	return BND_OK;
+	if (tpc > 1)
+		return add_count(t, "cpus-per-task", (long long)s * tpc, "%s per task, of "
+				 "--threads-per-core=%d threads each", need, tpc);
+	int rc = s > 1 ? add_count(t, "cpus-per-task", s, "%s per task%s", need,
+				   hint ? " (--hint counts one thread per core)" : "") : BND_OK;
+	if (rc == BND_OK && !tpc && !hint)
+		rc = add_count(t, "threads-per-core", 1, "-c counts whole cores, not hardware "
+			       "threads, on nodes with and without SMT: every task gets %s of its own",
+			       need);
+	return rc;
 }
 
 /* s hardware threads per task: Slurm's CPUs are threads. */
@@ -156,7 +209,8 @@ static int thread_rule(struct tr *t, int s)
 		return BND_OK;
 	}
 	if (s > 1)
-		add(t, "cpus-per-task", s, "%s per task (Slurm's CPUs are hardware threads)", need);
+		return add_count(t, "cpus-per-task", s, "%s per task (Slurm's CPUs are hardware "
+				 "threads)", need);
 	return BND_OK;
 }
 
@@ -224,7 +278,7 @@ static int whole_node_rule(struct tr *t)
 			      "--exact): run the tasks inside salloc or sbatch (the job is then made "
 			      "--exclusive), or give srun only -N (one task per node)", why);
 	if (a->exclusive != BND_EXCL_NODE)
-		add(t, "exclusive", 0, "%s", why);
+		add_flag(t, "exclusive", "%s", why);
 	return BND_OK;
 }
 
@@ -239,9 +293,11 @@ static int named_core_rule(struct tr *t)
 			return refuse(t, "names a core of socket %d, so the node needs %d sockets; "
 				      "--sockets-per-node=%d lets Slurm pick a node with fewer",
 				      n->min_sockets - 1, n->min_sockets, a->sockets_per_node);
-		if (!a->sockets_per_node)
-			add(t, "sockets-per-node", n->min_sockets, "it names a core of socket %d: "
-			    "nodes with at least %d sockets", n->min_sockets - 1, n->min_sockets);
+		if (!a->sockets_per_node && add_count(t, "sockets-per-node", n->min_sockets,
+						      "it names a core of socket %d: nodes with at "
+						      "least %d sockets", n->min_sockets - 1,
+						      n->min_sockets) != BND_OK)
+			return BND_ENOFIT;
 	}
 	if (n->min_cores_per_socket > 1) {
 		if (a->cores_per_socket && a->cores_per_socket < n->min_cores_per_socket)
@@ -250,9 +306,9 @@ static int named_core_rule(struct tr *t)
 				      n->min_cores_per_socket - 1, n->min_cores_per_socket,
 				      a->cores_per_socket);
 		if (!a->cores_per_socket)
-			add(t, "cores-per-socket", n->min_cores_per_socket, "it names core %d of a "
-			    "socket: nodes with at least %d cores per socket",
-			    n->min_cores_per_socket - 1, n->min_cores_per_socket);
+			return add_count(t, "cores-per-socket", n->min_cores_per_socket, "it names "
+					 "core %d of a socket: nodes with at least %d cores per socket",
+					 n->min_cores_per_socket - 1, n->min_cores_per_socket);
 	}
 	return BND_OK;
 }
@@ -277,9 +333,8 @@ static int shared_out_rule(struct tr *t)
 				      "tasks on one node: list a multiple of %d cores, or give "
 				      "--ntasks-per-node (or -n and a fixed -N) so that a node's tasks "
 				      "divide %d", k, a->ntasks, a->ntasks, k);
-		add(t, "nodes", 1, "the %d listed cores are shared out evenly among a node's tasks: "
-		    "all %d tasks on one node", k, a->ntasks);
-		return BND_OK;
+		return add_count(t, "nodes", 1, "the %d listed cores are shared out evenly among a "
+				 "node's tasks: all %d tasks on one node", k, a->ntasks);
 	}
 	for (int i = 0; i < 2; i++)
 		if (counts[i] > 0 && k % counts[i])
@@ -295,15 +350,17 @@ static int socket_rule(struct tr *t)
 {
 	const struct bnd_need *n = t->n;
 	const struct bnd_alloc *a = t->a;
-	int sockets = n->amount, tpn = 1;
+	long long sockets = n->amount;
+	int tpn = 1;
 	if (n->scope == BND_NEED_PER_TASK && n->amount == 1) {
 		if (a->ntasks_per_socket > 1)
 			return refuse(t, "takes a whole %s per task; --ntasks-per-socket=%d puts %d "
 				      "tasks on a socket", n->unit_name, a->ntasks_per_socket,
 				      a->ntasks_per_socket);
 		if (!a->ntasks_per_socket)
-			add(t, "ntasks-per-socket", 1, "at most one task per socket, so every task "
-			    "finds a whole %s (a socket holds at least one)", n->unit_name);
+			return add_count(t, "ntasks-per-socket", 1, "at most one task per socket, so "
+					 "every task finds a whole %s (a socket holds at least one)",
+					 n->unit_name);
 		return BND_OK;
 	}
 	if (n->scope == BND_NEED_PER_TASK) {
@@ -313,19 +370,21 @@ static int socket_rule(struct tr *t)
 		int srun_one_per_node = a->cmd == BND_CMD_SRUN && !a->in_job && !a->ntasks;
 		if (!tpn && (a->ntasks > 1 || a->nodes_min)) {
 			tpn = 1;
-			if (!srun_one_per_node)
-				add(t, "ntasks-per-node", 1, "one task per node, whose %d %s a node "
-				    "must hold", n->amount, n->unit_names);
+			if (!srun_one_per_node && add_count(t, "ntasks-per-node", 1, "one task per "
+							    "node, whose %d %s a node must hold",
+							    n->amount, n->unit_names) != BND_OK)
+				return BND_ENOFIT;
 		}
-		sockets = n->amount * (tpn ? tpn : 1);
+		sockets = (long long)n->amount * (tpn ? tpn : 1);
 	}
 	if (a->sockets_per_node && a->sockets_per_node < sockets)
-		return refuse(t, "needs %d %s on a node (%d sockets); --sockets-per-node=%d lets "
-			      "Slurm pick a node with fewer", sockets, n->unit_names, sockets,
+		return refuse(t, "needs %lld %s on a node (%lld sockets); --sockets-per-node=%d "
+			      "lets Slurm pick a node with fewer", sockets, n->unit_names, sockets,
 			      a->sockets_per_node);
 	if (!a->sockets_per_node && sockets > 1)
-		add(t, "sockets-per-node", sockets, "nodes with at least %d sockets: %d %s %s (a "
-		    "socket holds at least one)", sockets, n->amount, n->unit_names, per(n));
+		return add_count(t, "sockets-per-node", sockets, "nodes with at least %lld sockets: "
+				 "%d %s %s (a socket holds at least one)", sockets, n->amount,
+				 n->unit_names, per(n));
 	return BND_OK;
 }
 
@@ -334,7 +393,7 @@ static int socket_rule(struct tr *t)
 static int per_node_rule(struct tr *t)
 {
 	int fixed = 1, tmin = fewest_tasks_per_node(t->a, &fixed);
-	int s = (t->n->amount + tmin - 1) / tmin;
+	int s = bnd_div_ceil(t->n->amount, tmin);
 	if (!fixed)
 		note(t, "-n without -N or --ntasks-per-node: Slurm may put a task alone on a node, "
 		     "so each task asks for all %d %s; give --ntasks-per-node to share them",
@@ -389,6 +448,9 @@ static int translate(struct tr *t, enum bnd_mbind mbind)
 	int rc = memory_checks(t, mbind);
 	if (rc != BND_OK || n->unit == BND_NEED_NONE)
 		return rc;
+	if (n->span > BND_ALLOC_MAX_COUNT)
+		return refuse(t, "spreads each task over more than %d %s (amount x step): more than "
+			      "Slurm can allocate a task", BND_ALLOC_MAX_COUNT, n->unit_names);
 	if ((rc = sharing_checks(t)) != BND_OK)
 		return rc;
 	if (bnd_need_whole_node(n))

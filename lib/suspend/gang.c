@@ -16,6 +16,7 @@
 struct bnd_gang {
 	struct bnd_gang_in in;
 	pid_t *pids;
+	struct bnd_task_id *ids; /* each task's identity: never acted on by number */
 	char proc_root[256];
 	/* The step's cgroup: the rebind touches only threads inside it. */
 	char cgroup[1024];
@@ -101,11 +102,16 @@ static int rebind_all(struct bnd_gang *g, const struct bnd_placement *p, int *th
 			moved = !bnd_nodeset_empty(&from) && !bnd_nodeset_empty(&to) &&
 				!bnd_nodeset_equal(&from, &to);
 		}
-		int r = bnd_rebind_tree(g->proc_root, g->pids[i], &c, g->cgroup[0] ? g->cgroup : NULL,
-					moved ? &from : NULL, moved ? &to : NULL, &n, NULL, err,
-					errlen);
+		struct bnd_rebind_counts rc_;
+		int r = bnd_rebind_tree(g->proc_root, &g->ids[i], &c, g->cgroup[0] ? g->cgroup : NULL,
+					moved ? &from : NULL, moved ? &to : NULL, &rc_, err, errlen);
+		n = rc_.threads;
 		g->migrations += moved;
 		*threads += n;
+		if (rc_.vanished)
+			glog(g, "task %d: %d thread(s) ended while being moved (first: tid %d of pid "
+			     "%d); an id that ended before its call may have reached another "
+			     "process", i, rc_.vanished, (int)rc_.vanished_tid, (int)rc_.vanished_pid);
 		/* A task that ended is no failure; keep going with the others. */
 		if (r != BND_OK && rc == BND_OK && n > 0)
 			rc = r;
@@ -253,14 +259,25 @@ int bnd_gang_open(struct bnd_gang **out, const struct bnd_gang_in *in, char *err
 	if (!in || !in->step || in->npids < 1 || !in->pids)
 		return bnd_fail(err, errlen, BND_EINVAL, "gang: need a step and its task pids");
 	struct bnd_gang *g = calloc(1, sizeof(*g));
-	if (!g || !(g->pids = malloc((size_t)in->npids * sizeof(*g->pids)))) {
+	if (!g || !(g->pids = malloc((size_t)in->npids * sizeof(*g->pids))) ||
+	    !(g->ids = calloc((size_t)in->npids, sizeof(*g->ids)))) {
+		if (g)
+			free(g->pids);
 		free(g);
 		return bnd_fail(err, errlen, BND_ENOMEM, "gang: out of memory");
 	}
 	g->in = *in;
 	memcpy(g->pids, in->pids, (size_t)in->npids * sizeof(*g->pids));
 	g->in.pids = g->pids;
+	g->in.starts = NULL;
 	snprintf(g->proc_root, sizeof(g->proc_root), "%s", in->proc_root ? in->proc_root : "/proc");
+	/* A task that is gone by now keeps start 0: no process has it. */
+	for (int i = 0; i < in->npids; i++) {
+		if (in->starts)
+			g->ids[i] = (struct bnd_task_id){ in->pids[i], in->starts[i] };
+		else
+			bnd_task_identify(g->proc_root, in->pids[i], &g->ids[i]);
+	}
 	bnd_step_cgroup(g->proc_root, g->pids[0], g->cgroup, sizeof(g->cgroup));
 	*out = g;
 	return BND_OK;
@@ -282,11 +299,13 @@ int bnd_gang_start(struct bnd_gang **out, const struct bnd_gang_in *in, char *er
 	struct bnd_watch_cfg wc = {
 		.pids = g->pids, .npids = in->npids, .proc_root = g->proc_root,
 		.freezer = freezer, .freezer_v2 = v2, .state_dir = in->step->cfg.state_dir,
+		.job = in->step->job, .step = in->step->step,
 		.sample_ms = in->sample_ms, .job_state = in->job_state ? job_cb : NULL,
 		.event = event_cb, .ctx = g, .start_deferred = waiting(in->step),
 	};
 	rc = bnd_watch_start(&g->watch, &wc, err, errlen);
 	if (rc) {
+		free(g->ids);
 		free(g->pids);
 		free(g);
 		return rc;
@@ -311,6 +330,7 @@ void bnd_gang_stop(struct bnd_gang *g)
 		glog(g, "watcher ended: %ld wakeups, %ld slurmctld reads", wakeups, reads);
 	}
 	bnd_watch_stop(g->watch);
+	free(g->ids);
 	free(g->pids);
 	free(g);
 }

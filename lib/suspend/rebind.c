@@ -11,6 +11,8 @@
 
 #include "binding/task/apply.h"
 #include "binding/util/error.h"
+#include "binding/util/fault.h"
+#include "binding/util/proc.h"
 
 /* A process of the tree, held by its /proc directory: an open /proc/PID
  * stays bound to that process, and once it has exited every lookup under
@@ -31,6 +33,10 @@ struct bnd_rebind_walk {
 	int nthreads, capthreads;
 	pid_t *threads; /* set already (tids are unique while their process lives) */
 	int failed, skipped;
+	/* Moved, but gone right after the call: the id may have reached
+	 * another process (the first one, for the caller's log). */
+	int vanished, vanished_threads;
+	pid_t vanished_tid, vanished_pid;
 	char *err;
 	size_t errlen;
 };
@@ -109,20 +115,50 @@ static int in_step(const struct bnd_rebind_walk *w, int tidfd)
 	       bnd_cgroup_contains(buf, w->cgroup);
 }
 
-/* Opens child pid when it is still the child of parent; adds it. */
-static int add_process(struct bnd_rebind_walk *w, pid_t pid, pid_t parent)
+/* The start time of the process a held /proc/PID directory is; 0 and
+ * -1 when it is gone. */
+static int start_of(int dirfd, unsigned long long *start)
+{
+	char buf[1024], state;
+	if (read_at(dirfd, "stat", buf, sizeof(buf)) < 0)
+		return -1;
+	return bnd_proc_stat_parse(buf, &state, start);
+}
+
+int bnd_task_identify(const char *proc_root, pid_t pid, struct bnd_task_id *id)
+{
+	char name[32];
+	id->pid = pid;
+	id->start = 0;
+	snprintf(name, sizeof(name), "%d", (int)pid);
+	int dfd = open(proc_root ? proc_root : "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int pfd = dfd >= 0 && pid > 0 ? openat(dfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	int rc = pfd >= 0 && !start_of(pfd, &id->start) ? BND_OK : BND_ESYS;
+	if (pfd >= 0)
+		close(pfd);
+	if (dfd >= 0)
+		close(dfd);
+	return rc;
+}
+
+/* Opens pid when it is still the child of parent (a pid read from a
+ * children file may have ended and gone to an unrelated process since),
+ * or, for the task itself (parent 0), still the process that started at
+ * *start; adds it. */
+static int add_process(struct bnd_rebind_walk *w, pid_t pid, pid_t parent,
+		       const unsigned long long *start)
 {
 	for (int i = 0; i < w->nprocs; i++)
 		if (w->procs[i].pid == pid)
 			return BND_OK;
 	char name[32];
+	unsigned long long now;
 	snprintf(name, sizeof(name), "%d", (int)pid);
 	int fd = openat(w->procfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return BND_OK; /* gone */
-	/* A pid read from a children file may have ended and gone to an
-	 * unrelated process since: it must still be this parent's child. */
-	if (parent > 0 && parent_of(fd) != parent) {
+	if ((parent > 0 && parent_of(fd) != parent) ||
+	    (start && (start_of(fd, &now) || now != *start))) {
 		close(fd);
 		return BND_OK;
 	}
@@ -145,8 +181,24 @@ static int add_children(struct bnd_rebind_walk *w, const struct proc *p, int tid
 	char *s = buf, *end;
 	for (long child; rc == BND_OK && (child = strtol(s, &end, 10), end != s); s = end)
 		if (child > 0)
-			rc = add_process(w, (pid_t)child, p->pid);
+			rc = add_process(w, (pid_t)child, p->pid, NULL);
 	return rc;
+}
+
+/* A call by number reached the thread (or process) held by dirfd only if
+ * it still exists after the call: while it exists its id is its own. Gone
+ * by then, it may have ended before the call and its id gone to another
+ * process, which the call then reached: counted for the caller's log. */
+static void confirm(struct bnd_rebind_walk *w, int dirfd, pid_t tid, pid_t pid, int thread)
+{
+	char st[16];
+	if (read_at(dirfd, "stat", st, sizeof(st)) >= 0)
+		return;
+	w->vanished_threads += thread;
+	if (!w->vanished++) {
+		w->vanished_tid = tid;
+		w->vanished_pid = pid;
+	}
 }
 
 /* Sets one thread of p, if it is in the step's cgroup. */
@@ -157,8 +209,11 @@ static void set_thread(struct bnd_rebind_walk *w, const struct proc *p, int tidf
 		w->skipped++;
 		return;
 	}
-	if (bnd_apply_affinity(tid, w->cpus, why, sizeof(why)) == BND_OK)
+	BND_PROBE("rebind.set", &tid);
+	if (bnd_apply_affinity(tid, w->cpus, why, sizeof(why)) == BND_OK) {
+		confirm(w, tidfd, tid, p->pid, 1);
 		return;
+	}
 	/* A thread that exited is fine; one that refused is not. */
 	char st[16];
 	if (read_at(tidfd, "comm", st, sizeof(st)) >= 0 && !w->failed) {
@@ -216,11 +271,13 @@ enum bnd_move_rule bnd_rebind_rule(enum bnd_mbind mbind, enum bnd_instance insta
 	}
 }
 
-int bnd_rebind_begin(struct bnd_rebind *r, const char *proc_root, pid_t root,
-		     const bnd_cpuset_t *cpus, const char *cgroup, char *err, size_t errlen)
+int bnd_rebind_begin(struct bnd_rebind *r, const char *proc_root,
+		     const struct bnd_task_id *task, const bnd_cpuset_t *cpus, const char *cgroup,
+		     char *err, size_t errlen)
 {
 	memset(r, 0, sizeof(*r));
 	r->w = NULL;
+	pid_t root = task ? task->pid : 0;
 	if (root <= 0 || !cpus || bnd_cpuset_empty(cpus))
 		return bnd_fail(err, errlen, BND_EINVAL, "rebind: need a pid and some cpus");
 	struct bnd_rebind_walk *w = calloc(1, sizeof(*w));
@@ -229,7 +286,7 @@ int bnd_rebind_begin(struct bnd_rebind *r, const char *proc_root, pid_t root,
 	*w = (struct bnd_rebind_walk){ .cpus = cpus, .cgroup = cgroup && *cgroup ? cgroup : NULL,
 			    .err = err, .errlen = errlen };
 	w->procfd = open(proc_root ? proc_root : "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int rc = w->procfd < 0 ? BND_ESYS : add_process(w, root, 0);
+	int rc = w->procfd < 0 ? BND_ESYS : add_process(w, root, 0, &task->start);
 	if (rc == BND_OK && !w->nprocs)
 		rc = BND_ESYS;
 	if (rc != BND_OK) {
@@ -239,8 +296,10 @@ int bnd_rebind_begin(struct bnd_rebind *r, const char *proc_root, pid_t root,
 		free(w->procs);
 		free(w);
 		return rc == BND_ENOMEM ? bnd_fail(err, errlen, rc, "rebind: out of memory")
-					: bnd_fail(err, errlen, BND_ESYS, "rebind: pid %d: %s",
-						   (int)root, strerror(e ? e : ESRCH));
+					: bnd_fail(err, errlen, BND_ESYS, "rebind: pid %d: %s (the task "
+						   "started at %llu is gone; its number is never "
+						   "acted on)", (int)root, strerror(e ? e : ESRCH),
+						   task->start);
 	}
 	r->w = w;
 	return BND_OK;
@@ -272,8 +331,10 @@ static void migrate(struct bnd_rebind_walk *w, const bnd_nodeset_t *from, const 
 		char why[BND_ERRLEN], st[16];
 		if (read_at(w->procs[i].dirfd, "comm", st, sizeof(st)) < 0)
 			continue;
+		BND_PROBE("rebind.migrate", &w->procs[i].pid);
 		if (bnd_apply_migrate_pages(w->procs[i].pid, from, to, NULL, why, sizeof(why)) ==
 		    BND_OK) {
+			confirm(w, w->procs[i].dirfd, w->procs[i].pid, w->procs[i].pid, 0);
 			if (nprocs)
 				++*nprocs;
 		} else if (errno != ESRCH && !w->failed) {
@@ -284,19 +345,22 @@ static void migrate(struct bnd_rebind_walk *w, const bnd_nodeset_t *from, const 
 }
 
 int bnd_rebind_end(struct bnd_rebind *r, const bnd_nodeset_t *from, const bnd_nodeset_t *to,
-		   int *nthreads, int *nprocs, int *skipped)
+		   struct bnd_rebind_counts *c)
 {
 	struct bnd_rebind_walk *w = r->w;
-	if (nprocs)
-		*nprocs = 0;
+	struct bnd_rebind_counts none;
+	if (!c)
+		c = &none;
+	memset(c, 0, sizeof(*c));
 	if (!w)
 		return BND_EINVAL;
 	if (from && to)
-		migrate(w, from, to, nprocs);
-	if (nthreads)
-		*nthreads = w->nthreads - w->skipped;
-	if (skipped)
-		*skipped = w->skipped;
+		migrate(w, from, to, &c->procs);
+	c->threads = w->nthreads - w->skipped - w->vanished_threads;
+	c->skipped = w->skipped;
+	c->vanished = w->vanished;
+	c->vanished_tid = w->vanished_tid;
+	c->vanished_pid = w->vanished_pid;
 	int rc = w->failed ? BND_ESYS : BND_OK;
 	for (int i = 0; i < w->nprocs; i++)
 		close(w->procs[i].dirfd);
@@ -308,23 +372,21 @@ int bnd_rebind_end(struct bnd_rebind *r, const bnd_nodeset_t *from, const bnd_no
 	return rc;
 }
 
-int bnd_rebind_tree(const char *proc_root, pid_t root, const bnd_cpuset_t *cpus,
-		    const char *cgroup, const bnd_nodeset_t *from, const bnd_nodeset_t *to,
-		    int *nthreads, int *nprocs, char *err, size_t errlen)
+int bnd_rebind_tree(const char *proc_root, const struct bnd_task_id *task,
+		    const bnd_cpuset_t *cpus, const char *cgroup, const bnd_nodeset_t *from,
+		    const bnd_nodeset_t *to, struct bnd_rebind_counts *c, char *err, size_t errlen)
 {
 	struct bnd_rebind r;
-	if (nthreads)
-		*nthreads = 0;
-	if (nprocs)
-		*nprocs = 0;
-	int rc = bnd_rebind_begin(&r, proc_root, root, cpus, cgroup, err, errlen);
+	if (c)
+		memset(c, 0, sizeof(*c));
+	int rc = bnd_rebind_begin(&r, proc_root, task, cpus, cgroup, err, errlen);
 	if (rc)
 		return rc;
 	/* Until a whole pass over every known process finds no new thread:
 	 * a thread not yet moved may have started another meanwhile. */
 	for (int fresh = 1; rc == BND_OK && fresh;)
 		rc = bnd_rebind_pass(&r, &fresh);
-	int erc = bnd_rebind_end(&r, rc == BND_OK ? from : NULL, to, nthreads, nprocs, NULL);
+	int erc = bnd_rebind_end(&r, rc == BND_OK ? from : NULL, to, c);
 	return rc ? rc : erc;
 }
 

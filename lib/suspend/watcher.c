@@ -16,9 +16,11 @@
 #include <unistd.h>
 
 #include "binding/state/statedir.h"
+#include "binding/state/statewake.h"
 #include "binding/state/transition.h"
 #include "binding/suspend/pollrate.h"
 #include "binding/util/error.h"
+#include "binding/util/fault.h"
 
 #define BND_WATCH_OPEN_MAX 64
 
@@ -92,15 +94,23 @@ static void take_sample(struct bnd_watch *w, struct sample *s)
 	}
 }
 
+/* A waiting step listens to its own doorbell (statewake.h): a
+ * transaction rings it when it lets this step in, and no other change
+ * wakes the thread. Made before the owner checks the state (call, below),
+ * so a change after that check always rings it. */
 static void want_state(struct bnd_watch *w, int on)
 {
+	char path[1200], err[BND_ERRLEN];
 	if (w->infd < 0 || on == (w->wd >= 0))
 		return;
 	if (on) {
-		w->wd = inotify_add_watch(w->infd, w->state_dir, IN_MOVED_TO);
+		if (bnd_state_wake_make(w->state_dir, w->cfg.job, w->cfg.step, path, sizeof(path), err,
+					sizeof(err)) == BND_OK)
+			w->wd = inotify_add_watch(w->infd, path, IN_CLOSE_WRITE);
 	} else {
 		inotify_rm_watch(w->infd, w->wd);
 		w->wd = -1;
+		bnd_state_wake_remove(w->state_dir, w->cfg.job, w->cfg.step);
 	}
 }
 
@@ -114,54 +124,52 @@ static void call(struct bnd_watch *w, enum bnd_watch_event ev, long long seen)
 	want_state(w, w->cfg.event(w->cfg.ctx, ev, seen));
 }
 
-int bnd_watch_moved_in(const void *buf, size_t len)
+int bnd_watch_rung(const void *buf, size_t len)
 {
 	const char *p = buf;
 	while (len >= sizeof(struct inotify_event)) {
 		struct inotify_event ev;
 		memcpy(&ev, p, sizeof(ev));
 		size_t one = sizeof(ev) + ev.len;
-		if (ev.mask & IN_Q_OVERFLOW)
+		if (ev.mask & (IN_Q_OVERFLOW | IN_CLOSE_WRITE))
 			return 1;
 		if (one > len)
 			break;
-		/* Rankfiles and the topology cache are renamed into the dir too:
-		 * only the state's own rename is a change of the state. */
-		if ((ev.mask & IN_MOVED_TO) &&
-		    !strncmp(p + sizeof(ev), BND_STATE_FILE_NAME, ev.len) &&
-		    strlen(BND_STATE_FILE_NAME) < ev.len)
-			return 1;
 		p += one;
 		len -= one;
 	}
 	return 0;
 }
 
-/* Empties the inotify queue; 1 when it held a change of the state. */
+/* Empties the inotify queue; 1 when the doorbell rang. */
 static int drain(int fd)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	ssize_t n;
-	int moved = 0;
+	int rung = 0;
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		moved |= bnd_watch_moved_in(buf, (size_t)n);
-	return moved;
+		rung |= bnd_watch_rung(buf, (size_t)n);
+	return rung;
 }
 
 /* Is a re-read of slurmctld due, with nothing changed? Every recheck_cur
- * ms while the tasks stay unsettled, the interval doubling each time up to
- * recheck_max_ms, and no sooner than the node's budget allows (pollrate.h):
- * a step stopped for hours costs slurmctld a few reads an hour, and a node
- * of such steps one read per node_recheck_ms at most. */
-static int recheck_due(struct bnd_watch *w, long long now, long long last_ask,
-		       long long *recheck_cur)
+ * ms while the tasks stay unsettled, the interval doubling after each
+ * read up to recheck_max_ms (judge): a step stopped for hours costs
+ * slurmctld a few reads an hour. */
+static int recheck_due(long long now, long long last_ask, long long recheck_cur)
 {
-	const long long max_ms = w->cfg.recheck_max_ms > 0 ? w->cfg.recheck_max_ms : 60000;
+	return now - last_ask >= recheck_cur;
+}
+
+/* May this step ask slurmctld now? Every read, for a change or a
+ * re-read, goes through the node's one budget (pollrate.h): stopped-state
+ * changes a user makes at will (SIGSTOP, SIGCONT) cost slurmctld at most
+ * one read per node_recheck_ms from the whole node, and these reads come
+ * from root, past slurmctld's own per-user limit. */
+static int budget_allows(struct bnd_watch *w, long long now)
+{
 	const long long node_ms = w->cfg.node_recheck_ms > 0 ? w->cfg.node_recheck_ms : 1000;
-	if (now - last_ask < *recheck_cur || !bnd_pollrate_take(w->rate, now, node_ms))
-		return 0;
-	*recheck_cur = *recheck_cur * 2 < max_ms ? *recheck_cur * 2 : max_ms;
-	return 1;
+	return bnd_pollrate_take(w->rate, now, node_ms);
 }
 
 /* What the thread carries from one pass to the next. */
@@ -210,8 +218,23 @@ static int wait_wake(struct bnd_watch *w, const struct pass *p, int *state_chang
 	return 1;
 }
 
+/* Asks slurmctld, counted; after a re-read (nothing changed) the next
+ * one waits twice as long. */
+static enum bnd_job_state ask(struct bnd_watch *w, struct pass *p, int changed, long long now)
+{
+	const long long max_ms = w->cfg.recheck_max_ms > 0 ? w->cfg.recheck_max_ms : 60000;
+	BND_PROBE("watch.job_read", w);
+	atomic_fetch_add(&w->job_reads, 1);
+	p->last_ask = now;
+	if (!changed)
+		p->recheck_cur = p->recheck_cur * 2 < max_ms ? p->recheck_cur * 2 : max_ms;
+	return w->cfg.job_state(w->cfg.ctx);
+}
+
 /* What changed, judged (verdict.h) and told to the owner: a suspension,
- * a resume or a user's stop. 1 when a suspension or resume was told. */
+ * a resume or a user's stop. 1 when a suspension or resume was told; -1
+ * when it needs slurmctld's word and the node's budget says not now: then
+ * nothing is judged, and the change is judged at a later pass. */
 static int judge(struct bnd_watch *w, struct pass *p, const struct sample *s, int changed,
 		 long long seen, long long now)
 {
@@ -223,9 +246,9 @@ static int judge(struct bnd_watch *w, struct pass *p, const struct sample *s, in
 		   (last->freezer == BND_FREEZE_FROZEN || last->freezer == BND_FREEZE_FREEZING);
 	/* Asking costs an RPC: only when something may have changed. */
 	if (w->cfg.job_state && (p->unsettled || p->suspended) && !o.thawed) {
-		o.job = w->cfg.job_state(w->cfg.ctx);
-		atomic_fetch_add(&w->job_reads, 1);
-		p->last_ask = now;
+		if (!budget_allows(w, now))
+			return -1;
+		o.job = ask(w, p, changed, now);
 	}
 	int v = bnd_suspend_verdict(&o);
 	/* proctrack/cgroup turns scancel -s STOP into a freeze */
@@ -264,10 +287,13 @@ static void *run(void *arg)
 			      (s.freezer != BND_FREEZE_NONE && s.freezer != BND_FREEZE_THAWED);
 		if (changed)
 			p.recheck_cur = p.recheck_ms;
-		if (changed || (p.unsettled && recheck_due(w, now, p.last_ask, &p.recheck_cur))) {
-			if (judge(w, &p, &s, changed, seen, now))
+		if (changed || (p.unsettled && recheck_due(now, p.last_ask, p.recheck_cur))) {
+			int told = judge(w, &p, &s, changed, seen, now);
+			if (told > 0)
 				state_changed = 0;
-			p.last = s;
+			/* Not judged: p.last stays, so the change is seen again. */
+			if (told >= 0)
+				p.last = s;
 		}
 		if (p.resuming && !s.stopped && !s.dwait &&
 		    (s.freezer == BND_FREEZE_NONE || s.freezer == BND_FREEZE_THAWED))
@@ -291,6 +317,8 @@ static char *dup_or_null(const char *s)
 
 static void destroy(struct bnd_watch *w)
 {
+	if (w->wd >= 0 && w->state_dir)
+		bnd_state_wake_remove(w->state_dir, w->cfg.job, w->cfg.step);
 	if (w->stopfd >= 0)
 		close(w->stopfd);
 	if (w->infd >= 0)

@@ -53,11 +53,12 @@ int bnd_rankfile_write(const char *dir, uint32_t job, const char *step_name, uin
 		rc = bnd_fail(err, errlen, BND_ESTATE, "state dir %s is missing", dir);
 	if (rc == BND_OK)
 		rc = clear_name(dfd, dir, name, note, notelen, err, errlen);
-	/* in a private dir only the job's user reads it (safefile.h) */
+	/* in a private dir only the job's user reads it, and nobody but root
+	 * writes it (safefile.h) */
 	int priv = rc == BND_OK && bnd_safedir_private(dfd);
 	if (rc == BND_OK)
-		rc = bnd_safefile_replace_as(dfd, name, text, strlen(text), priv ? 0600 : 0644,
-					     priv ? (uid_t)uid : (uid_t)-1, err, errlen);
+		rc = bnd_safefile_replace_for(dfd, name, text, strlen(text), priv ? 0600 : 0644,
+					      priv ? (uid_t)uid : (uid_t)-1, err, errlen);
 	if (dfd >= 0)
 		close(dfd);
 	if (rc != BND_OK)

@@ -430,6 +430,11 @@ int bnd_topocache_read(struct bnd_topology **out, const char *path,
 	return rc;
 }
 
+int bnd_topocache_read_at(struct bnd_topology **out, int dirfd, char *err, size_t errlen)
+{
+	return read_at(out, dirfd, BND_TOPOCACHE_FILE, NULL, err, errlen);
+}
+
 /* A cache read for `source` (topocache.h): NULL takes any; else it must
  * have been loaded from the same source, so a site's topology= and
  * discovery never stand in for each other. */

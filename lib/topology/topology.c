@@ -503,13 +503,23 @@ static void set_filters(hwloc_topology_t topo)
 	 * that, hwloc then hangs devices off their non-I/O parent. */
 	hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
 	hwloc_topology_set_type_filter(topo, HWLOC_OBJ_BRIDGE, HWLOC_TYPE_FILTER_KEEP_NONE);
-	/* The linux component reads PCI devices from sysfs itself; the pci
-	 * component's libpciaccess leaks a kilobyte per discovery (valgrind),
-	 * and gl connects to X servers, which a compute node's slurmd has no
-	 * business with. The vendors' components (cuda, nvml, rsmi, opencl,
-	 * levelzero) stay: they name the GPUs as users know them. */
-	hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "pci");
-	hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "gl");
+	/* Only hwloc's own readers of the kernel (linux, x86, no_os): the
+	 * linux component reads PCI devices and their DRM devices from sysfs
+	 * itself. Discovery runs in root's slurmd and slurmstepd before the
+	 * user's tasks fork, so no component may start anything there: pci's
+	 * libpciaccess leaks a kilobyte per discovery (valgrind), gl connects
+	 * to X servers, and the vendors' components start their runtimes in
+	 * the discovering process: opencl makes the ICD loader load every
+	 * vendor library in /etc/OpenCL/vendors (a stand-in vendor library's
+	 * thread and its descriptor, not close-on-exec, were in the process
+	 * after a discovery; test_topology's vendor_runtimes_stay_out), cuda,
+	 * nvml, rsmi and levelzero open the GPUs' device files, which tasks
+	 * forked from slurmstepd would inherit past ConstrainDevices. GPUs keep
+	 * their PCI bus id, class and kernel names (card, renderD). */
+	static const char *const off[] = { "pci", "gl", "opencl", "cuda", "nvml", "rsmi",
+					   "levelzero" };
+	for (size_t i = 0; i < sizeof(off) / sizeof(off[0]); i++)
+		hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, off[i]);
 	hwloc_topology_set_type_filter(topo, HWLOC_OBJ_MISC, HWLOC_TYPE_FILTER_KEEP_NONE);
 	hwloc_topology_set_icache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
 	hwloc_topology_set_type_filter(topo, HWLOC_OBJ_L4CACHE, HWLOC_TYPE_FILTER_KEEP_NONE);

@@ -40,15 +40,11 @@ static ssize_t read_small(const char *path, char *buf, size_t buflen)
 	return (ssize_t)got;
 }
 
-/* The command name (field 2) may hold spaces and parentheses, so fields are
- * counted from the last ')'. Fills state and start time. */
-static int parse_stat(pid_t pid, char *state, unsigned long long *start)
+int bnd_proc_stat_parse(const char *text, char *state, unsigned long long *start)
 {
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (read_small(path, buf, sizeof(buf)) < 0)
-		return -1;
-	const char *p = strrchr(buf, ')');
+	/* The command name (field 2) may hold spaces and parentheses, so
+	 * fields are counted from the last ')'. */
+	const char *p = strrchr(text, ')');
 	if (!p || p[1] != ' ')
 		return -1;
 	p += 2;
@@ -67,6 +63,15 @@ static int parse_stat(pid_t pid, char *state, unsigned long long *start)
 		return -1;
 	*start = v;
 	return 0;
+}
+
+static int parse_stat(pid_t pid, char *state, unsigned long long *start)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (read_small(path, buf, sizeof(buf)) < 0)
+		return -1;
+	return bnd_proc_stat_parse(buf, state, start);
 }
 
 /* This process's own start time never changes while it runs, and every

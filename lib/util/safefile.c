@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/acl.h>
 
 #include "binding/util/defaults.h"
 #include "binding/util/error.h"
@@ -415,11 +416,40 @@ int bnd_safefile_read(int dirfd, const char *name, const char *label, size_t max
 int bnd_safefile_replace(int dirfd, const char *name, const char *text, size_t len,
 			 char *err, size_t errlen)
 {
-	return bnd_safefile_replace_as(dirfd, name, text, len, 0644, (uid_t)-1, err, errlen);
+	return bnd_safefile_replace_for(dirfd, name, text, len, 0644, (uid_t)-1, err, errlen);
 }
 
-int bnd_safefile_replace_as(int dirfd, const char *name, const char *text, size_t len,
-			    mode_t mode, uid_t owner, char *err, size_t errlen)
+/* The owner's mode bits, and read for reader alone (an ACL entry, the mask
+ * r--): no group, no others. 0 or an errno. */
+static int grant_read(int fd, mode_t mode, uid_t reader)
+{
+	char text[96];
+	snprintf(text, sizeof(text), "u::%c%c-,u:%u:r--,g::---,m::r--,o::---",
+		 mode & 0400 ? 'r' : '-', mode & 0200 ? 'w' : '-', (unsigned)reader);
+	acl_t acl = acl_from_text(text);
+	if (!acl)
+		return errno ? errno : EINVAL;
+	int rc = acl_set_fd(fd, acl) ? errno : 0;
+	acl_free(acl);
+	return rc;
+}
+
+static int write_all(int fd, const char *text, size_t len)
+{
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = write(fd, text + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+int bnd_safefile_replace_for(int dirfd, const char *name, const char *text, size_t len,
+			     mode_t mode, uid_t reader, char *err, size_t errlen)
 {
 	char tmp[BND_SAFEFILE_NAME_MAX + 32];
 	if (snprintf(tmp, sizeof(tmp), "%s.new.%ld", name, (long)getpid()) >= (int)sizeof(tmp))
@@ -433,28 +463,24 @@ int bnd_safefile_replace_as(int dirfd, const char *name, const char *text, size_
 	if (fd < 0)
 		return bnd_fail(err, errlen, errno == EACCES ? BND_ESTATE : BND_ESYS,
 				"creating %s: %s", tmp, strerror(errno));
-	size_t done = 0;
 	int rc = fchmod(fd, mode) ? errno : 0;
-	while (!rc && done < len) {
-		ssize_t n = write(fd, text + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			rc = errno;
-		else
-			done += (size_t)n;
-	}
-	/* its owner from the start of its name's life: through the fd, never
-	 * by path */
-	if (!rc && owner != (uid_t)-1 && fchown(fd, owner, (gid_t)-1))
-		rc = errno;
+	/* The reader's right comes with the file, through its fd, before it
+	 * takes its name; the file stays the writer's. */
+	int acl_rc = !rc && reader != (uid_t)-1 ? grant_read(fd, mode, reader) : 0;
+	if (!rc && !acl_rc)
+		rc = write_all(fd, text, len);
 	if (close(fd) && !rc)
 		rc = errno;
 	/* rename replaces a link at name itself, never its target. */
-	if (!rc && renameat(dirfd, tmp, dirfd, name))
+	if (!rc && !acl_rc && renameat(dirfd, tmp, dirfd, name))
 		rc = errno;
-	if (rc) {
+	if (rc || acl_rc) {
 		unlinkat(dirfd, tmp, 0);
+		if (acl_rc)
+			return bnd_fail(err, errlen, BND_ESYS, "writing %s: cannot give uid %u read "
+					"access (a POSIX ACL: %s; the state dir's file system must "
+					"support ACLs for private_files=yes)", name, (unsigned)reader,
+					strerror(acl_rc));
 		return bnd_fail(err, errlen, BND_ESYS, "writing %s: %s", name, strerror(rc));
 	}
 	return BND_OK;

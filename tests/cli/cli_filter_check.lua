@@ -8,7 +8,8 @@
 -- object that reads and writes by name through a metatable and returns
 -- "invalid-context" for another command's options, as Slurm 22.05's does.
 -- The real filter in real Slurm: tests/e2e/t27_submit.sh.
-local script, sbind, module = arg[1], arg[2], arg[3]
+local script, sbind = arg[1], arg[2]
+local module = arg[3] ~= "" and arg[3] or nil
 local n, failed = 0, 0
 local function check(ok, what, detail)
 	n = n + 1
@@ -112,7 +113,7 @@ local function scenarios()
 	local marker = os.tmpname()
 	os.remove(marker)
 	o, set = options("srun", '{"spank:binding":"linear:1\'; touch ' .. marker .. '; echo \'"}', {})
-	check2(M.pre_submit(o, 0) == slurm.SUCCESS and (logs[1] or ""):find("cli_filter:", 1, true) and next(set) == nil
+	check2(M.pre_submit(o, 0) == slurm.SUCCESS and (logs[1] or ""):find("not a refusal", 1, true) and next(set) == nil
 		and io.open(marker) == nil,
 		"a quote in a value stays in one argument, never runs (sbind refuses it; the plugin judges)", logs[1])
 
@@ -141,8 +142,74 @@ local function scenarios()
 	o, set = options("srun", '{"spank:binding":"linear:2"}', {})
 	check2(M.pre_submit(o, 0) == slurm.SUCCESS and next(set) == nil and (logs[1] or ""):find("failed", 1, true),
 		"without sbind: logged, not refused", logs[1])
+	-- the message cannot be read as a refusal (issue 32 item 13)
+	check2((logs[1] or ""):find("warning, not a refusal", 1, true) and
+		(logs[1] or ""):find("submitted as given, untranslated (submit_error=continue)", 1, true),
+		"without sbind: the message says the job goes on untranslated", logs[1])
 
 
+end
+
+-- Stand-ins for a broken sbind (issue 32 item 5): shell scripts that print
+-- an answer and then die, or answer options the translation never sets.
+-- Nothing of such an answer is applied.
+local scratch = os.tmpname()
+os.remove(scratch)
+os.execute("mkdir -p '" .. scratch .. "'")
+local function standin(name, body)
+	local path = scratch .. "/" .. name
+	local f = assert(io.open(path, "w"))
+	f:write("#!/bin/sh\n" .. body .. "\n")
+	f:close()
+	os.execute("chmod 755 '" .. path .. "'")
+	return path
+end
+local answer = 'echo "request: --binding=linear:2: 2 whole cores per task"\n' ..
+	'echo "options: --cpus-per-task=2 --threads-per-core=1"\n' ..
+	'echo "set --uid=0: root"\necho "set --cpus-per-task=2: 2 cores per task"\n'
+local dies = standin("dies", answer .. "kill -SEGV $$")
+local fails = standin("fails", answer .. "exit 1")
+local lies = standin("lies", answer .. "exit 0")
+local refusing = standin("refusing", 'case "$*" in *--site*) ' ..
+	'echo "site: submit=translate submit_error=refuse (stand-in)"; exit 0;; esac\n' .. answer ..
+	"kill -SEGV $$")
+
+local function broken(path, want_rc, want_log, what)
+	logs = {}
+	M.sbind, M.module, M.mod, M.het_seen = path, "", nil, nil
+	local o, set = options("srun", '{"ntasks":"1","spank:binding":"linear:2"}', {})
+	local rc = M.pre_submit(o, 0)
+	check(rc == want_rc and next(set) == nil and (logs[1] or ""):find(want_log, 1, true) ~= nil,
+		"[broken sbind] " .. what, tostring(rc) .. " " .. tostring(logs[1]))
+end
+broken(dies, slurm.SUCCESS, "killed by signal 11",
+	"a stand-in that prints options and dies of SIGSEGV: nothing applied, not refused")
+broken(fails, slurm.SUCCESS, "exit 1", "a whole answer with exit 1: nothing applied")
+broken(lies, slurm.SUCCESS, "never sets: --uid=0",
+	"an answer naming an option the translation never sets (--uid=0): nothing applied")
+broken(refusing, slurm.ERROR, "submission refused",
+	"submit_error=refuse (sbind --site): the dying stand-in's submission is refused")
+broken(refusing, slurm.ERROR, "this site refuses untranslated submissions (submit_error=refuse, stand-in)",
+	"the refusal says why and where the setting comes from")
+os.execute("rm -rf '" .. scratch .. "'")
+
+-- With SLURM_CONF naming a site whose plugstack.conf says submit_error=refuse
+-- (t_submit.sh's second run): a translation error (a bad value the module or
+-- sbind cannot read) refuses the submission, through either path.
+if arg[4] == "refuse" then
+	for _, mode in ipairs({ "module", "sbind" }) do
+		if mode == "sbind" or module then
+			logs = {}
+			M.sbind, M.module, M.mod, M.het_seen = sbind, mode == "module" and module or "", nil, nil
+			local o, set = options("srun", '{"cpus-per-task":"x","spank:binding":"linear:2"}', {})
+			check(M.pre_submit(o, 0) == slurm.ERROR and next(set) == nil and
+				(logs[1] or ""):find("submit_error=refuse", 1, true) ~= nil,
+				"[" .. mode .. "] submit_error=refuse: an untranslatable submission is refused",
+				logs[1])
+		end
+	end
+	print(string.format("# %d checks, %d failed", n, failed))
+	os.exit(failed == 0 and 0 or 1)
 end
 
 for _, mode in ipairs({ "module", "sbind" }) do

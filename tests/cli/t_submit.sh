@@ -61,6 +61,10 @@ expect_out "submit=refuse from plugstack.conf" "1" \
 	sh -c "$SBIND submit --slurm-conf $_sd/slurm.conf --binding linear:2 | grep -c 'submit=refuse'"
 expect_out "the same through \$SLURM_CONF, json" "refuse" \
 	sh -c "SLURM_CONF=$_sd/slurm.conf $SBIND submit --binding linear:2 --format json | sed 's/.*\"mode\":\"\([a-z]*\)\".*/\1/'"
+printf 'required /x/spank_binding.so submit=refuse submit_error=refuse\n' >"$_sd/plugstack.conf"
+expect_out "sbind submit --site: the site's submit= and submit_error=" \
+	"site: submit=refuse submit_error=refuse ($_sd/plugstack.conf: submit=refuse)" \
+	$SBIND submit --slurm-conf "$_sd/slurm.conf" --site
 printf 'required /x/spank_binding.so enabled=no\n' >"$_sd/plugstack.conf"
 expect_out "enabled=no: off" "options: none (submit=off: $_sd/plugstack.conf: submit=translate, enabled=no: off)" \
 	sh -c "$SBIND submit --slurm-conf $_sd/slurm.conf --binding linear:2 | grep '^options:'"
@@ -80,6 +84,13 @@ else
 		_mod=$SBIND_DIR/spank_binding_submit.so
 		[ -f "$_mod" ] || { skip "the translation module" "not built (Debian package liblua5.1-0-dev)"; _mod=; }
 		lua5.1 "$CLI_TOP/tests/cli/cli_filter_check.lua" "$_lua" "$SBIND" ${_mod:+"$_mod"} 2>&1
+		# a site with submit_error=refuse (plugstack.conf read through SLURM_CONF)
+		_sd=$(mktemp -d /tmp/sbind-submit.XXXXXX)
+		printf 'ClusterName=t\nPlugStackConfig=%s/plugstack.conf\n' "$_sd" >"$_sd/slurm.conf"
+		printf 'required /x/spank_binding.so submit_error=refuse\n' >"$_sd/plugstack.conf"
+		SLURM_CONF=$_sd/slurm.conf lua5.1 "$CLI_TOP/tests/cli/cli_filter_check.lua" "$_lua" \
+			"$SBIND" "${_mod:-}" refuse 2>&1
+		rm -rf "$_sd"
 	else
 		skip "cli_filter.lua with Lua 5.1" "lua5.1 is not installed (Debian package lua5.1)"
 	fi

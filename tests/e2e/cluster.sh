@@ -53,7 +53,9 @@
 # RealMemory is slurmd -C's), E2E_DEFMEM (DefMemPerCPU in MB, default 64: small
 # enough that every job of the tests shares the node as with CR_Core), E2E_NODES=1|2, E2E_POLL (seconds
 # between start-up polls, default 0.1),
-# E2E_DEBUG (SlurmdDebug/SlurmctldDebug level, default info), E2E_GANG=1
+# E2E_DEBUG (SlurmdDebug/SlurmctldDebug level, default info), E2E_FIRST_JOB_ID
+# (FirstJobId, default 1: two clusters on one state dir must not share job
+# ids, tests/releases/upgrade_new.sh), E2E_GANG=1
 # (PreemptMode=GANG: oversubscribed jobs are time-sliced every 5 s),
 # E2E_GPUS=N (GRES: N fake GPUs, device files $E2E_DIR/dev/fakegpu0.. of
 # character major 195 with no driver behind them, in $E2E_DIR/gres.conf;
@@ -210,6 +212,7 @@ PreemptMode=GANG"
 		SlurmctldTimeout=60
 		KillWait=2
 		MinJobAge=600
+		FirstJobId=${E2E_FIRST_JOB_ID:-1}
 		$([ "${E2E_CLI_FILTER:-0}" = 1 ] && echo CliFilterPlugins=cli_filter/lua)
 		$(_e2e_node_lines)
 		PartitionName=$E2E_PARTITION Nodes=$(echo "$E2E_NODE_LIST" | tr ' ' ,) Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:2

@@ -19,6 +19,10 @@
 #      refused at once with the parser's message, not a hang. (execve takes
 #      at most 128 KiB per argument or variable: a script's #SBATCH line is
 #      how a request that long reaches the plugin.)
+#   6. private_files=yes (issue 32 item 1): the job's user reads its own
+#      rankfile but it stays root's, so they can neither append 1 MB to it
+#      (filling root's /run, and with it every state transaction) nor set
+#      its times back (what gc goes by); the state keeps working.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/binding_helpers.sh"
 need_plugin
@@ -232,4 +236,25 @@ out=$(run_as_user env SLURM_SPANK__SLURM_SPANK_OPTION_binding_binding="cpus:$(se
 assert_eq "1" "$([ $rc -ne 0 ] && [ $rc -ne 124 ] && echo 1)" "srun with a 20001-item cpus: list in its environment refused at once (rc $rc)"
 assert_contains "$out" "more than 64 ranges of cpu ids above 4095" "with the limit in the message"
 assert_eq "$jobs0" "$(jobs_known)" "none of them queued a job"
+
+# --- 6. a private rankfile is readable by its job's user, and no more
+# shellcheck disable=SC2086
+cluster_plugstack ${E2E_PLUGSTACK_DEFAULT:-} private_files=yes
+bg_srun t42_p -n1 --binding=pe:linear:1 sleep 600
+p=$(job_named t42_p) || { e2e_fail "private pe job did not start"; e2e_done; }
+step_pids "$p.0" 1 >/dev/null || e2e_fail "private pe job's task not found"
+rf=$S/rankfile.$p.0.0
+pass_if "job $p's private rankfile exists" wait_for_file "$rf" 20
+assert_eq "root" "$(stat -c %U "$rf")" "the private rankfile is root's"
+assert_ok "its job's user reads it" run_as_user cat "$rf"
+assert_match "$E2E_OUT" "^rank 0=" "(the rankfile)"
+size=$(stat -c %s "$rf") mtime=$(stat -c %Y "$rf")
+assert_fails "its job's user cannot append 1 MB to it" run_as_user sh -c \
+	"head -c 1048576 /dev/zero >>'$rf'"
+assert_fails "its job's user cannot set its times back" run_as_user touch -d 2000-01-01 "$rf"
+assert_fails "its job's user cannot change its mode" run_as_user chmod 666 "$rf"
+assert_eq "$size $mtime" "$(stat -c '%s %Y' "$rf")" "the rankfile's size and time are unchanged"
+out=$(probe -n1 --binding=linear:1)
+assert_match "$out" "^bound\|" "the node's state transactions still work (a step is bound: $out)"
+scancel "$p"; wait_job_done "$p" 30 >/dev/null; wait_bg
 e2e_done

@@ -1,7 +1,8 @@
 #!/bin/bash
 # t43_private.sh: private_files=yes, as an admin turns it on for a node.
 #   1. slurmd, restarted with it, makes the state dir 0711; a pe step's
-#      rankfile is 0600 and its job user's, the state 0600 and root's.
+#      rankfile is root's, 0600 with a read-only ACL entry for its job's
+#      user (the mode shows the ACL's mask: 0640), the state 0600 and root's.
 #   2. Another user (nobody) can read neither, nor list the dir, nor see
 #      the bindings with sbind status; the job's user reads the rankfile
 #      (a task opens it by SLURM_BINDING_RANKFILE) but not the state.
@@ -32,7 +33,12 @@ pid=$(step_pids "$j.0" 1) || e2e_fail "pe job's task not found"
 rf=$(task_env "$pid" SLURM_BINDING_RANKFILE)
 assert_eq "$S/rankfile.$j.0.0" "$rf" "the task's SLURM_BINDING_RANKFILE"
 pass_if "its rankfile exists" wait_for_file "$rf" 20
-assert_eq "600 $E2E_USER" "$(modes "$rf")" "the rankfile is 0600 and the job user's"
+assert_eq "640 root" "$(modes "$rf")" "the rankfile is root's, its mask r-- (an ACL entry)"
+if command -v getfacl >/dev/null 2>&1; then
+	assert_eq "user::rw- user:$(id -u "$E2E_USER"):r-- group::--- mask::r-- other::---" \
+		"$(getfacl -cn "$rf" 2>/dev/null | grep . | tr '\n' ' ' | sed 's/ $//')" \
+		"its ACL: the job's user reads, nobody else"
+fi
 assert_eq "600 root" "$(modes "$S/state")" "the state is 0600 and root's"
 
 # --- 2. who reads what

@@ -9,6 +9,7 @@
  * node has.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,24 @@
 #include "fuzz.h"
 
 static struct bnd_topology *topo;
+
+/* The node-th name of one walk (bnd_hostlist_each), as bnd_hostlist_nth
+ * names it. */
+struct nth_walk {
+	int left;
+	char name[1100];
+	int found;
+};
+
+static int take(void *ctx, const char *name)
+{
+	struct nth_walk *w = ctx;
+	if (w->left--)
+		return 0;
+	snprintf(w->name, sizeof(w->name), "%s", name);
+	w->found = 1;
+	return 1;
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -67,6 +86,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(strnlen(out, outlen) < outlen, "host name not terminated");
 	else
 		fuzz_check_err(err, sizeof(err), "bnd_hostlist_nth");
+	/* One walk names the same entry (bounded: a list may name millions). */
+	struct nth_walk wk = { .left = node };
+	char big[256];
+	int each = bnd_hostlist_each(text, 4096, take, &wk, NULL, 0);
+	FUZZ_CHECK(each == BND_OK || each == BND_EINVAL, "host list walk: rc %d", each);
+	if (wk.found) {
+		FUZZ_CHECK(bnd_hostlist_nth(text, node, big, sizeof(big), NULL, 0) == BND_OK &&
+			   !strncmp(big, wk.name, sizeof(big) - 1),
+			   "entry %d: the walk says %s, nth disagrees", node, wk.name);
+	}
 	free(out);
 
 	bnd_cpuset_t cpus;

@@ -56,6 +56,15 @@ row "srun striding:2:2 (one task, the whole node)" \
 	"$(gsrun -p "$P" --cpu-bind=none --binding=striding:2:2)" 0-1,4-5
 row "srun -n2 packed:1:unit=C" "$(gsrun --cpu-bind=none -n2 --binding=packed:1:unit=C)" 0-1 8-9
 row "srun -n2 packed:2:unit=T" "$(gsrun --cpu-bind=none -n2 --binding=packed:2:unit=T)" 0-1 2-3
+# A user's --hint counts one thread per core: the filter adds only -c and
+# srun keeps the hint (issue 32 item 9). No --cpu-bind here (it would make
+# srun drop the hint): each task's cgroup cpuset is what Slurm allocated,
+# whole cores only if -c counted cores.
+out=$(gsrun -v -n1 --hint=compute_bound --binding=linear:2)
+assert_not_contains "$out" "Ignoring --hint" "--hint=compute_bound linear:2: srun keeps the hint"
+row "srun -n1 --hint=compute_bound linear:2: two whole cores" "$out" 0-3
+row "srun -n2 --hint=nomultithread linear:1: a whole core each" \
+	"$(gsrun -n2 --hint=nomultithread --binding=linear:1)" 0-1 8-9
 shared_row "srun -N1 -n2 packed:2:type=node (shared by the node's tasks)" \
 	"$(gsrun --cpu-bind=none -N1 -n2 --binding=packed:2:type=node)" 0-1,8-9 0-1,8-9
 row "srun explicit:1,0:1,1 (one task, the whole node)" \

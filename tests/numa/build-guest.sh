@@ -23,7 +23,7 @@ CC=${CC:-cc}
 # No path in it: it is split into words (the compile line adds the include
 # dir, quoted, for a checkout at a path with a space).
 NUMA_CFLAGS=${NUMA_CFLAGS:-"-std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes"}
-NUMA_LIBS=${NUMA_LIBS:-"$(pkg-config --libs hwloc numa jansson 2>/dev/null || echo -lhwloc -lnuma -ljansson)"}
+NUMA_LIBS=${NUMA_LIBS:-"$(pkg-config --libs hwloc numa jansson libacl 2>/dev/null || echo -lhwloc -lnuma -ljansson -lacl)"}
 
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)

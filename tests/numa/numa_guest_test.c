@@ -647,10 +647,12 @@ static void check_migration(const struct bnd_topology *t)
 	bnd_nodeset_zero(&from);
 	bnd_nodeset_set(&from, 1);
 	bnd_topology_numa_of_cpus(t, &cpus, &to);
-	int threads = 0, procs = 0;
-	int rc = ready ? bnd_rebind_tree("/proc", pid, &cpus, NULL, &from, &to, &threads, &procs, err,
-					     sizeof(err))
-		       : BND_ESYS;
+	struct bnd_task_id id;
+	struct bnd_rebind_counts rbc = { 0 };
+	int rc = ready && bnd_task_identify("/proc", pid, &id) == BND_OK
+			 ? bnd_rebind_tree("/proc", &id, &cpus, NULL, &from, &to, &rbc, err, sizeof(err))
+			 : BND_ESYS;
+	int procs = rbc.procs;
 	int got = write(go[1], "g", 1) == 1 &&
 		  read(back[0], counts, sizeof(counts)) == (ssize_t)sizeof(counts);
 	int st = 0;

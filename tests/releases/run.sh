@@ -32,11 +32,11 @@ JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 # strategies (t10 linear, t20 packed and LSF, t15 instances, t26 explicit
 # and the documents' rules), batch scripts and their steps (t11), concurrent
 # jobs (t12), --mbind and memory accounting (t16, t17), GPUs as GRES (t25),
-# the cli_filter (t27), gang and scontrol suspend with cgroups and with
+# the cli_filter (t27) and Slurm's --hint beside what it adds (t28), gang and scontrol suspend with cgroups and with
 # linuxproc (t30, t31), the SIGKILL soak (t40), slurmd restart (t41), the
 # hostile user and privacy (t42, t43), two nodes (m10), mpirun with a
 # rankfile (m11), the cli_filter on two nodes (m12).
-: "${RELEASE_E2E:=t00 t10 t11 t12 t15 t16 t17 t20 t25 t26 t27 t30 t31 t40 t41 t42 t43 m10 m11 m12}"
+: "${RELEASE_E2E:=t00 t10 t11 t12 t15 t16 t17 t20 t25 t26 t27 t28 t30 t31 t40 t41 t42 t43 m10 m11 m12}"
 # The guest node: strategies, SMT, mbind, suspend, submit (CR_CPU).
 : "${RELEASE_GUEST:=g10|g20|g30|g40|g60|c20}"
 : "${RELEASE_PARTS:=build e2e pkg upgrade guest}"
@@ -130,18 +130,37 @@ part_upgrade() {	# SUITE RELEASE
 part_guest() {	# SUITE RELEASE
 	local out rc p f s
 	[ -n "$RELEASE_GUEST" ] || return 0
+	# The host's kernel, modules and initramfs (their caches, and the lock
+	# that keeps one guest booting at a time); this boot's channel, console
+	# and results apart.
 	out=$(GUEST_ROOT="$CHROOTS/$1" GUEST_TOP="$copy" GUEST_BUILD="$copy/build" \
-		GUEST_CACHE="$build/guest-$1" GUEST_FILTER="$RELEASE_GUEST" BINDING_BUILD="$build/guest-$1" \
-		sh "$top/tests/guest/run.sh" 2>&1); rc=$?
+		GUEST_RUN="$build/guest-$1" HARNESS_RESULTS=/dev/null \
+		GUEST_FILTER="$RELEASE_GUEST" BINDING_BUILD="$build" sh "$top/tests/guest/run.sh" 2>&1); rc=$?
 	printf '%s\n' "$out" | grep -E '^(  FAIL|== |   \(|e2e|# e2e-guest|not ok|cluster: mode)' | sed 's/^/  /'
 	read -r p f s < <(printf '%s\n' "$out" | counts e2e-guest)
 	[ $rc -ne 0 ] && [ "${f:-0}" = 0 ] && f=1
 	record guest "$2" "${p:-0}" "${f:-1}" "${s:-0}"
 }
 
+# The guest parts come last, after every suite's other parts: one guest
+# boots at a time on this machine (the guest cache's lock), and the host's
+# own guest stage may hold it meanwhile (make check runs this beside the
+# host's stages).
 rc=0
+declare -A copies built
+run_parts() {	# SUITE RELEASE PART...
+	local suite=$1 rel=$2 part tp
+	shift 2
+	for part in "$@"; do
+		tp=$SECONDS
+		"part_$part" "$suite" "$rel" || { rc=1; [ "$part" = build ] && return 1; }
+		say "$rel: $part took $((SECONDS - tp)) s"
+	done
+}
+release_of() { awk -v s="$1" '$1 == s { print $2 }' "$here/suites"; }
+first=$(echo " $RELEASE_PARTS " | sed 's/ guest / /')
 for suite in "${suites[@]}"; do
-	rel=$(awk -v s="$suite" '$1 == s { print $2 }' "$here/suites")
+	rel=$(release_of "$suite")
 	t0=$SECONDS
 	say "== $suite (Slurm $rel)"
 	if ! ( ensure "$suite" ); then
@@ -149,16 +168,25 @@ for suite in "${suites[@]}"; do
 		rc=1
 		continue
 	fi
-	lock "$suite" -s || { record chroot "$rel" 0 1 0; rc=1; continue; }
+	# A shared lock on the chroot until the end (remaking takes it whole).
+	exec {lfd}>"$CHROOTS/.lock-$suite"
+	flock -s -w 3600 "$lfd" || { record chroot "$rel" 0 1 0; rc=1; continue; }
 	copy=$(copy_tree "$suite")
-	for part in $RELEASE_PARTS; do
-		tp=$SECONDS
-		"part_$part" "$suite" "$rel" || { rc=1; [ "$part" = build ] && break; }
-		say "$rel: $part took $((SECONDS - tp)) s"
-	done
-	[ "${KEEP_RELEASE:-0}" = 1 ] && say "kept the tree's copy: $CHROOTS/$suite$copy" || rm -rf "${CHROOTS:?}/$suite$copy"
-	exec 8>&-
+	copies[$suite]=$copy
+	# shellcheck disable=SC2086 # a list of parts
+	run_parts "$suite" "$rel" $first && built[$suite]=1
 	say "$suite (Slurm $rel): $((SECONDS - t0)) s"
+done
+case " $RELEASE_PARTS " in *" guest "*)
+	for suite in "${suites[@]}"; do
+		[ -n "${built[$suite]:-}" ] || continue
+		copy=${copies[$suite]}
+		run_parts "$suite" "$(release_of "$suite")" guest
+	done ;;
+esac
+for suite in "${!copies[@]}"; do
+	if [ "${KEEP_RELEASE:-0}" = 1 ]; then say "kept the tree's copy: $CHROOTS/$suite${copies[$suite]}"
+	else rm -rf "${CHROOTS:?}/$suite${copies[$suite]}"; fi
 done
 grep -q '^[a-z0-9-]*@[0-9.]* [0-9]* [1-9]' "$results" 2>/dev/null && rc=1
 exit $rc

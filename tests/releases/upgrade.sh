@@ -29,6 +29,20 @@ E2E_TEST=upgrade
 need_plugin
 [ "$E2E_NCPUS" -ge 2 ] || { e2e_skip "the upgrade test needs 2 cpus"; e2e_done; }
 
+# Not upgraded with Slurm: the old release's plugin, listed in the newer
+# release's plugstack.conf, is refused by Slurm at load; the plugin's own
+# line (printed at dlopen, before Slurm's check) says to rebuild it.
+mkdir -p "$inner/old"
+cp "$E2E_BUILD/spank_binding.so" "$inner/old/"
+printf 'ClusterName=x\nSlurmctldHost=localhost(127.0.0.1)\nSlurmctldPort=1\nPlugStackConfig=%s\nNodeName=n1 CPUs=1 State=UNKNOWN\nPartitionName=p Nodes=n1 Default=YES\n' \
+	"${inner#"$croot"}/old/plugstack.conf" >"$inner/old/slurm.conf"
+echo "required ${inner#"$croot"}/old/spank_binding.so" >"$inner/old/plugstack.conf"
+chmod -R a+rX "$inner/old"
+out=$(sh "$here/chroot.sh" run "$suite" env SLURM_CONF="${inner#"$croot"}/old/slurm.conf" timeout 60 srun true 2>&1)
+assert_match "$out" "spank-binding: built for Slurm [0-9.]+ \\(libslurm API [0-9]+\\), but this Slurm's API is [0-9]+: rebuild spank-binding" \
+	"the old release's plugin in the new Slurm: its one line says to rebuild"
+assert_match "$out" "Incompatible" "... beside Slurm's own refusal"
+
 bg_srun upgrade_old -n1 --binding=linear:1 sleep 600
 j=$(job_named upgrade_old) || { e2e_fail "the old release's job did not start"; e2e_done; }
 p=$(step_pids "$j.0" 1) || { e2e_fail "job $j: no task"; e2e_done; }

@@ -10,14 +10,14 @@
 struct bnd_rebind {
 	struct bnd_rebind_walk *w;
 };
-int bnd_rebind_begin(struct bnd_rebind *r, const char *proc_root, pid_t root,
-		     const bnd_cpuset_t *cpus, const char *cgroup, char *err, size_t errlen);
+int bnd_rebind_begin(struct bnd_rebind *r, const char *proc_root,
+		     const struct bnd_task_id *task, const bnd_cpuset_t *cpus, const char *cgroup,
+		     char *err, size_t errlen);
 /* *fresh: threads seen for the first time in this pass. BND_OK or
  * BND_ENOMEM. */
 int bnd_rebind_pass(struct bnd_rebind *r, int *fresh);
-/* Migrates (from/to as above), counts, closes. *skipped: threads left
- * alone because they were outside the cgroup. */
+/* Migrates (from/to as above), counts into c (may be NULL), closes. */
 int bnd_rebind_end(struct bnd_rebind *r, const bnd_nodeset_t *from, const bnd_nodeset_t *to,
-		   int *nthreads, int *nprocs, int *skipped);
+		   struct bnd_rebind_counts *c);
 
 #endif

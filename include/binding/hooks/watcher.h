@@ -5,10 +5,11 @@
 
 #include "binding/suspend/watcher.h"
 
-/* Does this read of the inotify fd hold a rename of the state file into
- * the state dir (or a queue overflow, which may have hidden one)? Removing a watch queues an
- * IN_IGNORED event: taken for a change, it made every step that stopped
- * wanting state events wake itself in a loop. */
-int bnd_watch_moved_in(const void *buf, size_t len);
+/* Does this read of the inotify fd hold a ring of the step's doorbell (a
+ * close after a write open, statewake.h), or a queue overflow, which may
+ * have hidden one? Removing a watch queues an IN_IGNORED event: taken for
+ * a ring, it made every step that stopped wanting state events wake itself
+ * in a loop. */
+int bnd_watch_rung(const void *buf, size_t len);
 
 #endif

@@ -39,6 +39,12 @@ enum bnd_submit_mode { BND_SUBMIT_TRANSLATE = 0, BND_SUBMIT_REFUSE, BND_SUBMIT_O
  * per NUMA node (`sbind gres-conf` writes them, docs/memory.md). */
 #define BND_NUMAMEM_GRES "numamem"
 
+/* submit_error=: what the cli_filter does when the translation itself
+ * fails (the module or sbind missing, crashed or answering an error):
+ * submit the job as given, untranslated (the default: the plugin on the
+ * node still binds or says why), or refuse the submission. */
+enum bnd_submit_error { BND_SUBMIT_ERROR_CONTINUE = 0, BND_SUBMIT_ERROR_REFUSE };
+
 struct bnd_config {
 	char state_dir[BND_CONFIG_PATH_MAX];
 	int enabled;
@@ -85,6 +91,7 @@ struct bnd_config {
 	 * discovery. A file that cannot be read is a node without topology. */
 	char topology[256];
 	enum bnd_submit_mode submit;   /* read by the submit host's cli_filter */
+	enum bnd_submit_error submit_error; /* the same */
 	/* numamem=yes: Slurm books each job's memory per NUMA node as the
 	 * GRES numamem (one type n<os node> per NUMA node, `sbind gres-conf`):
 	 * the cli_filter adds the request a --mbind needs (submit/numamem.h)
@@ -115,6 +122,8 @@ const char *bnd_on_failure_name(enum bnd_on_failure f);
 /* "translate", "refuse", "off" (submit='s words); and back (BND_EINVAL,
  * naming the accepted form, for another word). */
 const char *bnd_submit_mode_name(enum bnd_submit_mode m);
+/* "continue", "refuse" (submit_error='s words). */
+const char *bnd_submit_error_name(enum bnd_submit_error e);
 int bnd_submit_mode_parse(const char *s, enum bnd_submit_mode *m, char *err, size_t errlen);
 
 /* One line describing the effective settings, for the log: every key in

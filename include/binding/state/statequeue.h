@@ -31,4 +31,18 @@
 int bnd_state_queue_ahead(const struct bnd_topology *t, struct bnd_state_file *f,
 			  const struct bnd_alloc_args *a, bnd_cpuset_t *ahead);
 
+/* Might any deferred record fit now, by count (its want= has need= cpus
+ * that nobody holds)? A scan of the records, no placement. */
+int bnd_state_queue_may_fit(struct bnd_state_file *f);
+
+/* The deferred records a change lets in: those that would be placed now,
+ * in queue order, each served after the ones before it (what they would
+ * take counts as taken for it), as their own transactions would place
+ * them; a record whose request cannot be parsed again is listed too (its
+ * own check decides). Without a topology (t NULL): those whose want= has
+ * need= cpus free of what is held and of what the ones before claim. *out
+ * (free it) gets *n of them, NULL for none. BND_OK or BND_ENOMEM. */
+int bnd_state_queue_fits(const struct bnd_topology *t, struct bnd_state_file *f,
+			 const struct bnd_state_record ***out, int *n);
+
 #endif

@@ -10,7 +10,9 @@
 #include <stddef.h>
 
 #include "binding/state/statefile.h"
+#include "binding/util/cpuset.h"
 #include "binding/state/statelock.h"
+#include "binding/topology/topology.h"
 
 
 struct bnd_state_opts {
@@ -27,6 +29,10 @@ struct bnd_state_opts {
 	 * tests that replay the history. May be NULL. */
 	void (*journal)(void *ctx, const char *line);
 	void *journal_ctx;
+	/* The node's topology when the caller has it (a step): a transaction
+	 * that writes wakes the deferred steps it lets in, placed with it
+	 * (statewake.h); NULL: the state dir's topology cache is read. */
+	const struct bnd_topology *topo;
 };
 
 /* Is the record's owner still the process that made it? r whole (its
@@ -44,6 +50,12 @@ struct bnd_state_txn {
 	struct bnd_statelock lock;
 	struct bnd_state_file f;
 	int dirty;         /* f differs from the file on disk */
+	int committed;     /* f was written: wake whom it lets in at the end */
+	/* What could let a waiting step in: cpus held when the state was read
+	 * (before repairs), and whether a deferred record was dropped. A
+	 * change that frees neither wakes nobody and reads nothing more. */
+	bnd_cpuset_t held0;
+	int dropped_deferred;
 	int dropped;       /* records removed by repairs in begin */
 	int njournal, capjournal;
 	char **journal;    /* lines for o->journal once committed */
@@ -78,7 +90,9 @@ void bnd_state_txn_drop(struct bnd_state_txn *tx, int i, const char *verb);
 
 /* Writes the state if anything changed, then feeds the journal. */
 int bnd_state_txn_commit(struct bnd_state_txn *tx, char *err, size_t errlen);
-/* Unlocks and frees; safe after a failed commit. */
+/* Unlocks, then, when the transaction wrote the state, rings the doorbells
+ * of the deferred steps it lets in (statewake.h), and frees; safe after a
+ * failed commit. */
 void bnd_state_txn_end(struct bnd_state_txn *tx);
 
 /* printf into o->log, if any. */

@@ -52,6 +52,14 @@ int bnd_cgroup_cpuset(const char *cgroup_root, const char *cpuset_file,
 int bnd_hostlist_nth(const char *list, int n, char *out, size_t outlen,
 		     char *err, size_t errlen);
 
+/* Each entry of a Slurm host list in order, expanded once: visit(ctx,
+ * name) until it returns nonzero, or until max names were made (a range
+ * of a million names costs a million names, never their square).
+ * BND_EINVAL when the list is malformed (names before the fault were
+ * visited). */
+int bnd_hostlist_each(const char *list, int max, int (*visit)(void *ctx, const char *name),
+		      void *ctx, char *err, size_t errlen);
+
 /* 1 when name is a plausible host name: 1 to 255 characters, letters,
  * digits, '-', '.', '_', not starting with '-' or '.'. No control
  * characters, spaces or '=', so it can go into a file line by line. */

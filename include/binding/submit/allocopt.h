@@ -13,6 +13,11 @@
 
 enum bnd_submit_cmd { BND_CMD_SRUN = 0, BND_CMD_SBATCH, BND_CMD_SALLOC };
 
+/* The largest count an allocation option takes (tasks, nodes, CPUs per
+ * task, ...), the user's or one the translation adds: a request that needs
+ * more is refused, never handed to Slurm as a wrapped number. */
+#define BND_ALLOC_MAX_COUNT 1000000
+
 /* --exclusive and --oversubscribe, as given. */
 enum bnd_excl {
 	BND_EXCL_UNSET = 0,
@@ -33,6 +38,9 @@ struct bnd_alloc {
 	int threads_per_core;
 	int sockets_per_node, cores_per_socket;
 	char hint[32];
+	/* -B given (it sets the three fields above), --cpu-bind given with a
+	 * binding (not only verbose/quiet): either makes Slurm drop --hint. */
+	int extra_node_info, cpu_bind;
 	enum bnd_excl exclusive;
 	int exact, overcommit;
 	int has_mem, has_mem_per_cpu;

@@ -34,8 +34,9 @@ struct bnd_need {
 	enum bnd_need_unit unit;
 	enum bnd_need_scope scope;
 	int amount;          /* units per task, or per node (scope) */
-	/* Cores a task's picks stretch over (striding: amount x step);
-	 * amount otherwise. Only whole nodes hold a spread pattern. */
+	/* Cores a task's picks stretch over (striding: amount x step,
+	 * INT_MAX when the product is larger); amount otherwise. Only whole
+	 * nodes hold a spread pattern. */
 	int span;
 	int named;           /* names cores or cpus: the whole node, or refused */
 	int spread;          /* picks fixed positions (striding): the whole node */

@@ -55,6 +55,12 @@ struct bnd_numamem_site {
  * are skipped; a numamem entry without a type or count is ignored. */
 void bnd_numamem_site_add(struct bnd_numamem_site *site, const char *gres);
 
+/* One slurm.conf line: a NodeName line's numamem types into site (dflt,
+ * of dlen bytes, carries NodeName=DEFAULT's Gres= from line to line, and
+ * from file to file as slurmd reads Include lines inline). */
+void bnd_numamem_site_line(struct bnd_numamem_site *site, const char *line, char *dflt,
+			   size_t dlen);
+
 /* Scans slurm.conf text for NodeName lines (NodeName=DEFAULT's Gres=
  * applies to the lines after it that give none) into site; include lines
  * ("Include PATH") are handed to include(ctx, path) in order. */

@@ -11,9 +11,12 @@
 
 #include "binding/request/config.h"
 #include "binding/submit/numamem.h"
+#include "binding/util/error.h"
 
-/* The plugstack.conf path slurm.conf's text names, or the default beside
- * slurm_conf_path. BND_EINVAL when it does not fit out. */
+/* The plugstack.conf path slurm.conf's text names (the last
+ * PlugStackConfig=, its Include files read inline where they stand:
+ * relative to slurm_conf_path's directory, %c the ClusterName), or the
+ * default beside slurm_conf_path. BND_EINVAL when it does not fit out. */
 int bnd_siteconf_plugstack_path(const char *slurm_conf_path, const char *text, char *out,
 				size_t outlen, char *err, size_t errlen);
 
@@ -24,6 +27,24 @@ int bnd_siteconf_plugstack_path(const char *slurm_conf_path, const char *text, c
  * defaults, as in the plugin. */
 int bnd_siteconf_scan_plugstack(const char *text, struct bnd_config *cfg, int *found,
 				void (*include)(void *ctx, const char *pattern), void *ctx);
+
+/* The site's settings for the cli_filter on this host. */
+struct bnd_submit_site {
+	enum bnd_submit_mode mode;       /* submit= (off: enabled=no, no plugin) */
+	enum bnd_submit_error on_error;  /* submit_error= */
+	/* numamem=, and when it is yes the numamem types of slurm.conf's
+	 * node lines (submit/numamem.h) */
+	struct bnd_numamem_site numamem;
+	char why[4608];                  /* where mode came from */
+};
+
+/* slurm_conf (NULL: $SLURM_CONF, else /etc/slurm/slurm.conf) ->
+ * plugstack.conf -> the plugin's submit=, submit_error=, enabled= and
+ * numamem= (with numamem=yes, slurm.conf's node lines too). slurm.conf's
+ * Include lines are followed as slurmd follows them. When the files
+ * cannot be read the defaults hold (translate, continue, numamem=no);
+ * without the plugin's line the filter has nothing to do (off). */
+void bnd_siteconf_submit(const char *slurm_conf, struct bnd_submit_site *site);
 
 /* The site's mode for this host: slurm_conf (NULL: $SLURM_CONF, else
  * /etc/slurm/slurm.conf) -> plugstack.conf -> the plugin's submit= and
@@ -39,15 +60,5 @@ void bnd_siteconf_submit_mode(const char *slurm_conf, enum bnd_submit_mode *mode
  * read or why not. For tools that run on a node (sbind gres-conf's
  * mem_reserve=). */
 int bnd_siteconf_config(const char *slurm_conf, struct bnd_config *cfg, char *why, size_t whylen);
-
-/* What the filter needs of the site: the mode as above, and numamem: the
- * plugin's numamem= and, when it is yes, the numamem types of slurm.conf's
- * node lines (also through its Include lines). */
-struct bnd_submit_site {
-	enum bnd_submit_mode mode;
-	struct bnd_numamem_site numamem;
-};
-void bnd_siteconf_site(const char *slurm_conf, struct bnd_submit_site *site, char *why,
-		       size_t whylen);
 
 #endif

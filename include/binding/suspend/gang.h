@@ -37,6 +37,10 @@ struct bnd_gang_in {
 	 * watcher thread owns its placement and state (bnd_step_move). */
 	struct bnd_step *step;
 	const pid_t *pids;        /* local task i's pid (the batch step: the script) */
+	/* Task i's start time, read when Slurm forked it (bnd_task_identify
+	 * in task_post_fork): the rebind acts on that process only, never on
+	 * whatever has its number later. NULL: read when the watcher opens. */
+	const unsigned long long *starts;
 	int npids;
 	const char *proc_root;    /* "/proc" */
 	const char *cgroup_root;  /* "/sys/fs/cgroup" */

@@ -16,10 +16,38 @@
 #include "binding/util/cpuset.h"
 #include "binding/util/nodeset.h"
 
-/* Sets the affinity of every thread of root and of all its descendants
- * (found through /proc/PID/task/TID/children under proc_root, normally
- * "/proc") to cpus. Root's own safety rules, as it runs as root on pids of
- * a user's processes:
+/* A task as the step knew it when Slurm forked it (task_post_fork): its
+ * pid and that process's start time (/proc/PID/stat field 22). The walk
+ * never acts on the number alone: a pid whose process ended and whose
+ * number went to another process has another start time. */
+struct bnd_task_id {
+	pid_t pid;
+	unsigned long long start;
+};
+
+/* Reads pid's start time under proc_root ("/proc") into id. BND_OK, or
+ * BND_ESYS when it is gone (id->start 0). */
+int bnd_task_identify(const char *proc_root, pid_t pid, struct bnd_task_id *id);
+
+/* What one walk did. */
+struct bnd_rebind_counts {
+	int threads;   /* threads set (not those that vanished, below) */
+	int procs;     /* processes whose pages were asked to move */
+	int skipped;   /* threads outside the step's cgroup, left alone */
+	/* Threads (or processes, for pages) gone right after the call that
+	 * moved them: each one may have ended before the call, its id then
+	 * belonging to another process the call reached. Rare (an id must be
+	 * reused within the call), never silent: the caller logs the first. */
+	int vanished;
+	pid_t vanished_tid, vanished_pid;
+};
+
+/* Sets the affinity of every thread of the task and of all its
+ * descendants (found through /proc/PID/task/TID/children under proc_root,
+ * normally "/proc") to cpus. Root's own safety rules, as it runs as root
+ * on pids of a user's processes:
+ *   - the task is opened only when its process still has the start time
+ *     recorded when Slurm forked it (never a reused number);
  *   - a process is held by its open /proc/PID directory from the moment it
  *     is found, and never looked up by number again: one that exits is
  *     dropped, whatever process gets its pid next;
@@ -27,17 +55,20 @@
  *     is opened (a pid reused meanwhile belongs to someone else);
  *   - with cgroup (the step's cgroup path, bnd_step_cgroup; NULL: no
  *     check), only threads in that cgroup or below it at that moment are
- *     touched: a process moved out of the step is not the step's any more.
- * *nthreads (may be NULL) gets how many threads were set. A thread or
- * process that ends meanwhile is not an error.
- * BND_OK; BND_EINVAL (empty cpus, bad pid); BND_ESYS when root is gone or a
- * live thread refused (err names it; the others are still set).
+ *     touched: a process moved out of the step is not the step's any more;
+ *   - sched_setaffinity and migrate_pages take a number: after each call
+ *     the held directory must still resolve, else the call is counted as
+ *     vanished (above).
+ * c (may be NULL) gets the counts. A thread or process that ends meanwhile
+ * is not an error.
+ * BND_OK; BND_EINVAL (empty cpus, bad pid); BND_ESYS when the task is gone
+ * (or its number is another process's) or a live thread refused (err names
+ * it; the others are still set).
  * With from and to (else NULL), the pages of every live process of the
- * tree that sit on the OS nodes `from` then move to `to` (migrate_pages);
- * *nprocs (may be NULL) gets how many processes were asked. */
-int bnd_rebind_tree(const char *proc_root, pid_t root, const bnd_cpuset_t *cpus,
-		    const char *cgroup, const bnd_nodeset_t *from, const bnd_nodeset_t *to,
-		    int *nthreads, int *nprocs, char *err, size_t errlen);
+ * tree that sit on the OS nodes `from` then move to `to` (migrate_pages). */
+int bnd_rebind_tree(const char *proc_root, const struct bnd_task_id *task,
+		    const bnd_cpuset_t *cpus, const char *cgroup, const bnd_nodeset_t *from,
+		    const bnd_nodeset_t *to, struct bnd_rebind_counts *c, char *err, size_t errlen);
 
 
 /* The path of pid's Slurm step cgroup (up to its step_<id> component, in

@@ -7,21 +7,21 @@
  * state in /proc. So the thread samples the tasks' states and the freezer
  * every sample_ms (a few small reads, no RPC), and sleeps in poll() on:
  *   - an eventfd that bnd_watch_stop writes (stop at once, no timeout);
- *   - inotify on the state dir while the owner asks for state events (a
- *     transaction ends with a rename into the dir);
+ *   - inotify on the step's own doorbell in the state dir while the
+ *     owner asks for state events (a transaction that lets the step in
+ *     rings it: state/statewake.h; no other change wakes the thread);
  *   - cgroup v2's cgroup.events (POLLPRI on every freeze/thaw), when the
  *     step has it: then sampling is only a fallback.
  * slurmctld's job state (an RPC, through the owner's callback) is read
  * only when what is sampled changes, and again, backing off, while the
  * tasks stay stopped without being judged suspended (a user's stop that a
  * suspension follows), or stay judged suspended (recheck_ms below).
- * Only the state file's own rename counts as a state change: rankfiles
- * and the topology cache are renamed into the same dir.
  */
 #ifndef BINDING_SUSPEND_WATCHER_H
 #define BINDING_SUSPEND_WATCHER_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "binding/suspend/verdict.h"
@@ -29,7 +29,7 @@
 enum bnd_watch_event {
 	BND_WATCH_SUSPENDED = 1, /* Slurm suspended the step */
 	BND_WATCH_RESUMED,       /* Slurm resumed it */
-	BND_WATCH_STATE,         /* the state file changed (or first call: retry) */
+	BND_WATCH_STATE,         /* a change lets the step in (or first call: retry) */
 	/* Tasks stopped but not suspended (a user's stop: cores kept); once
 	 * per stop, for the log. */
 	BND_WATCH_USER_STOP,
@@ -42,6 +42,7 @@ struct bnd_watch_cfg {
 	const char *freezer;     /* freezer.state / cgroup.events, or NULL */
 	int freezer_v2;          /* freezer is a cgroup.events (pollable) */
 	const char *state_dir;   /* for BND_WATCH_STATE (inotify) */
+	uint32_t job, step;      /* whose doorbell (statewake.h) */
 	/* Sampling interval while the step runs (<= 0: 250 ms) and while it
 	 * is stopped or suspended (<= 0: 50 ms). Slurm sends SIGTSTP 2 s
 	 * before it freezes or SIGSTOPs a step, so the slow one still sees a

@@ -12,7 +12,8 @@
 
 /* Writes text as DIR/rankfile.<job>.<step name>.<nodeid>, a fresh file
  * made through the state dir's safe-file layer (root's, 0644; in a private
- * dir 0600 and owned by uid, the job's user: util/safefile.h), and puts
+ * dir root's 0600 with a read-only ACL entry for uid, the job's user, who
+ * can neither write, grow nor touch it: util/safefile.h), and puts
  * that path in path; on failure path is "". Anything already under the
  * name is removed, never opened, and note (may be NULL) says what it was
  * for the admin's log ("" when there was nothing). */

@@ -63,6 +63,10 @@ int bnd_topocache_warmup(const char *dir, const char *source, char *err, size_t 
 int bnd_topocache_read(struct bnd_topology **out, const char *path,
 		       const char *boot_id, char *err, size_t errlen);
 
+/* This boot's cache in the open, trusted dir dirfd, whatever its source;
+ * never discovery. Errors as bnd_topocache_read. */
+int bnd_topocache_read_at(struct bnd_topology **out, int dirfd, char *err, size_t errlen);
+
 /* On a file of an open, trusted dir (util/safefile.h does the open, the
  * trust check, the read and the atomic replace: readers see a whole file,
  * a link planted at name is replaced, never followed); the path form above

@@ -24,12 +24,25 @@ extern const char *const bnd_fault_points[];
 /* Dies here when BINDING_FAULT names this point; aborts on a name missing
  * from bnd_fault_points, so the table cannot fall behind the code. */
 void bnd_fault_point(const char *name);
-/* How often this process passed point name (-1: no such point): tests
- * count transactions by their txn.locked passes, without timing. */
+/* How often this process passed point or probe name (-1: no such
+ * point): tests count transactions by their txn.locked passes, without
+ * timing. */
 long bnd_fault_passes(const char *name);
 #define BND_FAULT(name) bnd_fault_point(name)
+/* Probes: named places outside the state path whose passes a test build
+ * counts (bnd_fault_passes) and where a test may run a hook of its own
+ * with the point's datum (a thread id about to be moved, a record about to
+ * be woken): how tests reach a race or count work without timing. No
+ * process dies at a probe. NULL-terminated, like bnd_fault_points. */
+extern const char *const bnd_probe_points[];
+void bnd_probe_point(const char *name, const void *arg);
+/* fn(arg, ctx) at every later pass through probe name, in this process
+ * (fn NULL: none). Set it before the code under test runs. */
+void bnd_probe_hook(const char *name, void (*fn)(const void *arg, void *ctx), void *ctx);
+#define BND_PROBE(name, arg) bnd_probe_point(name, arg)
 #else
 #define BND_FAULT(name) ((void)0)
+#define BND_PROBE(name, arg) ((void)0)
 #endif
 
 #endif

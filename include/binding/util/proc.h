@@ -17,6 +17,10 @@
  * BND_OK; BND_ESYS when the process does not exist or stat is unreadable. */
 int bnd_proc_start_time(pid_t pid, unsigned long long *start, char *err, size_t errlen);
 
+/* A /proc/PID/stat text's state letter (field 3) and start time (field
+ * 22, clock ticks after boot). 0, or -1 when the text is not one. */
+int bnd_proc_stat_parse(const char *text, char *state, unsigned long long *start);
+
 /* 1 when pid exists, is not a zombie, and started at `start`; 0 otherwise
  * (no such process, another process with the same pid, or already dead
  * waiting to be reaped). */

@@ -31,7 +31,7 @@ int bnd_safedir_open(const char *dir, int create, int *dirfd, char *err, size_t 
 /* Private files (the site's private_files=yes): the state dir is 0711,
  * so a user reaches a file whose name they know (their job's rankfile) but
  * cannot list the dir; the state is then written 0600 and a rankfile 0600,
- * its job user's. The dir's mode is where every writer (each slurmstepd,
+ * root's, with a read-only ACL entry for its job's user. The dir's mode is where every writer (each slurmstepd,
  * an admin's sbind) reads the setting: they cannot disagree.
  * bnd_safedir_private: 1 when others cannot list dirfd.
  * bnd_safedir_set_private (root only; a user's call changes nothing): with
@@ -66,9 +66,14 @@ int bnd_safefile_read(int dirfd, const char *name, const char *label, size_t max
  * No fsync: the dir holds files of this boot only. */
 int bnd_safefile_replace(int dirfd, const char *name, const char *text, size_t len,
 			 char *err, size_t errlen);
-/* The same with the file's mode, and its owner (uid_t)-1 (the caller) or
- * that uid, set through the temporary file's fd before it takes the name. */
-int bnd_safefile_replace_as(int dirfd, const char *name, const char *text, size_t len,
-			    mode_t mode, uid_t owner, char *err, size_t errlen);
+/* The same with the file's mode, and a reader: (uid_t)-1 none, else that
+ * uid may read it through a POSIX ACL entry (user:<uid>:r--, mask r--; no
+ * group, no others), set through the temporary file's fd before it takes
+ * the name. The file stays the caller's: its reader can neither write it,
+ * grow it, nor change its times (a user who owned their rankfile in root's
+ * /run filled it, and with it every state transaction of the node). A
+ * file system without ACLs fails with BND_ESYS, saying so. */
+int bnd_safefile_replace_for(int dirfd, const char *name, const char *text, size_t len,
+			     mode_t mode, uid_t reader, char *err, size_t errlen);
 
 #endif

@@ -70,7 +70,7 @@ START_TEST(every_setting)
 			 "on_failure=fail lock_timeout=2.500 verbose=yes filter=first_core "
 			 "implicit=no default_unit=CT mem_reserve=2048M defer_max=8 gpu_devices=none "
 			 "gres_conf=default private_files=yes on_any_host=no "
-			 "topology=/etc/slurm/node.xml submit=refuse numamem=yes");
+			 "topology=/etc/slurm/node.xml submit=refuse submit_error=continue numamem=yes");
 }
 END_TEST
 
@@ -315,7 +315,8 @@ START_TEST(example_file_parses_and_documents_everything)
 			       "on_failure=defer|unbound|fail", "lock_timeout=SECONDS", "verbose",
 			       "filter=first_core", "implicit=yes|no", "default_unit=",
 			       "gpu_devices=/dev/PATH=BUSID", "gres_conf=", "on_any_host=yes|no",
-			       "topology=", "submit=translate|refuse|off", "numamem=yes|no" };
+			       "topology=", "submit=translate|refuse|off",
+			       "submit_error=continue|refuse", "numamem=yes|no" };
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		ck_assert_msg(strstr(all, keys[i]), "%s is not documented", keys[i]);
 }
@@ -332,7 +333,7 @@ START_TEST(defaults_line)
 			 "on_failure=defer lock_timeout=10.000 verbose=no filter=none implicit=no "
 			 "default_unit=C mem_reserve=0M defer_max=64 gpu_devices=none "
 			 "gres_conf=default private_files=no on_any_host=yes topology=discovery "
-			 "submit=translate numamem=no");
+			 "submit=translate submit_error=continue numamem=no");
 }
 END_TEST
 
@@ -351,6 +352,17 @@ START_TEST(submit_mode_words_are_the_keys)
 	ck_assert_str_eq(err, "expected submit=translate|refuse|off");
 	ck_assert_str_eq(bnd_submit_mode_name(m), "off");
 	ck_assert_int_eq(bnd_submit_mode_parse(NULL, &m, err, sizeof(err)), BND_EINVAL);
+	/* submit_error=: continue by default, refuse on request, a bad word kept out */
+	struct bnd_config c;
+	bnd_config_defaults(&c);
+	ck_assert_int_eq(c.submit_error, BND_SUBMIT_ERROR_CONTINUE);
+	char *argv[] = { "submit_error=refuse" };
+	ck_assert_int_eq(parse(&c, err, 1, argv), BND_OK);
+	ck_assert_int_eq(c.submit_error, BND_SUBMIT_ERROR_REFUSE);
+	ck_assert_str_eq(bnd_submit_error_name(c.submit_error), "refuse");
+	char *bad[] = { "submit_error=maybe" };
+	ck_assert_int_eq(parse(&c, err, 1, bad), BND_EINVAL);
+	ck_assert_str_eq(err, "\"submit_error=maybe\": expected submit_error=continue|refuse");
 }
 END_TEST
 
@@ -385,7 +397,7 @@ START_TEST(table_defaults_are_the_defaults)
 		snprintf(word, sizeof(word), "%s=", k.name);
 		ck_assert_msg((at = strstr(at, word)), "%s out of order in %s", word, line0);
 	}
-	ck_assert_int_eq(i, 18);
+	ck_assert_int_eq(i, 19);
 	ck_assert_int_eq(bnd_config_key_info(i, &k), BND_EINVAL);
 }
 END_TEST

@@ -12,7 +12,7 @@
 
 static const char *booked(const char *detail)
 {
-	static char out[256];
+	static char out[BND_ERRLEN + 16];
 	struct bnd_booking b;
 	char err[BND_ERRLEN] = "";
 	if (bnd_gres_detail_booking(detail, BND_NUMAMEM_GRES, &b, err, sizeof(err)) != BND_OK) {

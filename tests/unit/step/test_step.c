@@ -1530,6 +1530,29 @@ static int errno_as(uid_t uid, const char *path, int listing)
 	return WEXITSTATUS(st);
 }
 
+/* errno of what a user does to a file they may read: append to it, or set
+ * its times (0: it worked). */
+enum user_act { APPEND, TOUCH };
+static int errno_doing(uid_t uid, const char *path, enum user_act act)
+{
+	pid_t c = fork();
+	ck_assert_int_ge(c, 0);
+	if (!c) {
+		if (setgid(65534) || setuid(uid))
+			_exit(99);
+		if (act == TOUCH) {
+			struct timespec old[2] = { { 946684800, 0 }, { 946684800, 0 } };
+			_exit(utimensat(AT_FDCWD, path, old, 0) ? errno : 0);
+		}
+		int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+		_exit(fd >= 0 ? 0 : errno);
+	}
+	int st;
+	ck_assert_int_eq(waitpid(c, &st, 0), c);
+	ck_assert(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
 static mode_t mode_of(const char *path, uid_t *uid)
 {
 	struct stat st;
@@ -1561,12 +1584,17 @@ START_TEST(private_files_keep_state_and_rankfiles_from_other_users)
 	ck_assert_int_eq(mode_of(state, NULL), 0711);
 	ck_assert_int_eq(mode_of(statefile, &owner), 0600);
 	ck_assert_int_eq(owner, 0);
-	ck_assert_int_eq(mode_of(s.rankfile, &owner), 0600);
-	ck_assert_int_eq(owner, 65534);
+	/* Root's, readable by its job's user alone through an ACL entry (the
+	 * mode's group bits are the ACL's mask): issue 32 item 1, the user
+	 * owned it, appended 1 MB to root's /run and set its times. */
+	ck_assert_int_eq(mode_of(s.rankfile, &owner), 0640);
+	ck_assert_int_eq(owner, 0);
 	ck_assert_int_eq(errno_as(65533, s.rankfile, 0), EACCES);
 	ck_assert_int_eq(errno_as(65533, statefile, 0), EACCES);
 	ck_assert_int_eq(errno_as(65533, state, 1), EACCES);
 	ck_assert_int_eq(errno_as(65534, s.rankfile, 0), 0);
+	ck_assert_int_eq(errno_doing(65534, s.rankfile, APPEND), EACCES);
+	ck_assert_int_eq(errno_doing(65534, s.rankfile, TOUCH), EPERM);
 	ck_assert_int_eq(errno_as(65534, statefile, 0), EACCES);
 	char rf[sizeof(s.rankfile)];
 	snprintf(rf, sizeof(rf), "%s", s.rankfile);

@@ -12,6 +12,7 @@
 #include "binding/step/stepgpu.h"
 #include "binding/topology/topogpu.h"
 #include "binding/util/error.h"
+#include "binding/util/fault.h"
 #include "testutil.h"
 
 static void files(const struct bnd_gres_gpus *g, char *buf, size_t len)
@@ -70,6 +71,32 @@ START_TEST(gresconf_as_slurmd_reads_it)
 	ck_assert_str_eq(dir, "/etc/slurm");
 	bnd_slurmconf_dir("slurm.conf", dir, sizeof(dir));
 	ck_assert_str_eq(dir, "/etc/slurm");
+}
+END_TEST
+
+/* A gres.conf NodeName range is expanded once per line (issue 32 item 6:
+ * each index was expanded from the list's start, 6.5 s in root's
+ * slurmstepd for 16,000 names, 110 s reachable at the cap). The names a
+ * walk makes are counted at their probe, never timed. */
+START_TEST(gresconf_host_ranges_expand_once)
+{
+	struct bnd_gres_gpus g;
+	char err[BND_ERRLEN];
+	const char *conf = "NodeName=n[00001-16000] Name=gpu File=/dev/nvidia0\n";
+	long before = bnd_fault_passes("hostlist.entry");
+	ck_assert_int_eq(bnd_gresconf_parse(conf, "zz", &g, err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(g.n, 0);
+	ck_assert_int_eq(bnd_fault_passes("hostlist.entry") - before, 16000);
+	before = bnd_fault_passes("hostlist.entry");
+	ck_assert_int_eq(bnd_gresconf_parse(conf, "n16000", &g, err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(g.n, 1);
+	ck_assert_int_eq(bnd_fault_passes("hostlist.entry") - before, 16000 + 1);
+	/* past the cap (65536 names) a list is not a node's: the walk stops there */
+	before = bnd_fault_passes("hostlist.entry");
+	ck_assert_int_eq(bnd_gresconf_parse("NodeName=n[1-2000000] Name=gpu File=/dev/nvidia0\n",
+					    "n1999999", &g, err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(g.n, 0);
+	ck_assert_int_le(bnd_fault_passes("hostlist.entry") - before, 65536 + 1);
 }
 END_TEST
 
@@ -244,6 +271,7 @@ int main(void)
 	TCase *tc = tcase_create("stepgpu");
 	tcase_add_test(tc, gresconf_as_slurmd_reads_it);
 	tcase_add_test(tc, cgroupconf_constrain_devices);
+	tcase_add_test(tc, gresconf_host_ranges_expand_once);
 	suite_add_tcase(s, tc);
 	TCase *rules = tcase_create("rules");
 	tcase_add_checked_fixture(rules, setup, teardown);

@@ -260,6 +260,45 @@ START_TEST(cgroup_cpuset_of_this_process)
 }
 END_TEST
 
+struct seen {
+	char names[8][32];
+	int n, stop_at;
+};
+
+static int note_name(void *ctx, const char *name)
+{
+	struct seen *v = ctx;
+	if (v->n < 8)
+		snprintf(v->names[v->n], sizeof(v->names[v->n]), "%s", name);
+	return ++v->n == v->stop_at;
+}
+
+/* One walk hands every name in order; the visitor or max stops it. */
+START_TEST(hostlist_each_walks_once_in_order)
+{
+	struct seen v = { .stop_at = 0 };
+	char err[BND_ERRLEN];
+	ck_assert_int_eq(bnd_hostlist_each("a,r[1-2]n[08-09],b", 100, note_name, &v, err,
+					   sizeof(err)), BND_OK);
+	ck_assert_int_eq(v.n, 6);
+	ck_assert_str_eq(v.names[1], "r1n08");
+	ck_assert_str_eq(v.names[4], "r2n09");
+	ck_assert_str_eq(v.names[5], "b");
+	v = (struct seen){ .stop_at = 2 };
+	ck_assert_int_eq(bnd_hostlist_each("a,r[1-2]n[08-09],b", 100, note_name, &v, err,
+					   sizeof(err)), BND_OK);
+	ck_assert_int_eq(v.n, 2);
+	v = (struct seen){ .stop_at = 0 };
+	ck_assert_int_eq(bnd_hostlist_each("n[1-1000]", 3, note_name, &v, err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(v.n, 3);
+	v = (struct seen){ .stop_at = 0 };
+	ck_assert_int_eq(bnd_hostlist_each("a,n[1-", 100, note_name, &v, err, sizeof(err)),
+			 BND_EINVAL);
+	ck_assert_int_eq(v.n, 1);
+	ck_assert_int_eq(bnd_hostlist_each("", 100, note_name, &v, err, sizeof(err)), BND_EINVAL);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("stepinfo");
@@ -271,6 +310,7 @@ int main(void)
 	tcase_add_test(tc, host_names);
 	tcase_add_test(tc, cgroup_cpuset_v1_v2_and_missing);
 	tcase_add_test(tc, cgroup_cpuset_of_this_process);
+	tcase_add_test(tc, hostlist_each_walks_once_in_order);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -98,7 +98,7 @@ static int run_row(const struct row *w, struct bnd_submit *s, char *err, size_t 
 {
 	struct bnd_request *r = calloc(1, sizeof(*r));
 	struct bnd_alloc a;
-	struct bnd_submit_site site = { BND_SUBMIT_TRANSLATE, { .on = 1 } };
+	struct bnd_submit_site site = { .mode = BND_SUBMIT_TRANSLATE, .numamem = { .on = 1 } };
 	enum bnd_submit_cmd cmd = BND_CMD_SRUN;
 	enum bnd_mbind m = BND_M_NONE;
 	ck_assert_ptr_nonnull(r);
@@ -142,7 +142,7 @@ START_TEST(off_at_the_site_adds_nothing)
 	struct bnd_request r;
 	struct bnd_alloc a;
 	struct bnd_submit *s = calloc(1, sizeof(*s));
-	struct bnd_submit_site site = { BND_SUBMIT_TRANSLATE, { .on = 0 } };
+	struct bnd_submit_site site = { .mode = BND_SUBMIT_TRANSLATE, .numamem = { .on = 0 } };
 	char err[BND_ERRLEN], opts[BND_SUBMIT_TEXT];
 	bnd_numamem_site_add(&site.numamem, GUEST_GRES);
 	bnd_alloc_init(&a, BND_CMD_SRUN);

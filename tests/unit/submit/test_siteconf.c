@@ -149,6 +149,52 @@ START_TEST(include_loop)
 }
 END_TEST
 
+/* slurm.conf's Include (issue 32 item 8): a PlugStackConfig set in an
+ * included file is the one slurmd uses, so the filter reads it too (it
+ * read the default plugstack.conf beside slurm.conf, and the wrong mode).
+ * Relative names are taken from slurm.conf's directory, %c is the
+ * cluster's name, the last PlugStackConfig read wins, and a file that
+ * includes itself stops at the depth limit. submit_error= comes with it. */
+START_TEST(slurm_conf_include)
+{
+	char text[1024], why[BND_ERRLEN], sub[300];
+	snprintf(sub, sizeof(sub), "%s/conf.d", dir);
+	ck_assert_int_eq(mkdir(sub, 0755), 0);
+	put("plugstack.conf", "required /x/spank_binding.so submit=off\n");
+	put("other.conf", "required /x/spank_binding.so submit=refuse submit_error=refuse\n");
+	snprintf(text, sizeof(text), "PlugStackConfig=%s/other.conf\n", dir);
+	put("conf.d/c7.conf", text);
+	put("slurm.conf", "ClusterName=c7\nSlurmUser=slurm\n  Include conf.d/%c.conf\n");
+	struct bnd_submit_site site;
+	snprintf(text, sizeof(text), "%s/slurm.conf", dir);
+	bnd_siteconf_submit(text, &site);
+	ck_assert_int_eq(site.mode, BND_SUBMIT_REFUSE);
+	ck_assert_int_eq(site.on_error, BND_SUBMIT_ERROR_REFUSE);
+	ck_assert_msg(strstr(site.why, "other.conf"), "%s", site.why);
+	/* an absolute include, lower case; a later line of slurm.conf wins */
+	snprintf(text, sizeof(text), "include %s/conf.d/c7.conf\nPlugStackConfig=%s/plugstack.conf\n",
+		 dir, dir);
+	put("slurm.conf", text);
+	ck_assert_int_eq(mode_of(why, sizeof(why)), BND_SUBMIT_OFF);
+	/* a missing include changes nothing; "Includes=" is no include */
+	put("slurm.conf", "Include conf.d/none.conf\nIncludes=x\n");
+	ck_assert_int_eq(mode_of(why, sizeof(why)), BND_SUBMIT_OFF);
+	ck_assert_msg(strstr(why, "/plugstack.conf"), "%s", why);
+	/* slurm.conf including itself: read up to the depth limit, no hang */
+	put("other.conf", "required /x/spank_binding.so\n");
+	snprintf(text, sizeof(text), "Include slurm.conf\nPlugStackConfig=%s/other.conf\n", dir);
+	put("slurm.conf", text);
+	snprintf(text, sizeof(text), "%s/slurm.conf", dir);
+	bnd_siteconf_submit(text, &site);
+	ck_assert_int_eq(site.mode, BND_SUBMIT_TRANSLATE);
+	ck_assert_int_eq(site.on_error, BND_SUBMIT_ERROR_CONTINUE);
+	char out[256], err[BND_ERRLEN];
+	ck_assert_int_eq(bnd_siteconf_plugstack_path("/slurm.conf", "", out, sizeof(out), err,
+						     sizeof(err)), BND_OK);
+	ck_assert_str_eq(out, "/plugstack.conf");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("siteconf");
@@ -158,6 +204,7 @@ int main(void)
 	tcase_add_test(tc, scan_plugstack);
 	tcase_add_test(tc, modes_from_files);
 	tcase_add_test(tc, include_loop);
+	tcase_add_test(tc, slurm_conf_include);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -64,9 +64,46 @@ static const struct row rows[] = {
 	  "--overcommit lets tasks share CPUs" },
 	{ "linear:1", NULL, "srun", "hint=multithread", NULL, BND_ENOFIT,
 	  "--hint=multithread counts hardware threads" },
-	{ "linear:1", NULL, "srun", "hint=nomultithread", NULL, BND_OK, "--threads-per-core=1" },
-	{ "linear:2", NULL, "srun", "hint=compute_bound", NULL, BND_OK,
+	/* a --hint that counts one thread per core already: no
+	 * --threads-per-core=1, which would make Slurm drop the hint (issue
+	 * 32 item 9: 22.05 says "mutually exclusive ... Ignoring --hint");
+	 * with an option that makes Slurm drop it anyway, as without it */
+	{ "linear:1", NULL, "srun", "hint=nomultithread", NULL, BND_OK, "" },
+	{ "linear:2", NULL, "srun", "hint=compute_bound", NULL, BND_OK, "--cpus-per-task=2" },
+	{ "linear:2", NULL, "sbatch", "hint=memory_bound ntasks=2", NULL, BND_OK,
+	  "--cpus-per-task=2" },
+	{ "linear:2", NULL, "srun", "hint=nomultithread cpus-per-task=2", NULL, BND_OK, "" },
+	{ "linear:1", NULL, "srun", "hint=nomultithread cpu-bind=verbose", NULL, BND_OK, "" },
+	{ "linear:1", NULL, "srun", "hint=nomultithread cpu-bind=none", NULL, BND_OK,
+	  "--threads-per-core=1" },
+	{ "linear:1", NULL, "srun", "hint=nomultithread cpu-bind=v,cores", NULL, BND_OK,
+	  "--threads-per-core=1" },
+	{ "linear:1", NULL, "srun", "hint=nomultithread ntasks-per-core=1", NULL, BND_OK,
+	  "--threads-per-core=1" },
+	{ "linear:2", NULL, "srun", "hint=compute_bound extra-node-info=2", NULL, BND_OK,
 	  "--cpus-per-task=2 --threads-per-core=1" },
+	/* 26.05 drops the hint beside --sockets-per-node or --cores-per-socket
+	 * too, the user's or the filter's own */
+	{ "linear:2", NULL, "srun", "hint=nomultithread sockets-per-node=1", NULL, BND_OK,
+	  "--cpus-per-task=2 --threads-per-core=1" },
+	{ "linear:2", NULL, "sbatch", "hint=nomultithread cores-per-socket=4", NULL, BND_OK,
+	  "--cpus-per-task=2 --threads-per-core=1" },
+	{ "linear:1:1,2", NULL, "sbatch", "hint=nomultithread", NULL, BND_OK,
+	  "--exclusive --sockets-per-node=2 --cores-per-socket=3 --threads-per-core=1" },
+	{ "linear:1:0,0", NULL, "sbatch", "hint=nomultithread", NULL, BND_OK, "--exclusive" },
+	/* counts past what Slurm can be asked for are refused, never wrapped
+	 * (issue 32 item 4: -727379968 cores per task, and
+	 * options["cpus-per-task"]="cpus-per-task") */
+	{ "striding:1000000:1000000", NULL, "sbatch", "ntasks=1", NULL, BND_ENOFIT,
+	  "spreads each task over more than 1000000 cores" },
+	{ "striding:1000000:1000000", NULL, "srun", "", NULL, BND_ENOFIT,
+	  "spreads each task over more than 1000000 cores" },
+	{ "linear:4096", NULL, "srun", "threads-per-core=1000000", NULL, BND_ENOFIT,
+	  "would need --cpus-per-task=4096000000, which Slurm cannot be asked for" },
+	{ "packed:1000000:unit=S", NULL, "sbatch", "ntasks-per-node=1000000", NULL, BND_ENOFIT,
+	  "would need --sockets-per-node=1000000000000" },
+	{ "packed:1000000:type=node", NULL, "sbatch", "ntasks=1 threads-per-core=3", NULL,
+	  BND_ENOFIT, "would need --cpus-per-task=3000000" },
 	/* threads: Slurm's CPUs */
 	{ "packed:2:unit=T", NULL, "srun", "ntasks=2", NULL, BND_OK, "--cpus-per-task=2" },
 	{ "packed:1:unit=T", NULL, "srun", "ntasks=2", NULL, BND_OK, "" },

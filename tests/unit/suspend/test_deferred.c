@@ -4,6 +4,7 @@
  * check takes no lock, a user's waiting steps are capped per node, and the
  * node-wide budget of a stopped step's slurmctld re-reads. */
 #include <check.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "binding/hooks/gang.h"
 #include "binding/request/config.h"
 #include "binding/state/state.h"
+#include "binding/state/statewake.h"
 #include "binding/state/transition.h"
 #include "binding/suspend/gang.h"
 #include "binding/suspend/pollrate.h"
@@ -182,6 +184,152 @@ START_TEST(a_state_change_takes_the_lock_only_for_the_step_it_lets_in)
 }
 END_TEST
 
+/* Issue 32 item 12, the herd: each change of the node's state woke every
+ * waiting step's watcher (an inotify watch on the state dir each), and
+ * each read and placed the whole state to find it still did not fit. Now
+ * a transaction rings only the doorbells of the deferred steps it lets in,
+ * oldest first. WAITING steps wait, each with its real watcher thread; the
+ * rings are counted and ordered at their probe, and each watcher counts
+ * the state events it gets. A change that frees nothing rings nobody; one
+ * freed cpu (released without a topology: the count rule) rings the oldest
+ * step alone; two (by a step, with its topology) ring the two oldest, in
+ * order. A watcher's only other wake-ups (its first try, its retry) are
+ * its first event and never in this test's lifetime. */
+static uint32_t rung[64];
+static int nrung;
+static void on_ring(const void *arg, void *ctx)
+{
+	(void)ctx;
+	if (nrung < 64)
+		rung[nrung++] = ((const struct bnd_state_record *)arg)->job;
+}
+
+struct waiter {
+	pthread_mutex_t mu;
+	int events;
+};
+
+static int count_event(void *ctx, enum bnd_watch_event ev, long long seen)
+{
+	struct waiter *w = ctx;
+	(void)seen;
+	pthread_mutex_lock(&w->mu);
+	w->events += ev == BND_WATCH_STATE;
+	pthread_mutex_unlock(&w->mu);
+	return 1; /* still waiting: the test's watchers never take the lock */
+}
+
+static int events_of(struct waiter *w)
+{
+	pthread_mutex_lock(&w->mu);
+	int n = w->events;
+	pthread_mutex_unlock(&w->mu);
+	return n;
+}
+
+static void wait_events(struct waiter *w, int want)
+{
+	for (int i = 0; i < 60000 && events_of(w) < want; i++) /* a hang guard */
+		usleep(1000);
+	ck_assert_int_ge(events_of(w), want);
+}
+
+START_TEST(a_state_change_wakes_only_the_steps_it_lets_in)
+{
+	if (!have_cpus_0_1())
+		return;
+	struct bnd_topology *t = tu_topo("pack:1 core:2");
+	struct bnd_step held[2], waiting[WAITING], late;
+	struct bnd_watch *w[WAITING];
+	struct waiter ws[WAITING];
+	char err[BND_ERRLEN];
+	run_step(&held[0], t, 1, "linear:1");
+	run_step(&held[1], t, 2, "linear:1");
+	pid_t task = tu_sleeper();
+	for (int i = 0; i < WAITING; i++) {
+		ck_assert_int_eq(defer_step(&waiting[i], t, 10 + (uint32_t)i, "linear:1", 0),
+				 BND_RESUME_DEFERRED);
+		pthread_mutex_init(&ws[i].mu, NULL);
+		ws[i].events = 0;
+		struct bnd_watch_cfg c = {
+			.pids = &task, .npids = 1, .proc_root = "/proc", .state_dir = env.dir,
+			.job = 10 + (uint32_t)i, .step = 0, .sample_ms = 600000, .fast_ms = 600000,
+			.recheck_ms = 600000, .retry_ms = 600000, .event = count_event, .ctx = &ws[i],
+			.start_deferred = 1,
+		};
+		ck_assert_msg(bnd_watch_start(&w[i], &c, err, sizeof(err)) == BND_OK, "%s", err);
+	}
+	for (int i = 0; i < WAITING; i++)
+		wait_events(&ws[i], 1); /* each one's first try: its doorbell is in place */
+	nrung = 0;
+	bnd_probe_hook("state.wake", on_ring, NULL);
+
+	/* a change that frees nothing: one more step waits */
+	ck_assert_int_eq(defer_step(&late, t, 3, "linear:1", 0), BND_RESUME_DEFERRED);
+	ck_assert_int_eq(nrung, 0);
+	/* job 2 ends, released without a topology: the oldest waiting step */
+	ck_assert_int_eq(bnd_state_release(&env.opts, 2, 0, NULL, err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(nrung, 1);
+	ck_assert_uint_eq(rung[0], 10);
+	wait_events(&ws[0], 2);
+	/* job 1 ends through its step (its topology): the two oldest, in order */
+	nrung = 0;
+	ck_assert_int_eq(bnd_step_finish(&held[0]), BND_OK);
+	ck_assert_int_eq(nrung, 2);
+	ck_assert_uint_eq(rung[0], 10);
+	ck_assert_uint_eq(rung[1], 11);
+	wait_events(&ws[0], 3);
+	wait_events(&ws[1], 2);
+	bnd_probe_hook("state.wake", NULL, NULL);
+
+	for (int i = 0; i < WAITING; i++)
+		bnd_watch_stop(w[i]);
+	/* every event a watcher got was its first try or a ring of its own */
+	ck_assert_int_eq(events_of(&ws[0]), 3);
+	ck_assert_int_eq(events_of(&ws[1]), 2);
+	for (int i = 2; i < WAITING; i++)
+		ck_assert_msg(events_of(&ws[i]) == 1, "job %d woke %d times", 10 + i,
+			      events_of(&ws[i]));
+	for (int i = 0; i < WAITING; i++) {
+		bnd_step_finish(&waiting[i]);
+		bnd_placement_free(&waiting[i].pl);
+	}
+	bnd_step_finish(&late);
+	bnd_placement_free(&late.pl);
+	for (int i = 0; i < 2; i++)
+		bnd_placement_free(&held[i].pl);
+	kill(task, SIGKILL);
+	waitpid(task, NULL, 0);
+	bnd_topology_free(t);
+}
+END_TEST
+
+/* gc removes the doorbell a killed step's watcher left behind (its step
+ * has no deferred record), never a waiting step's. */
+START_TEST(gc_removes_the_doorbells_of_steps_that_wait_no_more)
+{
+	struct bnd_topology *t = tu_topo("pack:1 core:2");
+	struct bnd_step held, wait;
+	char err[BND_ERRLEN], path[300], bell[300];
+	run_step(&held, t, 1, "linear:2");
+	ck_assert_int_eq(defer_step(&wait, t, 2, "linear:1", 0), BND_RESUME_DEFERRED);
+	ck_assert_int_eq(bnd_state_wake_make(env.dir, 2, 0, bell, sizeof(bell), err, sizeof(err)),
+			 BND_OK);
+	ck_assert_int_eq(bnd_state_wake_make(env.dir, 99, 0, path, sizeof(path), err, sizeof(err)),
+			 BND_OK);
+	ck_assert_int_eq(bnd_state_gc(&env.opts, NULL, err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(access(bell, F_OK), 0);
+	ck_assert_int_ne(access(path, F_OK), 0);
+	bnd_state_wake_remove(env.dir, 2, 0);
+	ck_assert_int_ne(access(bell, F_OK), 0);
+	bnd_step_finish(&wait);
+	bnd_step_finish(&held);
+	bnd_placement_free(&held.pl);
+	bnd_placement_free(&wait.pl);
+	bnd_topology_free(t);
+}
+END_TEST
+
 /* The same rule for a new step: a core freed goes to the step waiting for
  * it, not to one that arrives after. */
 START_TEST(a_new_step_queues_behind_waiting_ones)
@@ -315,6 +463,8 @@ int main(void)
 	tcase_set_timeout(tc, 120); /* a hang guard only */
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, a_state_change_takes_the_lock_only_for_the_step_it_lets_in);
+	tcase_add_test(tc, a_state_change_wakes_only_the_steps_it_lets_in);
+	tcase_add_test(tc, gc_removes_the_doorbells_of_steps_that_wait_no_more);
 	tcase_add_test(tc, a_new_step_queues_behind_waiting_ones);
 	tcase_add_test(tc, a_waiting_steps_check_takes_no_lock);
 	tcase_add_test(tc, a_users_waiting_steps_are_capped);

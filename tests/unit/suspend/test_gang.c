@@ -17,6 +17,7 @@
 #include "binding/state/transition.h"
 #include "binding/task/apply.h"
 #include "binding/suspend/gang.h"
+#include "binding/suspend/rebind.h"
 #include "binding/suspend/watcher.h"
 #include "statetest.h"
 #include "testutil.h"
@@ -53,6 +54,13 @@ static pid_t task_on(const char *cpus)
 	bnd_cpuset_parse_list(&c, cpus, NULL, 0);
 	ck_assert_int_eq(bnd_apply_affinity(pid, &c, err, sizeof(err)), BND_OK);
 	return pid;
+}
+
+/* A process's start time; 0 once gone. */
+static unsigned long long proc_start(pid_t pid)
+{
+	struct bnd_task_id id;
+	return bnd_task_identify("/proc", pid, &id) == BND_OK ? id.start : 0;
 }
 
 /* A step prepared as bnd_step_prepare would: placed and recorded. */
@@ -221,6 +229,71 @@ START_TEST(resume_moves_a_task_whose_cpus_are_taken)
 }
 END_TEST
 
+/* Issue 32 item 2: with task/affinity alone (no step cgroup to check) a
+ * resume looked each task's pid up by number; a task that had ended and
+ * whose pid went to another user's process got that process (and its
+ * tree) moved onto the step's cpus. The task's identity is its start time
+ * from when it was forked: a process with its pid and another start time
+ * is never touched. The reuse is made in a proc root of links whose
+ * target the test swaps (test_rebind's way). */
+START_TEST(a_resume_never_moves_a_process_that_took_a_tasks_pid)
+{
+	if (!have_cpus_0_1())
+		return;
+	struct bnd_topology *t = tu_topo("pack:1 core:2");
+	struct bnd_step s;
+	make_step(&s, t, 1, 1, "linear:1");
+	char cpus[8], err[BND_ERRLEN], root[] = "/tmp/bnd-gang-proc-XXXXXX", from[128], to[64];
+	bnd_cpuset_format_list(&s.pl.all_cpus, cpus, sizeof(cpus));
+	pid_t task = task_on(cpus), other = fork();
+	ck_assert_int_ge(other, 0);
+	if (!other)
+		for (;;)
+			pause();
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	snprintf(from, sizeof(from), "%s/%d", root, (int)task);
+	snprintf(to, sizeof(to), "/proc/%d", (int)task);
+	ck_assert_int_eq(symlink(to, from), 0);
+	struct bnd_gang *g;
+	struct bnd_gang_in in = { .step = &s, .pids = &task, .npids = 1, .proc_root = root,
+				  .verbose = 1 };
+	ck_assert_int_eq(bnd_gang_open(&g, &in, err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(bnd_gang_event(g, BND_WATCH_SUSPENDED, bnd_state_now_ms()), 0);
+	/* The task ends; its number now leads to `other`, started in another
+	 * clock tick (as a reused pid always is). */
+	unsigned long long ts = proc_start(task);
+	kill(task, SIGKILL);
+	waitpid(task, NULL, 0);
+	for (int i = 0; i < 5000 && proc_start(other) == ts; i++) { /* a hang guard */
+		kill(other, SIGKILL);
+		waitpid(other, NULL, 0);
+		usleep(1000);
+		other = fork();
+		ck_assert_int_ge(other, 0);
+		if (!other)
+			for (;;)
+				pause();
+	}
+	ck_assert(proc_start(other) != ts);
+	unlink(from);
+	snprintf(to, sizeof(to), "/proc/%d", (int)other);
+	ck_assert_int_eq(symlink(to, from), 0);
+	char all[64];
+	snprintf(all, sizeof(all), "%s", tu_affinity_of(other));
+	ck_assert_int_eq(bnd_gang_event(g, BND_WATCH_RESUMED, bnd_state_now_ms()), 0);
+	ck_assert_str_eq(tu_affinity_of(other), all);
+	ck_assert_ptr_nonnull(strstr(glog, "0 threads moved"));
+	bnd_gang_stop(g);
+	kill(other, SIGKILL);
+	waitpid(other, NULL, 0);
+	unlink(from);
+	rmdir(root);
+	bnd_step_finish(&s);
+	bnd_placement_free(&s.pl);
+	bnd_topology_free(t);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("gang");
@@ -229,6 +302,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, suspend_defer_and_bind_when_freed);
 	tcase_add_test(tc, resume_moves_a_task_whose_cpus_are_taken);
+	tcase_add_test(tc, a_resume_never_moves_a_process_that_took_a_tasks_pid);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

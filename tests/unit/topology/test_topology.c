@@ -1,9 +1,13 @@
 /* Topology loading and flattening: synthetic descriptions with exact
  * layouts, this machine against /sys, and every real XML against the
  * object counts written in the file itself. */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <hwloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "binding/util/error.h"
@@ -666,6 +670,91 @@ START_TEST(validate_names_the_problem)
 }
 END_TEST
 
+static int entries(const char *path)
+{
+	DIR *d = opendir(path);
+	int n = 0;
+	struct dirent *e;
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* In a child: discovery (ours, or hwloc's with its I/O defaults), with
+ * OCL_ICD_VENDORS naming only the stand-in vendor library. Exit code: bit
+ * 0 the library was loaded, bit 1 a thread was left behind, bit 2 a
+ * descriptor; 64 discovery failed. */
+static int discover_with_icd(const char *icd_dir, const char *lib, int ours)
+{
+	pid_t c = fork();
+	ck_assert_int_ge(c, 0);
+	if (!c) {
+		setenv("OCL_ICD_VENDORS", icd_dir, 1);
+		int t0 = entries("/proc/self/task"), f0 = entries("/proc/self/fd");
+		if (ours) {
+			struct bnd_topology *t;
+			char err[BND_ERRLEN];
+			if (bnd_topology_load(&t, NULL, err, sizeof(err)) != BND_OK)
+				_exit(64);
+			bnd_topology_free(t);
+		} else {
+			hwloc_topology_t topo;
+			if (hwloc_topology_init(&topo) ||
+			    hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT) ||
+			    hwloc_topology_load(topo))
+				_exit(64);
+			hwloc_topology_destroy(topo);
+		}
+		int loaded = dlopen(lib, RTLD_NOW | RTLD_NOLOAD) != NULL;
+		_exit(loaded | (entries("/proc/self/task") > t0) << 1 |
+		      (entries("/proc/self/fd") > f0) << 2);
+	}
+	int st = 0;
+	ck_assert_int_eq(waitpid(c, &st, 0), c);
+	ck_assert(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+/* Issue 32 item 7: discovery runs in root's slurmd and slurmstepd (a
+ * topology cache miss) before the tasks fork. hwloc's vendor components
+ * start their runtimes in the discovering process: its opencl component
+ * makes the ICD loader load every vendor library listed for it. Shown with
+ * a stand-in vendor library (build/tests/fakeicd.so: a thread and a
+ * descriptor that is not close-on-exec, as vendor runtimes leave): hwloc's
+ * own discovery loads it; the library's loads nothing, leaves no thread
+ * and no descriptor. Skipped only where hwloc loads no OpenCL vendor
+ * library at all (no opencl component, or no ICD loader). */
+START_TEST(vendor_runtimes_stay_out)
+{
+	const char *b = getenv("BINDING_BUILD");
+	char lib[1024], icd[1100], dir[] = "/tmp/bnd-icd-XXXXXX";
+	ck_assert_msg(b && *b, "BINDING_BUILD is not set (make unit sets it)");
+	snprintf(lib, sizeof(lib), "%s/tests/fakeicd.so", b);
+	ck_assert_msg(!access(lib, R_OK), "%s is not built (make unit builds it)", lib);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(icd, sizeof(icd), "%s/stand-in.icd", dir);
+	FILE *f = fopen(icd, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "%s\n", lib);
+	fclose(f);
+	int theirs = discover_with_icd(dir, lib, 0), ours = discover_with_icd(dir, lib, 1);
+	unlink(icd);
+	rmdir(dir);
+	ck_assert_int_ne(theirs, 64);
+	if (!(theirs & 1)) {
+		printf("# SKIP vendor_runtimes_stay_out: hwloc here loads no OpenCL vendor library "
+		       "(no opencl component or ICD loader): nothing to keep out\n");
+		return;
+	}
+	ck_assert_msg(theirs & 2, "the stand-in's thread was not seen (%#x)", theirs);
+	ck_assert_msg(ours == 0, "the library's discovery %s%s%s", ours & 1 ? "loaded the vendor "
+		      "library; " : "", ours & 2 ? "left a thread; " : "",
+		      ours & 4 ? "left a descriptor" : "");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("topology");
@@ -676,6 +765,7 @@ int main(void)
 	tcase_add_test(tc, synthetic_shapes);
 	tcase_add_test(tc, bad_sources);
 	tcase_add_test(tc, this_machine);
+	tcase_add_test(tc, vendor_runtimes_stay_out);
 	tcase_add_test(tc, every_xml);
 	tcase_add_test(tc, hybrid_kinds);
 	tcase_add_test(tc, epyc_several_l3_per_socket);

@@ -386,14 +386,17 @@ START_TEST(no_library_fd_is_inherited_across_exec)
 	ck_assert_int_eq(bnd_affinity_get(task, &cpus, err, sizeof(err)), BND_OK);
 	/* the rebind walk holds each process by its /proc dir meanwhile */
 	struct bnd_rebind rb;
-	int fresh = 0, threads = 0, procs = 0, skipped = 0;
-	ck_assert_int_eq(bnd_rebind_begin(&rb, "/proc", task, &cpus, NULL, err, sizeof(err)), BND_OK);
+	int fresh = 0;
+	struct bnd_task_id id;
+	struct bnd_rebind_counts rc;
+	ck_assert_int_eq(bnd_task_identify("/proc", task, &id), BND_OK);
+	ck_assert_int_eq(bnd_rebind_begin(&rb, "/proc", &id, &cpus, NULL, err, sizeof(err)), BND_OK);
 	ck_assert_int_eq(bnd_rebind_pass(&rb, &fresh), BND_OK);
 	during = inherited();
 	ck_assert_msg(!strcmp(before, during), "inherited by an exec during a rebind walk:\n%s\n"
 		      "before the library ran:\n%s", during, before);
-	ck_assert_int_eq(bnd_rebind_end(&rb, NULL, NULL, &threads, &procs, &skipped), BND_OK);
-	ck_assert_int_eq(threads, 1);
+	ck_assert_int_eq(bnd_rebind_end(&rb, NULL, NULL, &rc), BND_OK);
+	ck_assert_int_eq(rc.threads, 1);
 	char fpath[512];
 	bnd_freezer_find("/proc", "/sys/fs/cgroup", task, fpath, sizeof(fpath), NULL);
 	bnd_freezer_read(state);
