@@ -1,5 +1,5 @@
 #!/bin/bash
-# t28_numamem.sh: memory that Slurm books per NUMA node (numamem=yes,
+# t29_numamem.sh: memory that Slurm books per NUMA node (numamem=yes,
 # docs/memory.md) on this node's one NUMA node. The node offers it as the
 # GRES numamem (gres.conf and node line from `sbind gres-conf`, Count =
 # CAP MiB, the plugin's own capacity with the same mem_reserve=), the
@@ -21,10 +21,10 @@
 need_plugin
 json=$("$E2E_BUILD/sbind" topology --state "$E2E_STATE" --format json)
 nodes=$(printf '%s' "$json" | grep -o '"numa_nodes":[0-9]*' | cut -d: -f2)
-[ "$nodes" = 1 ] || { e2e_skip "t28 is written for one NUMA node, this node has $nodes"; e2e_done; }
+[ "$nodes" = 1 ] || { e2e_skip "t29 is written for one NUMA node, this node has $nodes"; e2e_done; }
 total=$(printf '%s' "$json" | grep -o '"total_mib":[0-9]*' | head -1 | cut -d: -f2)
 CAP=600
-[ "$total" -gt $((CAP + 200)) ] || { e2e_skip "t28 needs a NUMA node of 800 MiB ($total)"; e2e_done; }
+[ "$total" -gt $((CAP + 200)) ] || { e2e_skip "t29 needs a NUMA node of 800 MiB ($total)"; e2e_done; }
 reserve=$((total - CAP))
 HANG=$(e2e_wait_secs 300)
 trap 'cluster_numamem off >/dev/null 2>&1' EXIT
@@ -51,13 +51,13 @@ assert_contains "$out" "GRES=numamem:n0(CNT:419430400)" "Slurm booked numamem:n0
 
 # 2. A runs; B does not fit the node's numamem and waits; with A suspended
 # too (its booking stays); B starts when A ends.
-a=$(sbatch_as_user -J t28_a -o /dev/null --mem=400 $STRICT --wrap 'exec sleep 600') ||
+a=$(sbatch_as_user -J t29_a -o /dev/null --mem=400 $STRICT --wrap 'exec sleep 600') ||
 	{ e2e_fail "sbatch A refused"; e2e_done; }
 assert_eq RUNNING "$(wait_job_state "$a" RUNNING "$HANG")" "job A ($a) runs"
 wait_until "$HANG" eval 'record_of "$a" batch | grep -q " booked=0:400 "' ||
 	e2e_fail "job A's record: $(record_of "$a" batch)"
 assert_match "$(record_of "$a" batch)" " mem=0:400 .* booked=0:400 " "job A's record holds its booking (booked=0:400)"
-b=$(sbatch_as_user -J t28_b -o /dev/null --mem=400 $STRICT --wrap 'exec sleep 600') ||
+b=$(sbatch_as_user -J t29_b -o /dev/null --mem=400 $STRICT --wrap 'exec sleep 600') ||
 	{ e2e_fail "sbatch B refused"; e2e_done; }
 pass_if "job B ($b) waits in Slurm's queue (Reason=Resources): $CAP MiB of numamem, 400 booked" \
 	wait_until "$HANG" reason_is "$b" Resources
@@ -81,8 +81,8 @@ scancel "$b"
 wait_job_done "$b" "$HANG" >/dev/null
 
 # 3. A batch job's steps share its booking.
-f=$E2E_WORK/t28_steps.out
-c=$(sbatch_as_user -J t28_c -o "$f" -n2 -N1 --mem=400 $STRICT \
+f=$E2E_WORK/t29_steps.out
+c=$(sbatch_as_user -J t29_c -o "$f" -n2 -N1 --mem=400 $STRICT \
 	--wrap 'srun sh -c "echo task \$SLURM_PROCID numamem=\$SLURM_BINDING_NUMAMEM"; exec sleep 600') ||
 	{ e2e_fail "sbatch C refused"; e2e_done; }
 assert_eq RUNNING "$(wait_job_state "$c" RUNNING "$HANG")" "job C ($c) runs"
@@ -102,7 +102,7 @@ assert_contains "$E2E_OUT" "needs 700 MiB per task on one NUMA node; the largest
 # 5. numamem=no: B starts beside A and is left unbound by the node's own
 # accounting (as before numamem).
 cluster_plugstack ${E2E_PLUGSTACK_DEFAULT:-} numamem=no "mem_reserve=$reserve"
-a=$(sbatch_as_user -J t28_a2 -o /dev/null --mem=400 $STRICT --wrap 'exec sleep 600')
+a=$(sbatch_as_user -J t29_a2 -o /dev/null --mem=400 $STRICT --wrap 'exec sleep 600')
 assert_eq RUNNING "$(wait_job_state "$a" RUNNING "$HANG")" "numamem=no: job A runs"
 out=$(run_as_user timeout "$HANG" srun -n1 --mem=400 $STRICT sh -c 'echo "status=$SLURM_BINDING_STATUS numamem=${SLURM_BINDING_NUMAMEM-unset}"' 2>/dev/null)
 assert_match "$out" "^status=unbound: .*no placement whose NUMA nodes have the memory.* numamem=unset$" \
