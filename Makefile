@@ -14,6 +14,10 @@ DOCDIR      ?= $(PREFIX)/share/doc/spank-binding
 MANDIR      ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DATADIR     ?= $(PREFIX)/share/spank-binding
+# The metrics timer (tools/systemd): where systemd and Debian look for
+# units a package ships, and the settings file its service reads.
+SYSTEMDUNITDIR ?= /lib/systemd/system
+SYSCONFDIR  ?= /etc
 # The cli_filter's translation module (a Lua module, not a public library).
 PKGLIBDIR   ?= $(PREFIX)/lib/$(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/spank-binding
 # Debian's Slurm looks for plugins in /usr/lib/<multiarch>/slurm-wlm.
@@ -78,6 +82,7 @@ PLUGIN      := $(B)/spank_binding.so
 # dated by the Debian changelog's first entry, so a rebuild is identical.
 MAN_DATE    := $(shell date -u -d "$$(sed -n 's/^ -- .*>  //p' debian/changelog 2>/dev/null | head -n1)" +%Y-%m-%d 2>/dev/null)
 MANPAGES    := $(B)/man/sbind.1 $(B)/man/spank-binding.8
+METRICS_UNIT := $(B)/systemd/spank-binding-metrics.service
 # Programs the end-to-end tests run next to the cluster (tests/e2e/*.c).
 E2E_HELPERS := $(patsubst tests/e2e/%.c,$(B)/e2e/%,$(wildcard tests/e2e/*.c))
 
@@ -100,7 +105,7 @@ export BINDING_BUILD := $(abspath $(B))
 	doc-examples
 
 all: $(B)/libbinding.a $(TOOLS_BIN) $(if $(wildcard spank_binding.c),$(PLUGIN)) $(MANPAGES) $(CLI_FILTER) \
-	$(SUBMIT_MODULE)
+	$(SUBMIT_MODULE) $(METRICS_UNIT)
 
 deps:
 	@sh scripts/install-deps.sh
@@ -143,6 +148,11 @@ $(B)/spank_binding_submit.so: cli_filter/submit_module.c cli_filter/submit_modul
 $(B)/man/sbind.1: man/sbind.1.in man/spank-binding.8.in man/build.sh $(TOOLS_BIN)
 	sh man/build.sh $(TOOLS_BIN) $(B)/man "$(VERSION)" "$(MAN_DATE)" "$(SLURM_PLUGINDIR)"
 $(B)/man/spank-binding.8: $(B)/man/sbind.1
+
+# BINDIR and the settings' dir put in (a build for /usr/local runs its sbind).
+$(METRICS_UNIT): tools/systemd/spank-binding-metrics.service.in
+	@mkdir -p $(@D)
+	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DEFAULTDIR@|$(SYSCONFDIR)/default|g' $< >$@.new && mv -f $@.new $@
 
 # The glue: the SPANK callbacks, and the one adapter to the Slurm API calls
 # whose form differs between releases (slurm_compat.c, docs/slurm-releases.md).
@@ -311,7 +321,7 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(DATADIR)
 	install -m 0755 $(B)/sbind $(DESTDIR)$(BINDIR)/sbind
-	install -m 0644 README.md plugstack.conf.example docs/plugin.md docs/state.md docs/gpu.md \
+	install -m 0644 README.md plugstack.conf.example docs/plugin.md docs/state.md docs/gpu.md docs/operations.md \
 		docs/ocs-lsf.md docs/submit.md $(DESTDIR)$(DOCDIR)/
 	sh cli_filter/gen.sh $(B)/sbind $(BINDIR)/sbind $(DATADIR) $(PKGLIBDIR)/spank_binding_submit.so \
 		<cli_filter/cli_filter.lua.in >$(DESTDIR)$(DATADIR)/cli_filter.lua && \
@@ -321,6 +331,9 @@ install: all
 	install -m 0644 $(B)/man/sbind.1 $(DESTDIR)$(MANDIR)/man1/sbind.1
 	install -m 0644 $(B)/man/spank-binding.8 $(DESTDIR)$(MANDIR)/man8/spank-binding.8
 	install -m 0644 tools/sbind.bash-completion $(DESTDIR)$(BASHCOMPDIR)/sbind
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(SYSCONFDIR)/default
+	install -m 0644 $(METRICS_UNIT) tools/systemd/spank-binding-metrics.timer $(DESTDIR)$(SYSTEMDUNITDIR)/
+	install -m 0644 tools/systemd/spank-binding.default $(DESTDIR)$(SYSCONFDIR)/default/spank-binding
 	if [ -f $(PLUGIN) ]; then install -d $(DESTDIR)$(SLURM_PLUGINDIR) && \
 		install -m 0755 $(PLUGIN) $(DESTDIR)$(SLURM_PLUGINDIR)/spank_binding.so; fi
 

@@ -63,6 +63,12 @@ char *bnd_slurm_job_node_gres(uint32_t job, const char *node, char *err, size_t 
 	return out;
 }
 
+int bnd_slurm_user_sees_stepd_log(void)
+{
+	/* 24.11: "Use of --slurmd-debug is allowed only for root and SlurmUser". */
+	return !BND_SLURM_AT_LEAST(24, 11);
+}
+
 const char *bnd_slurm_built_for(void)
 {
 	static char v[16];

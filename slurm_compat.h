@@ -23,6 +23,10 @@ int bnd_slurm_load_job(job_info_msg_t **resp, uint32_t job, uint16_t show_flags)
  * the node is not the job's. */
 char *bnd_slurm_job_node_gres(uint32_t job, const char *node, char *err, size_t errlen);
 
+/* Whether a user's `srun --slurmd-debug` brings slurmstepd's log lines to
+ * srun's stderr (before 24.11; since, only root's and SlurmUser's). */
+int bnd_slurm_user_sees_stepd_log(void);
+
 /* The release the plugin was built for, "22.05". */
 const char *bnd_slurm_built_for(void);
 

@@ -316,7 +316,15 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 		fprintf(stderr, "%s\n", res.message);
 	if (res.verbose[0])
 		fprintf(stderr, "%s\n", res.verbose);
+	/* Where slurmstepd's log cannot reach a user's srun (24.11), say where
+	 * the step's suspend/resume moves can be read instead. */
+	if (verbose && local == 0 && bnd_gang_wanted(&step) && !bnd_slurm_user_sees_stepd_log())
+		fprintf(stderr, TAG ": job %u step %u: suspend and resume moves go to slurmd's log and "
+			"`sbind status --job %u`; Slurm %s keeps --slurmd-debug for root and SlurmUser\n",
+			step.job, step.step, step.job, bnd_slurm_built_for());
 	fflush(stderr);
+	if (res.log[0])
+		slurm_info(TAG ": %s", res.log);
 	return res.failed ? -1 : 0;
 }
 

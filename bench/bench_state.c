@@ -18,7 +18,11 @@
  * of the medians is the figure to report. The records' owner is this
  * process (so the owner checks are real, as with distinct owners); the
  * first 200 hold one cpu each, the rest are suspended (no cpus, as the
- * transitions leave them).
+ * transitions leave them). "busy" is the same on a node that has run for
+ * long: every counter of the count line at 20 digits (state/counters.h)
+ * and every record a history of the most events it keeps (a gang-scheduled
+ * node's); what counting costs a launch is the difference of the two
+ * ratios to the bare transaction.
  *
  * Waiting steps: a state of 1000 deferred records (one user's steps that
  * wait for two cores of its job while its first step holds one of them)
@@ -29,7 +33,8 @@
  * medians, and the p99; issue 20's goal: p99 <= 100 ms), for retries as
  * the watchers make them now (a lock-free check first) and as they were
  * made before (every retry a transaction). BENCH_STATE_WAITING=1 runs that
- * case alone.
+ * case alone. BENCH_STATE_RECORDS=N[,ROUNDS] runs one records case alone
+ * (with BENCH_STATE_BUSY set: the busy one).
  *
  * The state dir is a fresh temp dir under $BINDING_BENCH_DIR (default /tmp);
  * when /dev/shm is a tmpfs the cases run there too, since the default state
@@ -50,6 +55,8 @@
 #include "binding/placement/place.h"
 #include "binding/request/request.h"
 #include "binding/state/state.h"
+#include "binding/state/counters.h"
+#include "binding/state/history.h"
 #include "binding/state/statefile.h"
 #include "binding/state/transition.h"
 #include "binding/topology/topology.h"
@@ -216,12 +223,34 @@ static int bare_txn(int adirfd)
 	return 0;
 }
 
+/* Every counter near its limit (20 digits). */
+static void busy_counts(struct bnd_state_file *f)
+{
+	for (int k = 0; k < BND_CNT_COUNT; k++)
+		f->counts.v[k] = 10000000000000000000ull + (uint64_t)k;
+}
+
+/* A history of BND_HIST_KEEP events of a step gang-scheduled for hours. */
+static int busy_history(struct bnd_state_record *r, const bnd_cpuset_t *cpus)
+{
+	if (bnd_hist_append(&r->hist, BND_H_BOUND, 1700000000123LL, cpus, NULL))
+		return -1;
+	for (int e = 1; e < 40; e++)
+		if (bnd_hist_append(&r->hist, e % 2 ? BND_H_SUSPENDED : BND_H_REBOUND,
+				    1700000000123LL + e * 5000, cpus, e % 2 ? "slurm-suspend" : NULL))
+			return -1;
+	return 0;
+}
+
 /* A state of nrec records owned by this process, written as the library
- * writes it; the anchor dir gets a copy of the same bytes. */
-static int fill_state(const char *dir, const char *adir, int nrec)
+ * writes it (busy: see above); the anchor dir gets a copy of the same
+ * bytes. */
+static int fill_state(const char *dir, const char *adir, int nrec, int busy)
 {
 	struct bnd_state_file f;
 	bnd_statefile_init(&f);
+	if (busy)
+		busy_counts(&f);
 	unsigned long long start;
 	char err[BND_ERRLEN] = "";
 	if (bnd_proc_start_time(getpid(), &start, err, sizeof(err)) ||
@@ -246,8 +275,12 @@ static int fill_state(const char *dir, const char *adir, int nrec)
 			snprintf(r.why, sizeof(r.why), "slurm-suspend");
 		}
 		snprintf(r.request, sizeof(r.request), "linear:1");
-		if (bnd_statefile_add(&f, &r))
+		bnd_cpuset_t one;
+		bnd_cpuset_zero(&one);
+		bnd_cpuset_set(&one, i % 256);
+		if ((busy && busy_history(&r, &one)) || bnd_statefile_add(&f, &r))
 			return -1;
+		free(r.hist);
 	}
 	char *text;
 	size_t len;
@@ -268,7 +301,7 @@ static int fill_state(const char *dir, const char *adir, int nrec)
 }
 
 static int records_case(const char *root, const char *fsname, const struct bnd_topology *t,
-			const struct bnd_request *r, int nrec, int rounds)
+			const struct bnd_request *r, int nrec, int rounds, int busy)
 {
 	char base[256], dir[300], adir[300];
 	snprintf(base, sizeof(base), "%s/bnd-bench-XXXXXX", root);
@@ -283,7 +316,7 @@ static int records_case(const char *root, const char *fsname, const struct bnd_t
 	double *bare = calloc((size_t)rounds, sizeof(double));
 	int adirfd = -1;
 	if (!ours || !bare || bnd_state_gc(&o, NULL, err, sizeof(err)) || mkdir(adir, 0755) ||
-	    fill_state(dir, adir, nrec) || (adirfd = open(adir, O_RDONLY | O_DIRECTORY)) < 0)
+	    fill_state(dir, adir, nrec, busy) || (adirfd = open(adir, O_RDONLY | O_DIRECTORY)) < 0)
 		goto out;
 	for (int i = 0; i < rounds; i++) {
 		struct bnd_alloc_args a = { .job = 1, .step = (uint32_t)i, .ntasks = 1 };
@@ -303,9 +336,9 @@ static int records_case(const char *root, const char *fsname, const struct bnd_t
 	}
 	qsort(ours, (size_t)rounds, sizeof(double), bench_cmp_double);
 	qsort(bare, (size_t)rounds, sizeof(double), bench_cmp_double);
-	printf("transaction, %5d records, %s: median %8.1f us, bare %7.1f us, ratio %5.2f  "
-	       "(%d rounds)\n", nrec, fsname, ours[rounds / 2], bare[rounds / 2],
-	       ours[rounds / 2] / bare[rounds / 2], rounds);
+	printf("transaction, %5d records%s, %s: median %8.1f us, bare %7.1f us, ratio %5.2f  "
+	       "(%d rounds)\n", nrec, busy ? " (busy)" : "", fsname, ours[rounds / 2],
+	       bare[rounds / 2], ours[rounds / 2] / bare[rounds / 2], rounds);
 	rc = 0;
 out:
 	if (rc)
@@ -523,7 +556,7 @@ static int records_only(const char *root, const struct bnd_topology *t,
 		rounds = atoi(comma + 1);
 	if (nrec < 0 || rounds < 1)
 		return 1;
-	return records_case(root, root, t, r, nrec, rounds) ? 1 : 0;
+	return records_case(root, root, t, r, nrec, rounds, getenv("BENCH_STATE_BUSY") != NULL) ? 1 : 0;
 }
 
 int main(void)
@@ -566,7 +599,8 @@ int main(void)
 		static const int nrecs[] = { 0, 10, 100, 1000, 10000 },
 				 rounds[] = { 1000, 1000, 300, 60, 12 };
 		for (int k = 0; k < 5; k++)
-			rc |= records_case(roots[i], fsname, t, &r, nrecs[k], rounds[k]);
+			for (int busy = 0; busy < 2; busy++)
+				rc |= records_case(roots[i], fsname, t, &r, nrecs[k], rounds[k], busy);
 		rc |= waiting_case(roots[i], fsname, t, &r);
 		static const int procs[] = { 1, 8, 32 }, cycles[] = { 2000, 400, 100 };
 		for (int k = 0; k < 3; k++)

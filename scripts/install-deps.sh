@@ -35,9 +35,11 @@ SET_guestroot="busybox-static hostname"
 # host: only the machine that runs `make check` needs these: cppcheck,
 # valgrind, the QEMU guests, libFuzzer (clang with its runtime; the
 # unversioned names follow each suite's default clang), the release
-# chroots (mmdebstrap), Prometheus' node_exporter and promtool.
+# chroots (mmdebstrap), Prometheus' node_exporter (tests/e2e/t50_metrics.sh
+# scrapes a real one) and promtool (in prometheus: tests/cli/t_metrics.sh,
+# t50 check the metrics' names).
 SET_host="cppcheck valgrind qemu-system-x86 busybox-static cpio xz-utils clang libclang-rt-dev
-mmdebstrap prometheus-node-exporter"
+mmdebstrap prometheus-node-exporter prometheus"
 
 list() {
 	for s in "$@"; do

@@ -39,8 +39,18 @@ static const char usage[] =
 	"      this node's NUMA memory as Slurm's GRES numamem (plugstack numamem=yes):\n"
 	"      its gres.conf lines, each NUMA node's memory less mem_reserve= with its\n"
 	"      cores, and the node line's Gres= part\n"
-	"  sbind status [--state DIR] [--topology SRC] [--format text|json] [--job J]\n"
-	"      current bindings on this node (suspended/deferred: since when, why)\n"
+	"  sbind status [--state DIR] [--topology SRC] [--format text|json] [--job J [--node NAME]]\n"
+	"      current bindings on this node (suspended/deferred: since when, why);\n"
+	"      --job: the job's receipt here, each step's request, binding, tasks and\n"
+	"      history (NAME in it: the host's name by default)\n"
+	"  sbind metrics [--state DIR] [--topology SRC] [--mem-reserve SIZE|N%] [--output FILE]\n"
+	"      the node's binding state for Prometheus (text format): cores, threads and\n"
+	"      memory held and free, steps by status, the counters; --output writes\n"
+	"      node_exporter's textfile atomically\n"
+	"  sbind draw [--state DIR] [--topology SRC] [--format xml|svg|png] [--output FILE]\n"
+	"      the node's topology with each job's cores in its colour, waiting and\n"
+	"      suspended steps marked, memory per NUMA node: an hwloc XML for lstopo,\n"
+	"      or rendered by lstopo (svg, png)\n"
 	"  sbind release --job J [--step S|batch|extern|interactive] [--state DIR]\n"
 	"      drop records\n"
 	"  sbind gc [--state DIR]\n"
@@ -128,6 +138,10 @@ int main(int argc, char **argv)
 		return sbind_cmd_submit(argc - 1, argv + 1);
 	if (!strcmp(cmd, "gres-conf"))
 		return sbind_cmd_gres_conf(argc - 1, argv + 1);
-	fprintf(stderr, "sbind: unknown command \"%s\" (expected topology, place, submit, gres-conf, rankfile, status, release, gc or complete)\n", cmd);
+	if (!strcmp(cmd, "metrics"))
+		return sbind_cmd_metrics(argc - 1, argv + 1);
+	if (!strcmp(cmd, "draw"))
+		return sbind_cmd_draw(argc - 1, argv + 1);
+	fprintf(stderr, "sbind: unknown command \"%s\" (expected topology, place, submit, gres-conf, rankfile, status, metrics, draw, release, gc or complete)\n", cmd);
 	return SBIND_EXIT_USAGE;
 }

@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "binding/util/error.h"
 #include "binding/memory/memreport.h"
+#include "binding/report/receipt.h"
 #include "binding/state/state.h"
 #include "binding/task/rankfile.h"
 #include "binding/topology/topostring.h"
@@ -85,6 +87,7 @@ static const char *status_text(const struct bnd_state_record *r)
 	switch (r->status) {
 	case BND_ST_SUSPENDED: return "suspended(stale)";
 	case BND_ST_DEFERRED: return "deferred(stale)";
+	case BND_ST_UNBOUND: return "unbound(stale)";
 	default: return "active(stale)";
 	}
 }
@@ -318,6 +321,33 @@ static int print_json(const struct bnd_state_file *f, const struct bnd_topology 
 	return SBIND_EXIT_OK;
 }
 
+/* sbind status --job J: the job's receipt on this node (report/receipt.h). */
+static int print_receipt(const struct bnd_state_file *f, const struct bnd_topology *t,
+			 uint32_t job, int json, const char *node)
+{
+	char host[256] = "";
+	if (node)
+		snprintf(host, sizeof(host), "%s", node);
+	else if (f->node[0])
+		snprintf(host, sizeof(host), "%s", f->node);
+	else if (gethostname(host, sizeof(host) - 1))
+		snprintf(host, sizeof(host), "localhost");
+	struct bnd_receipt_in in = { f, t, host, job, now_ms() };
+	int here = 0;
+	for (int i = 0; i < f->nrec; i++)
+		here += f->rec[i].job == job;
+	if (!here && !json) {
+		printf("job %" PRIu32 ": no record on %s (not here, ended, or no binding asked)\n", job,
+		       host);
+		return SBIND_EXIT_OK;
+	}
+	if ((json ? bnd_receipt_json(&in, stdout) : bnd_receipt_text(&in, stdout)) != BND_OK) {
+		fprintf(stderr, "sbind status: out of memory\n");
+		return SBIND_EXIT_ERROR;
+	}
+	return SBIND_EXIT_OK;
+}
+
 int sbind_cmd_status(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -325,10 +355,11 @@ int sbind_cmd_status(int argc, char **argv)
 		{ "topology", required_argument, NULL, 't' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "job", required_argument, NULL, 'j' },
+		{ "node", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *state = NULL, *source = NULL, *format = "text", *jtext = NULL;
+	const char *state = NULL, *source = NULL, *format = "text", *jtext = NULL, *node = NULL;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -337,9 +368,10 @@ int sbind_cmd_status(int argc, char **argv)
 		case 't': source = optarg; break;
 		case 'f': format = optarg; break;
 		case 'j': jtext = optarg; break;
+		case 'n': node = optarg; break;
 		case 'h':
 			puts("usage: sbind status [--state DIR] [--topology SRC] [--format text|json] "
-			     "[--job J]");
+			     "[--job J [--node NAME]]");
 			return SBIND_EXIT_OK;
 		default: return SBIND_EXIT_USAGE;
 		}
@@ -368,13 +400,14 @@ int sbind_cmd_status(int argc, char **argv)
 	/* The records are worth showing without a topology: it is NONE then,
 	 * as Grid Engine reports it, and the reason is on stderr. */
 	struct bnd_topology *t = sbind_load_topology(source, dir);
+	if (jtext) {
+		int rc = print_receipt(&f, t, job, !strcmp(format, "json"), node);
+		bnd_topology_free(t);
+		bnd_statefile_free(&f);
+		return rc;
+	}
 	bnd_cpuset_t held;
 	bnd_state_held(&f, 0, &held);
-	/* A task's own view, readable without its environment (which cannot
-	 * change while it runs): only its job's records. */
-	for (int i = 0; jtext && i < f.nrec; i++)
-		if (f.rec[i].job != job)
-			bnd_statefile_remove(&f, i--);
 	size_t len = t ? bnd_topostring_length(t, BND_TOPO_OCS) + 1 : sizeof("NONE");
 	char *sge = malloc(len), *ocs = malloc(len);
 	int rc;

@@ -122,6 +122,10 @@ static const struct key keys[] = {
 	{ "topology", T_PATH, "/<path>.xml", "discovery", "discovery",
 	  "this node's topology from an hwloc XML export instead of discovery",
 	  AT(topology), NULL, 0, 0 },
+	{ "metrics_file", T_PATH, "/<path>.prom", "none", "none",
+	  "after every change of the node's state, its metrics for Prometheus are written here "
+	  "atomically (node_exporter's textfile folder)",
+	  AT(metrics_file), NULL, 0, 0 },
 	{ "submit", T_ENUM, NULL, "translate", NULL,
 	  "on submit hosts, the cli_filter adds the options a binding needs, only refuses "
 	  "naming them, or does nothing",

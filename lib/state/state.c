@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "binding/util/error.h"
+#include "binding/state/history.h"
 #include "binding/state/statequeue.h"
 #include "binding/state/statetxn.h"
 #include "binding/util/defaults.h"
@@ -207,9 +208,11 @@ int bnd_state_record_make(struct bnd_state_record *rec, const struct bnd_request
 	rec->status = BND_ST_ACTIVE;
 	rec->created = (long long)time(NULL);
 	rec->job_mem_mib = a->job_mem_mib;
+	rec->mbind = a->mbind;
 	snprintf(rec->request, sizeof(rec->request), "%s", r->text);
 	int n = m ? (m->nshares < BND_STATE_MAX_MEM ? m->nshares : BND_STATE_MAX_MEM) : 0;
-	if (bnd_state_record_mem(rec, n))
+	if (bnd_state_record_mem(rec, n) ||
+	    (a->near && bnd_state_record_gpus(rec, a->near->gpus, a->near->ntasks)))
 		return BND_ENOMEM;
 	for (int i = 0; i < n; i++) {
 		rec->mem[i].node = m->shares[i].node;
@@ -237,6 +240,54 @@ int bnd_state_record_place(struct bnd_state_record *rec, const struct bnd_placem
 	rec->ntasks = p->ntasks;
 	rec->cpus = p->all_cpus;
 	return BND_OK;
+}
+
+/* Does some task of p have cores on more than one NUMA node? */
+static int crosses_numa(const struct bnd_topology *t, const struct bnd_placement *p)
+{
+	for (int i = 0; i < p->ntasks; i++) {
+		bnd_nodeset_t nodes;
+		bnd_topology_numa_of_cpus(t, &p->tasks[i].cpus, &nodes);
+		if (bnd_nodeset_count(&nodes) > 1)
+			return 1;
+	}
+	return 0;
+}
+
+/* A GPU-aware placement with a task's cores away from its GPUs. */
+static int gpu_nonlocal(const struct bnd_placement *p)
+{
+	for (int i = 0; i < p->ntasks; i++)
+		if (p->tasks[i].nlocal >= 0 && p->tasks[i].nlocal < p->tasks[i].ncores)
+			return 1;
+	return 0;
+}
+
+void bnd_state_count_placement(struct bnd_state_txn *tx, const struct bnd_topology *t,
+			       const struct bnd_request *r, const struct bnd_alloc_args *a,
+			       const struct bnd_placement *p, const struct bnd_mem_result *m)
+{
+	bnd_state_txn_count(tx, (enum bnd_counter)(BND_CNT_PLACEMENT + r->strategy));
+	if (crosses_numa(t, p))
+		bnd_state_txn_count(tx, BND_CNT_CROSS_NUMA);
+	if (gpu_nonlocal(p))
+		bnd_state_txn_count(tx, BND_CNT_GPU_NONLOCAL);
+	if (a->mbind == BND_M_NLOCAL && m && !m->bind)
+		bnd_state_txn_count(tx, (enum bnd_counter)(BND_CNT_FALLBACK + BND_FB_MEMORY_PREFERRED));
+}
+
+enum bnd_refusal bnd_state_refusal_of(const struct bnd_nofit *n, const bnd_cpuset_t *allowed)
+{
+	if (n->alone_rc == BND_ENOFIT)
+		return BND_R_ALLOCATION_TOO_SMALL;
+	bnd_cpuset_t held = n->others, steps = n->siblings;
+	if (allowed) {
+		bnd_cpuset_and(&held, allowed);
+		bnd_cpuset_and(&steps, allowed);
+	}
+	if (!bnd_cpuset_empty(&held))
+		return BND_R_HELD_BY_OTHER_JOBS;
+	return bnd_cpuset_empty(&steps) ? BND_R_MEMORY_SHORT : BND_R_HELD_BY_OWN_STEPS;
 }
 
 int bnd_state_allocate(const struct bnd_state_opts *o, const struct bnd_topology *t,
@@ -278,11 +329,16 @@ int bnd_state_allocate(const struct bnd_state_opts *o, const struct bnd_topology
 			bnd_state_txn_drop(&tx, old, "release");
 		rc = bnd_state_record_make(&rec, r, a, owner, start, out, &mres);
 		if (!rc)
-			rc = bnd_statefile_add(&tx.f, &rec);
+			rc = bnd_hist_append(&rec.hist, BND_H_BOUND, bnd_state_now_ms(), &out->all_cpus,
+					     NULL);
 		if (!rc)
+			rc = bnd_statefile_add(&tx.f, &rec);
+		if (!rc) {
 			bnd_state_txn_note(&tx, "grant", &rec);
-		else
+			bnd_state_count_placement(&tx, t, r, a, out, &mres);
+		} else {
 			bnd_fail(err, errlen, rc, "state allocate: out of memory");
+		}
 		bnd_state_record_free(&rec);
 	}
 	/* Repairs made on the way are worth keeping even when nothing fits. */
@@ -292,6 +348,48 @@ int bnd_state_allocate(const struct bnd_state_opts *o, const struct bnd_topology
 	if (rc || prc)
 		bnd_placement_free(out);
 	return prc ? prc : rc;
+}
+
+int bnd_state_refuse(const struct bnd_state_opts *o, const struct bnd_state_refusal *rf,
+		     char *err, size_t errlen)
+{
+	const struct bnd_alloc_args *a = rf->a;
+	pid_t owner;
+	unsigned long long start;
+	int rc = bnd_state_owner_of(a, &owner, &start, err, errlen);
+	if (rc)
+		return rc;
+	struct bnd_state_txn tx;
+	if ((rc = bnd_state_txn_begin(&tx, o, err, errlen)))
+		return rc;
+	struct bnd_request none = { .strategy = BND_S_NONE };
+	snprintf(none.text, sizeof(none.text), "%s", rf->request ? rf->request : "");
+	struct bnd_state_record rec;
+	struct bnd_alloc_args bare = *a;
+	bare.near = NULL;
+	rc = bnd_state_record_make(&rec, &none, &bare, owner, start, NULL, NULL);
+	if (!rc) {
+		rec.status = BND_ST_UNBOUND;
+		rec.since_ms = bnd_state_now_ms();
+		bnd_state_why_clean(rec.why, rf->why);
+		rc = bnd_hist_append(&rec.hist, BND_H_UNBOUND, rec.since_ms, NULL, rec.why);
+	}
+	int old = bnd_statefile_find(&tx.f, a->job, a->step);
+	if (!rc && old >= 0)
+		bnd_state_txn_drop(&tx, old, "release");
+	if (!rc)
+		rc = bnd_statefile_add(&tx.f, &rec);
+	bnd_state_record_free(&rec);
+	if (!rc) {
+		bnd_state_txn_note(&tx, "refuse", &tx.f.rec[tx.f.nrec - 1]);
+		bnd_state_txn_count(&tx, (enum bnd_counter)(BND_CNT_REFUSAL + rf->reason));
+		bnd_state_txn_count(&tx, (enum bnd_counter)(BND_CNT_FALLBACK + rf->fallback));
+		rc = bnd_state_txn_commit(&tx, err, errlen);
+	} else {
+		bnd_fail(err, errlen, rc, "state refuse: out of memory");
+	}
+	bnd_state_txn_end(&tx);
+	return rc;
 }
 
 static int release_where(const struct bnd_state_opts *o, uint32_t job, int whole_job,

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binding/state/history.h"
 #include "binding/util/decimal.h"
 #include "binding/util/error.h"
 #include "binding/util/spare.h"
@@ -17,7 +18,7 @@
 
 /* ---- records ---- */
 
-static const char *const status_names[] = { "active", "suspended", "deferred" };
+static const char *const status_names[] = { "active", "suspended", "deferred", "unbound" };
 
 const char *bnd_state_status_name(enum bnd_state_status s)
 {
@@ -72,7 +73,7 @@ void bnd_statefile_init(struct bnd_state_file *f)
 
 void bnd_state_record_free(struct bnd_state_record *r)
 {
-	if (!r->tasks && !r->want && !r->mem && !r->booked)
+	if (!r->tasks && !r->want && !r->mem && !r->gpus && !r->hist && !r->booked)
 		return;
 	free(r->tasks);
 	r->tasks = NULL;
@@ -83,6 +84,11 @@ void bnd_state_record_free(struct bnd_state_record *r)
 	free(r->mem);
 	r->mem = NULL;
 	r->nmem = 0;
+	free(r->gpus);
+	r->gpus = NULL;
+	r->ngpus = 0;
+	free(r->hist);
+	r->hist = NULL;
 	free(r->booked);
 	r->booked = NULL;
 	r->nbooked = 0;
@@ -126,6 +132,20 @@ void bnd_statefile_free(struct bnd_state_file *f)
 	f->textcap = 0;
 }
 
+int bnd_state_record_gpus(struct bnd_state_record *r, const uint64_t *masks, int n)
+{
+	free(r->gpus);
+	r->gpus = NULL;
+	r->ngpus = 0;
+	if (n <= 0)
+		return BND_OK;
+	if (!(r->gpus = malloc((size_t)n * sizeof(*r->gpus))))
+		return BND_ENOMEM;
+	memcpy(r->gpus, masks, (size_t)n * sizeof(*r->gpus));
+	r->ngpus = n;
+	return BND_OK;
+}
+
 int bnd_state_record_want(struct bnd_state_record *r, const bnd_cpuset_t *want, int groups,
 			  int need)
 {
@@ -154,6 +174,9 @@ static int record_copy(struct bnd_state_record *dst, const struct bnd_state_reco
 	dst->want = NULL;
 	dst->mem = NULL;
 	dst->nmem = 0;
+	dst->gpus = NULL;
+	dst->ngpus = 0;
+	dst->hist = NULL;
 	dst->booked = NULL;
 	dst->nbooked = 0;
 	dst->raw = NULL;
@@ -168,7 +191,9 @@ static int record_copy(struct bnd_state_record *dst, const struct bnd_state_reco
 	}
 	if ((src->want &&
 	     bnd_state_record_want(dst, src->want, src->want_groups, src->want_need)) ||
-	    bnd_state_record_mem(dst, src->nmem) || bnd_state_record_booked(dst, src->nbooked)) {
+	    bnd_state_record_mem(dst, src->nmem) || bnd_state_record_booked(dst, src->nbooked) ||
+	    bnd_state_record_gpus(dst, src->gpus, src->ngpus) ||
+	    (src->hist && !(dst->hist = strdup(src->hist)))) {
 		bnd_state_record_free(dst);
 		return BND_ENOMEM;
 	}
@@ -345,6 +370,45 @@ static void sb_shares(struct sbuf *s, const char *key, const struct bnd_state_me
 	}
 }
 
+/* " gpus=0;1;2,3": each group's GPU indices, when the step has any. */
+static void sb_gpus(struct sbuf *s, const struct bnd_state_record *r)
+{
+	if (!r->ngpus)
+		return;
+	sb_puts(s, " gpus=");
+	for (int i = 0; i < r->ngpus; i++) {
+		if (i)
+			sb_puts(s, ";");
+		int first = 1;
+		for (int g = 0; g < 64; g++)
+			if (r->gpus[i] >> g & 1) {
+				if (!first)
+					sb_puts(s, ",");
+				sb_u64(s, (uint64_t)g);
+				first = 0;
+			}
+		if (first)
+			sb_puts(s, "-");
+	}
+}
+
+/* " count k=v ...": the counters that are not 0, in the table's order. */
+static void sb_counts(struct sbuf *s, const struct bnd_counts *c)
+{
+	if (bnd_counts_empty(c))
+		return;
+	sb_puts(s, "count");
+	for (int k = 0; k < BND_CNT_COUNT; k++) {
+		char key[48];
+		if (!c->v[k])
+			continue;
+		sb_puts(s, " ");
+		sb_puts(s, bnd_counter_key((enum bnd_counter)k, key, sizeof(key)));
+		sb_key_u64(s, "=", c->v[k]);
+	}
+	sb_puts(s, "\n");
+}
+
 static void sb_record(struct sbuf *s, const struct bnd_state_record *r)
 {
 	sb_key_u64(s, "job=", r->job);
@@ -380,6 +444,15 @@ static void sb_record(struct sbuf *s, const struct bnd_state_record *r)
 	sb_shares(s, " mem=", r->mem, r->nmem);
 	if (r->job_mem_mib)
 		sb_key_u64(s, " jobmem=", r->job_mem_mib);
+	if (r->mbind != BND_M_NONE) {
+		sb_puts(s, " mbind=");
+		sb_puts(s, bnd_mbind_name(r->mbind));
+	}
+	sb_gpus(s, r);
+	if (r->hist) {
+		sb_puts(s, " hist=");
+		sb_puts(s, r->hist);
+	}
 	if (r->nbooked)
 		sb_shares(s, " booked=", r->booked, r->nbooked);
 	if (r->split)
@@ -452,6 +525,7 @@ int bnd_statefile_format(const struct bnd_state_file *f, char **out, size_t *out
 	}
 	sb_key_u64(&s, "\nscan ", f->scan);
 	sb_puts(&s, "\n");
+	sb_counts(&s, &f->counts);
 	for (int i = 0; i < f->nrec; i++) {
 		const struct bnd_state_record *r = &f->rec[i];
 		if (r->ntasks < 0 || r->ntasks > BND_STATE_MAX_TASKS || r->nmem < 0 ||
@@ -609,7 +683,8 @@ void bnd_state_why_clean(char *why, const char *text)
  * length). */
 static int status_of(const char *v, size_t n)
 {
-	int k = n == 6 ? BND_ST_ACTIVE : n == 9 ? BND_ST_SUSPENDED : n == 8 ? BND_ST_DEFERRED : -1;
+	int k = n == 6 ? BND_ST_ACTIVE : n == 9 ? BND_ST_SUSPENDED : n == 8 ? BND_ST_DEFERRED
+	      : n == 7 ? BND_ST_UNBOUND : -1;
 	return k >= 0 && !memcmp(v, status_names[k], n) ? k : -1;
 }
 
@@ -755,7 +830,7 @@ static int parse_mem(struct bnd_state_record *r, char *v)
 	return parse_shares(&r->mem, &r->nmem, v);
 }
 
-/* booked= and split=, when there (version 3); booked= is never empty. */
+/* booked= and split=, when there (version 4); booked= is never empty. */
 static int parse_booked(struct bnd_state_record *r, char **p)
 {
 	unsigned long long v;
@@ -820,6 +895,67 @@ static int parse_jobmem(struct bnd_state_record *r, char **p)
 	return 0;
 }
 
+/* gpus=0;1;2,3 (version 3), when there: as many groups as the text has. */
+static int parse_gpus(struct bnd_state_record *r, char **p)
+{
+	char *v;
+	if (strncmp(*p, "gpus=", 5))
+		return 0;
+	if (!(v = field(p, "gpus", 0)) || !*v)
+		return -1;
+	int n = 1;
+	for (const char *c = v; *c; c++)
+		n += *c == ';';
+	if (n > BND_STATE_MAX_TASKS)
+		return -1;
+	uint64_t *m = calloc((size_t)n, sizeof(*m));
+	if (!m)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		char *semi = strchr(v, ';');
+		if (semi)
+			*semi = '\0';
+		if (strcmp(v, "-")) {
+			for (char *save = NULL, *g = strtok_r(v, ",", &save); g;
+			     g = strtok_r(NULL, ",", &save)) {
+				unsigned long long idx;
+				if (num(g, 63, &idx)) {
+					free(m);
+					return -1;
+				}
+				m[i] |= 1ULL << idx;
+			}
+			if (!m[i]) {
+				free(m);
+				return -1;
+			}
+		}
+		v = semi ? semi + 1 : v + strlen(v);
+	}
+	free(r->gpus);
+	r->gpus = m;
+	r->ngpus = n;
+	return 0;
+}
+
+/* mbind= gpus= hist= (version 3), each when there. */
+static int parse_v3(struct bnd_state_record *r, char **p)
+{
+	char *v;
+	r->mbind = BND_M_NONE;
+	if (!strncmp(*p, "mbind=", 6) &&
+	    (!(v = field(p, "mbind", 0)) || bnd_mbind_parse(&r->mbind, v, NULL, 0) ||
+	     r->mbind == BND_M_NONE))
+		return -1;
+	if (parse_gpus(r, p))
+		return -1;
+	if (strncmp(*p, "hist=", 5))
+		return 0;
+	if (!(v = field(p, "hist", 0)) || bnd_hist_check(v, strlen(v)) || !(r->hist = strdup(v)))
+		return -1;
+	return 0;
+}
+
 /* From past cpus= to the end of the line (NUL-terminated, mutable). */
 static int parse_tail(struct bnd_state_record *r, char *p, int version)
 {
@@ -830,7 +966,8 @@ static int parse_tail(struct bnd_state_record *r, char *p, int version)
 	    !(v = field(&p, "tasks", 0)) || parse_tasks(r, v) || !(v = field(&p, "mem", 0)) ||
 	    parse_mem(r, v) ||
 	    (version >= 2 ? parse_jobmem(r, &p) : parse_since_why(r, &p)) ||
-	    (version >= 3 && parse_booked(r, &p)) ||
+	    (version >= 3 && parse_v3(r, &p)) ||
+	    (version >= 4 && parse_booked(r, &p)) ||
 	    !(v = field(&p, "req", 1)) || strlen(v) >= sizeof(r->request))
 		return -1;
 	for (const char *c = v; *c; c++)
@@ -982,12 +1119,46 @@ static int header_value(struct bnd_state_file *f, int k, const char *v, size_t n
 	return 0;
 }
 
-/* Header lines after the first: boot, node, scan (each once). 1 when the
- * line is one (a bad value noted), 0 when it is not. */
+/* "count k=v k=v ...": each key once; a key this code does not know is
+ * dropped (a newer plugin's counter: reset, not refused). 0 or -1. */
+static int parse_counts(struct bnd_counts *c, const char *p, const char *end)
+{
+	memset(c, 0, sizeof(*c));
+	uint64_t seen[(BND_CNT_COUNT + 63) / 64] = { 0 };
+	while (p < end) {
+		if (*p++ != ' ')
+			return -1;
+		const char *eq = memchr(p, '=', (size_t)(end - p));
+		const char *sp = memchr(p, ' ', (size_t)(end - p));
+		if (!sp)
+			sp = end;
+		unsigned long long v;
+		if (!eq || eq > sp || eq == p || num_n(eq + 1, (size_t)(sp - eq - 1), UINT64_MAX, &v))
+			return -1;
+		int k = bnd_counter_by_key(p, (size_t)(eq - p));
+		if (k >= 0) {
+			if (seen[k / 64] >> (k % 64) & 1)
+				return -1;
+			seen[k / 64] |= 1ULL << (k % 64);
+			c->v[k] = v;
+		}
+		p = sp;
+	}
+	return 0;
+}
+
+/* Header lines after the first: boot, node, scan, count (each once). 1
+ * when the line is one (a bad value noted), 0 when it is not. */
 static int header_line(struct bnd_state_file *f, const char *line, size_t ll, int *seen,
 		       char *why, size_t whylen, int *bad)
 {
 	static const char *const names[] = { "boot ", "node ", "scan " };
+	if (ll >= 5 && !memcmp(line, "count", 5) && (ll == 5 || line[5] == ' ') && !(*seen & 8)) {
+		*seen |= 8;
+		if (parse_counts(&f->counts, line + 5, line + ll))
+			note(why, whylen, bad, "garbage: bad count line");
+		return 1;
+	}
 	for (int k = 0; k < 3; k++) {
 		if (ll < 5 || memcmp(line, names[k], 5) || (*seen & (1 << k)))
 			continue;
@@ -1160,8 +1331,11 @@ static int load_heads(const char *p, const char *end, long count, struct bnd_sta
 			r->tasks = NULL;
 			r->want = NULL;
 			r->mem = NULL;
+			r->gpus = NULL;
+			r->hist = NULL;
 			r->booked = NULL;
-			r->ntasks = r->want_groups = r->want_need = r->nmem = 0;
+			r->mbind = BND_M_NONE;
+			r->ntasks = r->want_groups = r->want_need = r->nmem = r->ngpus = 0;
 			r->nbooked = r->split = 0;
 			struct cursor c = { p + 4, e };
 			if (parse_head(r, &c, HEAD_HOT)) {

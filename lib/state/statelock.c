@@ -221,13 +221,15 @@ int bnd_statelock_acquire(int dirfd, const char *name, int timeout_ms,
 	lk->len = 0;
 	lk->recovered = 0;
 	lk->cached = 0;
+	lk->waited_ns = 0;
 	int rc = map_lock(dirfd, name, lk, err, errlen);
 	if (rc)
 		return rc;
 	if (timeout_ms <= 0)
 		timeout_ms = BND_DEFAULT_LOCK_TIMEOUT_MS;
-	struct timespec until;
-	clock_gettime(CLOCK_MONOTONIC, &until);
+	struct timespec start, until, got;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	until = start;
 	until.tv_sec += timeout_ms / 1000;
 	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
 	if (until.tv_nsec >= 1000000000) {
@@ -242,6 +244,9 @@ int bnd_statelock_acquire(int dirfd, const char *name, int timeout_ms,
 		e = pthread_mutex_consistent(m);
 		lk->recovered = 1;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &got);
+	lk->waited_ns = (uint64_t)(got.tv_sec - start.tv_sec) * 1000000000u +
+			(uint64_t)got.tv_nsec - (uint64_t)start.tv_nsec;
 	if (!e)
 		return BND_OK;
 	unmap_lock(lk);

@@ -54,6 +54,12 @@ static void boot_init(void)
  * gc; until then it only holds cpus for nobody. */
 #define OWNER_WINDOW 8
 
+void bnd_state_txn_count(struct bnd_state_txn *tx, enum bnd_counter k)
+{
+	bnd_counts_inc(&tx->f.counts, k);
+	tx->dirty = 1;
+}
+
 void bnd_state_txn_note(struct bnd_state_txn *tx, const char *verb,
 			const struct bnd_state_record *r)
 {
@@ -284,6 +290,8 @@ int bnd_state_txn_begin(struct bnd_state_txn *tx, const struct bnd_state_opts *o
 		return rc;
 	rc = bnd_statelock_acquire(tx->dirfd, BND_STATE_LOCK_NAME, o ? o->lock_timeout_ms : 0,
 				   &tx->lock, err, errlen);
+	if (rc == BND_ETIMEOUT && o && o->pending)
+		bnd_counts_lockwait(o->pending, tx->lock.waited_ns);
 	if (!rc && tx->lock.recovered)
 		bnd_state_log(o, "state %s: the previous lock holder died inside a transaction; "
 			      "the state it left is whole", tx->dir);
@@ -317,21 +325,34 @@ static void journal_flush(struct bnd_state_txn *tx, int emit)
 
 int bnd_state_txn_commit(struct bnd_state_txn *tx, char *err, size_t errlen)
 {
+	struct bnd_counts *pending = tx->o ? tx->o->pending : NULL;
+	if (pending && !bnd_counts_empty(pending))
+		tx->dirty = 1;
 	if (!tx->dirty)
 		return BND_OK;
+	struct bnd_counts before = tx->f.counts;
+	if (pending)
+		bnd_counts_add(&tx->f.counts, pending);
+	bnd_counts_lockwait(&tx->f.counts, tx->lock.waited_ns);
 	char *text;
 	size_t len;
 	int rc = bnd_statefile_format(&tx->f, &text, &len, err, errlen);
-	if (rc)
+	if (rc) {
+		tx->f.counts = before;
 		return rc;
+	}
 	rc = bnd_statedir_write_temp(tx->dirfd, text, len, err, errlen);
 	bnd_spare_free(BND_SPARE_WRITE, text, len + 1);
-	if (rc)
+	if (!rc) {
+		BND_FAULT("txn.temp_written");
+		rc = bnd_statedir_commit_temp(tx->dirfd, err, errlen);
+	}
+	if (rc) {
+		tx->f.counts = before;
 		return rc;
-	BND_FAULT("txn.temp_written");
-	rc = bnd_statedir_commit_temp(tx->dirfd, err, errlen);
-	if (rc)
-		return rc;
+	}
+	if (pending)
+		memset(pending, 0, sizeof(*pending));
 	tx->dirty = 0;
 	tx->committed = 1;
 	journal_flush(tx, 1);
@@ -360,4 +381,7 @@ void bnd_state_txn_end(struct bnd_state_txn *tx)
 		close(tx->dirfd);
 	tx->dirfd = -1;
 	bnd_statefile_free(&tx->f);
+	if (tx->committed && tx->o && tx->o->committed)
+		tx->o->committed(tx->o->committed_ctx);
+	tx->committed = 0;
 }

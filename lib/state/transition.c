@@ -10,13 +10,6 @@
 #include "binding/state/statetxn.h"
 #include "binding/util/error.h"
 
-long long bnd_state_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Record i, whole and detached from the file's text, to change it. */
 static int edit(struct bnd_state_txn *tx, int i, char *err, size_t errlen)
 {
@@ -44,13 +37,15 @@ int bnd_state_suspend(const struct bnd_state_opts *o, uint32_t job, uint32_t ste
 		   !(rc = edit(&tx, i, err, errlen))) {
 		struct bnd_state_record *r = &tx.f.rec[i];
 		bnd_state_record_want(r, NULL, 0, 0);
+		r->since_ms = bnd_state_now_ms();
+		bnd_state_why_clean(r->why, why && *why ? why : "suspended");
+		/* the history is for people: out of memory loses the event only */
+		(void)bnd_hist_append(&r->hist, BND_H_SUSPENDED, r->since_ms, &r->cpus, r->why);
 		r->status = BND_ST_SUSPENDED;
 		bnd_cpuset_zero(&r->cpus);
 		free(r->tasks);
 		r->tasks = NULL;
 		r->ntasks = 0;
-		r->since_ms = bnd_state_now_ms();
-		bnd_state_why_clean(r->why, why && *why ? why : "suspended");
 		bnd_state_txn_note(&tx, "suspend", r);
 	}
 	int crc = bnd_state_txn_commit(&tx, rc ? NULL : err, rc ? 0 : errlen);
@@ -94,8 +89,9 @@ static int holds(const struct bnd_state_record *r, int pass, const struct bnd_al
 }
 
 /* "held-by-job:12,13" (other jobs hold cpus of the step's allocation) or
- * "held-by-step:3" (its own job's other steps), for why=. A job's batch
- * step and its srun steps hold the same cpus: each job is named once. */
+ * "held-by-step:batch,3" (its own job's other steps, by sbind's names),
+ * for why=. A job's batch step and its srun steps hold the same cpus: each
+ * job is named once. */
 static void holders(const struct bnd_state_file *f, const struct bnd_alloc_args *a,
 		    const bnd_cpuset_t *taken, char *why, size_t len)
 {
@@ -113,7 +109,10 @@ static void holders(const struct bnd_state_file *f, const struct bnd_alloc_args 
 				      (pass ? f->rec[j].step : f->rec[j].job) == id;
 			if (!holds(r, pass, a, taken) || dup)
 				continue;
-			n += (size_t)snprintf(why + n, len - n, "%s%" PRIu32, named++ ? "," : "", id);
+			char buf[16];
+			snprintf(buf, sizeof(buf), "%" PRIu32, id);
+			const char *nm = pass ? bnd_step_name(id, buf, sizeof(buf)) : buf;
+			n += (size_t)snprintf(why + n, len - n, "%s%s", named++ ? "," : "", nm);
 		}
 	}
 	if (!named)
@@ -186,9 +185,23 @@ static int add_record(struct bnd_state_txn *tx, const struct bnd_request *r,
 	return BND_OK;
 }
 
+/* One resume: what it places, for whom, and what it answers. */
+struct resume {
+	const struct bnd_topology *t;
+	const struct bnd_request *r;
+	const struct bnd_resume_args *ra;
+	pid_t owner;
+	unsigned long long start;
+	struct bnd_placement *out;
+	enum bnd_resume_result *res;
+};
+
+/* Bound: again (it held cpus before) or for the first time (a step
+ * deferred at its start: its placement counts as one). */
 static int mark_active(struct bnd_state_txn *tx, struct bnd_state_record *rec,
-		       const struct bnd_placement *p, char *err, size_t errlen)
+		       const struct resume *rs, char *err, size_t errlen)
 {
+	const struct bnd_placement *p = rs->out;
 	int rc = bnd_state_record_place(rec, p);
 	if (rc)
 		return bnd_fail(err, errlen, rc, "state resume: out of memory");
@@ -196,7 +209,11 @@ static int mark_active(struct bnd_state_txn *tx, struct bnd_state_record *rec,
 	rec->status = BND_ST_ACTIVE;
 	rec->since_ms = 0;
 	rec->why[0] = '\0';
+	(void)bnd_hist_append(&rec->hist, rs->ra->prev ? BND_H_REBOUND : BND_H_BOUND,
+			      bnd_state_now_ms(), &p->all_cpus, NULL);
 	bnd_state_txn_note(tx, "resume", rec);
+	if (!rs->ra->prev)
+		bnd_state_count_placement(tx, rs->t, rs->r, rs->ra->a, p, rs->ra->a->mem_out);
 	return BND_OK;
 }
 
@@ -213,14 +230,17 @@ static int mark_deferred(struct bnd_state_txn *tx, struct bnd_state_record *rec,
 		return BND_OK;
 	if (bnd_state_record_want(rec, want, a->ntasks, need))
 		return bnd_fail(err, errlen, BND_ENOMEM, "state resume: out of memory");
-	if (rec->status != BND_ST_DEFERRED)
+	int fresh = rec->status != BND_ST_DEFERRED;
+	if (fresh)
 		rec->since_ms = bnd_state_now_ms();
+	bnd_state_why_clean(rec->why, why);
+	if (fresh)
+		(void)bnd_hist_append(&rec->hist, BND_H_DEFERRED, rec->since_ms, NULL, rec->why);
 	rec->status = BND_ST_DEFERRED;
 	bnd_cpuset_zero(&rec->cpus);
 	free(rec->tasks);
 	rec->tasks = NULL;
 	rec->ntasks = 0;
-	bnd_state_why_clean(rec->why, why);
 	bnd_state_txn_note(tx, "defer", rec);
 	return BND_OK;
 }
@@ -236,17 +256,6 @@ static int resume_args_ok(const struct bnd_topology *t, const struct bnd_request
 				"previous placement of as many tasks", BND_STATE_MAX_TASKS);
 	return BND_OK;
 }
-
-/* One resume: what it places, for whom, and what it answers. */
-struct resume {
-	const struct bnd_topology *t;
-	const struct bnd_request *r;
-	const struct bnd_resume_args *ra;
-	pid_t owner;
-	unsigned long long start;
-	struct bnd_placement *out;
-	enum bnd_resume_result *res;
-};
 
 /* Places the step; before deferring, the full owner check (reused pids,
  * zombies) of what stands in the way, and a second try if it freed
@@ -277,16 +286,21 @@ static int resume_record(struct bnd_state_txn *tx, const struct resume *rs, int 
 				"waiting on this node already (defer_max=%d)", a->uid,
 				rs->ra->defer_max, rs->ra->defer_max);
 	}
-	if (i < 0 && (rc = add_record(tx, rs->r, a, rs->owner, rs->start, err, errlen)))
+	int fresh = i < 0;
+	if (fresh && (rc = add_record(tx, rs->r, a, rs->owner, rs->start, err, errlen)))
 		return rc;
 	if (i < 0)
 		i = tx->f.nrec - 1;
 	if ((rc = edit(tx, i, err, errlen)))
 		return rc;
 	if (prc == BND_OK)
-		return mark_active(tx, &tx->f.rec[i], rs->out, err, errlen);
+		return mark_active(tx, &tx->f.rec[i], rs, err, errlen);
 	*rs->res = BND_RESUME_DEFERRED;
 	rc = mark_deferred(tx, &tx->f.rec[i], a, rs->t, need, why, err, errlen);
+	if (!rc && fresh) {
+		bnd_state_txn_count(tx, (enum bnd_counter)(BND_CNT_REFUSAL + rs->ra->reason));
+		bnd_state_txn_count(tx, (enum bnd_counter)(BND_CNT_FALLBACK + BND_FB_DEFERRED));
+	}
 	return rc ? rc : bnd_fail(err, errlen, BND_ENOFIT, "deferred: %s", why);
 }
 

@@ -14,6 +14,7 @@
 #include "binding/util/error.h"
 #include "binding/util/safefile.h"
 #include "binding/placement/near.h"
+#include "binding/report/metrics.h"
 #include "binding/step/nofit.h"
 #include "binding/step/stepbooking.h"
 #include "binding/step/slurmconf.h"
@@ -37,6 +38,16 @@ static void step_log(const struct bnd_step *s, const char *fmt, ...)
 	s->log(s->log_ctx, msg);
 }
 
+/* metrics_file=: the node's metrics after each change of its state. */
+static void write_metrics(void *ctx)
+{
+	const struct bnd_step *s = ctx;
+	char err[BND_ERRLEN] = "";
+	if (bnd_metrics_update(s->cfg.state_dir, s->cfg.metrics_file, s->topo, &s->cfg.mem_reserve,
+			       s->log, s->log_ctx, err, sizeof(err)) != BND_OK)
+		step_log(s, "job %u: metrics_file=%s: %s", s->job, s->cfg.metrics_file, err);
+}
+
 static void state_opts(const struct bnd_step *s, struct bnd_state_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -45,6 +56,12 @@ static void state_opts(const struct bnd_step *s, struct bnd_state_opts *o)
 	o->log = s->log;
 	o->log_ctx = s->log_ctx;
 	o->topo = s->topo;
+	/* const: the pending counts are the step's, zeroed once written */
+	o->pending = (struct bnd_counts *)&s->pending;
+	if (s->cfg.metrics_file[0]) {
+		o->committed = write_metrics;
+		o->committed_ctx = (void *)s;
+	}
 }
 
 /* The rankfile's text from the placement, written through the state
@@ -69,6 +86,9 @@ static int write_rankfile(struct bnd_step *s, const struct bnd_step_in *in,
 					bnd_step_name(s->step, sid, sizeof(sid)), s->nodeid, s->uid, text,
 					s->rankfile, sizeof(s->rankfile), note, sizeof(note), err,
 					errlen);
+	/* written after its transaction: counted by the step's next one */
+	if (rc == BND_OK)
+		bnd_counts_inc(&s->pending, BND_CNT_RANKFILE);
 	if (note[0])
 		step_log(s, "job %u: %s", s->job, note);
 out:
@@ -94,6 +114,7 @@ static void first_core_cpus(const struct bnd_topology *t, bnd_cpuset_t *out)
 static void no_topology(struct bnd_step *s, const char *err)
 {
 	s->topo = NULL;
+	s->refusal = BND_R_NO_TOPOLOGY;
 	bnd_format(s->reason, sizeof(s->reason), "this node's topology is NONE: %s (%s)", err,
 		 s->cfg.on_any_host ? "on_any_host=yes: runs unbound"
 				    : "on_any_host=no: a binding request fails here");
@@ -304,7 +325,7 @@ static int try_defer(struct bnd_step *s, const struct bnd_state_opts *o,
 		     char *err, size_t errlen)
 {
 	enum bnd_resume_result res;
-	struct bnd_resume_args ra = { a, NULL, 0, s->cfg.defer_max };
+	struct bnd_resume_args ra = { a, NULL, 0, s->cfg.defer_max, s->refusal };
 	char derr[BND_ERRLEN];
 	int rc = bnd_state_resume(o, s->topo, &s->req, &ra, &s->pl, &res, derr, sizeof(derr));
 	*deferred = rc == BND_ENOFIT && res == BND_RESUME_DEFERRED;
@@ -342,6 +363,8 @@ static enum bnd_step_state place(struct bnd_step *s, const struct bnd_step_in *i
 	bnd_step_alloc_args(s, usable, &a);
 	a.nofit = &nofit;
 	int rc = bnd_state_allocate(&o, s->topo, &s->req, &a, &s->pl, err, sizeof(err));
+	if (rc == BND_ENOFIT)
+		s->refusal = bnd_state_refusal_of(&nofit, usable);
 	if (rc == BND_ENOFIT && may_defer(s))
 		rc = try_defer(s, &o, &a, &nofit, &deferred, err, sizeof(err));
 	else if (rc == BND_ENOFIT)
@@ -351,6 +374,7 @@ static enum bnd_step_state place(struct bnd_step *s, const struct bnd_step_in *i
 	if (rc == BND_ENOFIT)
 		return BND_STEP_FAILED;
 	if (rc != BND_OK) {
+		s->refusal = rc == BND_ETIMEOUT ? BND_R_LOCK_TIMEOUT : BND_R_STATE_ERROR;
 		bnd_format(s->reason, sizeof(s->reason), "state (%s): %s", s->cfg.state_dir, err);
 		step_log(s, "job %u: %s", s->job, s->reason);
 		return BND_STEP_FAILED;
@@ -366,10 +390,12 @@ static enum bnd_step_state place(struct bnd_step *s, const struct bnd_step_in *i
 }
 
 /* Where an active step ends up: each stage either hands on or names the
- * state the step stops in. */
+ * state the step stops in (a request that does not parse, or names what
+ * this node or the step's cpus lack, unless place says otherwise). */
 static enum bnd_step_state decide(struct bnd_step *s, const struct bnd_step_in *in)
 {
 	bnd_cpuset_t usable;
+	s->refusal = BND_R_INVALID_REQUEST;
 	if (parse_options(s, in) != BND_OK)
 		return BND_STEP_FAILED;
 	if (load_topology(s) != BND_OK)
@@ -391,6 +417,45 @@ static enum bnd_step_state decide(struct bnd_step *s, const struct bnd_step_in *
 	return place(s, in, &usable);
 }
 
+/* A step with a request that runs unbound (or whose tasks fail): in the
+ * state as an unbound record, counted with its reason. */
+static int refused(const struct bnd_step *s)
+{
+	return s->state == BND_STEP_FAILED || (s->state == BND_STEP_NO_TOPOLOGY && s->have_request);
+}
+
+static enum bnd_fallback fallback_of(const struct bnd_step *s)
+{
+	int fail = s->state == BND_STEP_NO_TOPOLOGY ? !s->cfg.on_any_host
+		   : s->cfg.on_failure == BND_ONFAIL_FAIL;
+	return fail ? BND_FB_FAILED : BND_FB_UNBOUND;
+}
+
+/* The refused step's record and counts, in one transaction; when the
+ * state itself failed it (a lock timeout, a refused state) they wait in
+ * the step's pending counts for its release (bnd_step_finish). */
+static void record_refusal(struct bnd_step *s)
+{
+	char err[BND_ERRLEN] = "";
+	struct bnd_state_opts o;
+	if (s->refusal == BND_R_LOCK_TIMEOUT || s->refusal == BND_R_STATE_ERROR) {
+		bnd_counts_inc(&s->pending, (enum bnd_counter)(BND_CNT_REFUSAL + s->refusal));
+		bnd_counts_inc(&s->pending, (enum bnd_counter)(BND_CNT_FALLBACK + fallback_of(s)));
+		return;
+	}
+	state_opts(s, &o);
+	struct bnd_alloc_args a = {
+		.job = s->job, .step = s->step, .ntasks = 1, .owner_pid = s->owner, .uid = s->uid,
+		.mbind = s->mbind, .job_mem_mib = s->job_mem_mib,
+	};
+	struct bnd_state_refusal rf = {
+		&a, s->req_text ? s->req_text : s->req.text, s->refusal, fallback_of(s),
+		bnd_refusal_name(s->refusal),
+	};
+	if (bnd_state_refuse(&o, &rf, err, sizeof(err)) != BND_OK)
+		step_log(s, "job %u: recording the unbound step: %s", s->job, err);
+}
+
 int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 {
 	if (!s || !in || !in->cfg)
@@ -403,6 +468,8 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 	if (!s->cfg.enabled || in->step == BND_STEP_EXTERN || (src == BND_SRC_NONE && !mbind))
 		return bnd_step_move(s, BND_STEP_IDLE);
 	bnd_step_move(s, decide(s, in));
+	if (refused(s))
+		record_refusal(s);
 	return BND_OK;
 }
 
@@ -641,6 +708,33 @@ static int task_env(const struct bnd_step *s, const bnd_cpuset_t *cpus, const ch
 	return bnd_taskenv_build(env, &ein, err, errlen);
 }
 
+/* slurmd's log line of a bound task, in the spirit of task/affinity's
+ * verbose one: its mask in hex (as hwloc prints it) and as a list read
+ * back from the kernel, its cores, memory nodes and policy, GPUs. */
+static void log_line(const struct bnd_step *s, int global_id, const struct task_mem *m,
+		     const struct task_gpus *g, struct bnd_task_result *out)
+{
+	char mask[BND_CPULIST_TEXT] = "?", list[BND_CPULIST_TEXT] = "?", pol[BND_MEMPOLICY_TEXT] = "?";
+	char pairs[BND_CPULIST_TEXT] = "-", perr[BND_ERRLEN], step[16];
+	bnd_cpuset_t now;
+	if (bnd_affinity_get(0, &now, perr, sizeof(perr)) == BND_OK) {
+		bnd_cpuset_format_hwloc(&now, mask, sizeof(mask));
+		if (bnd_cpuset_format_list(&now, list, sizeof(list)) != BND_OK)
+			snprintf(list, sizeof(list), "...");
+		if (s->topo && bnd_pe_pairs(s->topo, &now, pairs, sizeof(pairs)) == BND_OK)
+			for (char *p = pairs; *p; p++)
+				*p = *p == ':' ? ' ' : *p;
+	}
+	bnd_mempolicy_describe(pol, sizeof(pol), perr, sizeof(perr));
+	bnd_format(out->log, sizeof(out->log),
+		   "job %u step %s task %d [%d] on %s: %s, mask %s cpus %s cores %s, mems %s "
+		   "mempolicy %s, gpus %s", s->job, bnd_step_name(s->step, step, sizeof(step)),
+		   global_id, (int)getpid(), s->host,
+		   s->req.instance == BND_I_SET ? "bound" : s->req.instance == BND_I_PE
+		   ? "placed (pe: affinity untouched)" : "placed (env: affinity untouched)",
+		   mask, list, pairs, m->nodes[0] ? m->nodes : "-", pol, g->list[0] ? g->list : "-");
+}
+
 int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
 		  const struct bnd_task_vars *vars, const char *cgroup_root, const char *cpuset_file,
 		  struct bnd_task_result *out)
@@ -665,6 +759,8 @@ int bnd_step_task(struct bnd_step *s, int local_id, int global_id, int verbose,
 			 s->host, global_id, err);
 	if (verbose)
 		verbose_line(s, global_id, &cpus, bound, &gt, out);
+	if (bound)
+		log_line(s, global_id, &mem, &gt, out);
 	return BND_OK;
 }
 
@@ -709,14 +805,19 @@ int bnd_step_finish(struct bnd_step *s)
 {
 	char err[BND_ERRLEN] = "";
 	int rc = BND_OK;
-	if (bnd_step_recorded(s)) {
+	if (bnd_step_recorded(s) || refused(s)) {
 		struct bnd_state_opts o;
 		int n = 0;
 		state_opts(s, &o);
+		/* A refused step only drops its unbound record and writes its
+		 * counts: not worth waiting long for a lock that timed out. */
+		if (refused(s) && (o.lock_timeout_ms <= 0 || o.lock_timeout_ms > 1000))
+			o.lock_timeout_ms = 1000;
 		rc = bnd_state_release(&o, s->job, s->step, &n, err, sizeof(err));
 		if (rc != BND_OK)
 			step_log(s, "job %u: release: %s (reclaimed as stale later)", s->job, err);
-		bnd_step_move(s, BND_STEP_RELEASED);
+		if (bnd_step_recorded(s))
+			bnd_step_move(s, BND_STEP_RELEASED);
 	}
 	bnd_rankfile_remove(s->rankfile);
 	s->rankfile[0] = '\0';

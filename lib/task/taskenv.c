@@ -315,30 +315,20 @@ static int put_topology(struct bnd_taskenv *e, const char *name, const struct bn
 	return put(e, name, buf);
 }
 
-/* hwloc's bitmap string, as OCS prints SGE_BINDING_CPUSET: 32-bit words
- * from the highest non-zero one, each "0x%08x", a zero word empty except
- * the lowest ("0x0"), joined by ','; the empty set "0x0". */
+/* hwloc's bitmap string, as OCS prints SGE_BINDING_CPUSET; "0x0" when
+ * not bound. */
 static int put_hwloc_mask(struct bnd_taskenv *e, const char *name, const bnd_cpuset_t *cpus)
 {
+	bnd_cpuset_t none;
+	bnd_cpuset_zero(&none);
 	int last = -1;
 	for (int c = cpus ? bnd_cpuset_next(cpus, -1) : -1; c >= 0; c = bnd_cpuset_next(cpus, c))
 		last = c;
-	if (last < 0)
-		return put_str(e, name, "0x0");
-	int words = last / 32 + 1;
-	size_t len = (size_t)words * 11 + 1, k = 0;
+	size_t len = (size_t)(last / 32 + 1) * 11 + 1;
 	char *buf = malloc(len);
 	if (!buf)
 		return BND_ENOMEM;
-	for (int w = words - 1; w >= 0; w--) {
-		unsigned v = 0;
-		for (int b = 0; b < 32; b++)
-			if (bnd_cpuset_isset(cpus, w * 32 + b))
-				v |= 1u << b;
-		int n = v ? snprintf(buf + k, len - k, "%s0x%08x", w < words - 1 ? "," : "", v)
-			  : snprintf(buf + k, len - k, "%s%s", w < words - 1 ? "," : "", w ? "" : "0x0");
-		k += n > 0 ? (size_t)n : 0;
-	}
+	bnd_cpuset_format_hwloc(cpus ? cpus : &none, buf, len);
 	return put(e, name, buf);
 }
 

@@ -209,3 +209,24 @@ int bnd_cpuset_format_spaced(const bnd_cpuset_t *s, char *buf, size_t buflen)
 			return BND_EINVAL;
 	return BND_OK;
 }
+
+int bnd_cpuset_format_hwloc(const bnd_cpuset_t *s, char *buf, size_t buflen)
+{
+	int last = -1;
+	for (int c = bnd_cpuset_next(s, -1); c >= 0; c = bnd_cpuset_next(s, c))
+		last = c;
+	int words = last < 0 ? 1 : last / 32 + 1;
+	size_t k = 0;
+	if (buflen < (size_t)words * 11 + 1)
+		return BND_EINVAL;
+	for (int w = words - 1; w >= 0; w--) {
+		unsigned v = 0;
+		for (int b = 0; b < 32; b++)
+			if (bnd_cpuset_isset(s, w * 32 + b))
+				v |= 1u << b;
+		int n = v ? snprintf(buf + k, buflen - k, "%s0x%08x", w < words - 1 ? "," : "", v)
+			  : snprintf(buf + k, buflen - k, "%s%s", w < words - 1 ? "," : "", w ? "" : "0x0");
+		k += n > 0 ? (size_t)n : 0;
+	}
+	return BND_OK;
+}

@@ -59,7 +59,7 @@ comp="$root/tools/sbind.bash-completion"
 if ! command -v bash >/dev/null 2>&1; then
 	skip "bash completion" "bash is not installed"
 else
-	for cmd in topology place submit rankfile status release gc; do
+	for cmd in topology place submit rankfile status metrics draw release gc; do
 		# shellcheck disable=SC2016 # for the inner bash
 		offered=$(bash -c '. "$1"; COMP_WORDS=(sbind "$2" -); COMP_CWORD=2; _sbind; printf "%s\n" "${COMPREPLY[@]}"' _ "$comp" "$cmd" | grep '^--')
 		usage=$($SBIND "$cmd" --help 2>&1)

@@ -32,18 +32,31 @@ expect_out "status lists both, cores as s,c, held cores lower case" \
 topology: scttcttcttcttScttCTTCTTCTT
 $NUMA0" status_noage
 expect_out "the state file is readable text" \
-"rec job=12 step=0 pid=$owner cpus=0-7 tasks=0-3;4-7 req=linear:2
-rec job=13 step=4294967291 pid=$owner cpus=8-9 tasks=8-9 req=linear:1" \
-	sh -c "grep '^rec ' '$SD/state' | sed -E 's/ start=[0-9]+ uid=0 status=active created=[0-9]+//; s/ mem= / /'"
+"rec job=12 step=0 pid=$owner cpus=0-7 tasks=0-3;4-7 hist=1/bound@T=0-7 req=linear:2
+rec job=13 step=4294967291 pid=$owner cpus=8-9 tasks=8-9 hist=1/bound@T=8-9 req=linear:1" \
+	sh -c "grep '^rec ' '$SD/state' | sed -E 's/ start=[0-9]+ uid=0 status=active created=[0-9]+//; s/ mem= / /; s/@[0-9]+/@T/g'"
 
 expect_out "status json (created and age normalised)" \
 '{"state_dir":"'"$SD"'","records":[{"job":12,"step":0,"step_name":"0","uid":0,"owner_pid":'$owner',"owner_alive":true,"status":"active","created":C,"age":A,"cpus":"0-7","cores":["0,0","0,1","0,2","0,3"],"tasks":["0-3","4-7"],"mem_mib":{},"request":"linear:2"},{"job":13,"step":4294967291,"step_name":"batch","uid":0,"owner_pid":'$owner',"owner_alive":true,"status":"active","created":C,"age":A,"cpus":"8-9","cores":["1,0"],"tasks":["8-9"],"mem_mib":{},"request":"linear:1"}],"topology_sge":"scttcttcttcttScttCTTCTTCTT","topology_ocs":"NscttcttcttcttScttCTTCTTCTT","numa":[{"node":0,"total_mib":1024,"reserved_mib":0,"free_mib":1024}],"host":{"total_mib":1024,"reserved_mib":0,"free_mib":1024},"uge":{"m_topology":"SCTTCTTCTTCTTSCTTCTTCTTCTT","m_topology_inuse":"scttcttcttcttScttCTTCTTCTT","m_socket":"2.000000","m_core":"8.000000","m_thread":"16.000000","m_topology_numa":"[SccccScCCC]","m_numa_nodes":"1.000000","m_cache_l1":"0.000","m_cache_l2":"0.000","m_cache_l3":"0.000","m_mem_total":"1.000G","m_mem_used":"0.000","m_mem_free":"1.000G","m_mem_total_n0":"1.000G","m_mem_used_n0":"0.000","m_mem_free_n0":"1.000G"}}' \
 	sh -c "$SBIND status --state '$SD' --topology '$T' --format json | sed -E 's/\"created\":[0-9]+,\"age\":[0-9]+/\"created\":C,\"age\":A/g'"
-expect_out "status --job: that job's records only (what its tasks read)" \
-"$HDR
-13         batch       0      1,0                  8-9              active            <age> -
-topology: scttcttcttcttScttCTTCTTCTT
-$NUMA0" status_noage --job 13
+# the receipt, with this host's name, the times and the owner normalised
+receipt() { $SBIND status --state "$SD" --topology "$T" "$@" | sed -E "s/$(hostname)/H/g; s/since [0-9]+s/since Ns/; s/[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8} \([0-9]+s ago\)/D/; s/\"(ms|since_ms)\":[0-9]+/\"\1\":M/g; s/pid $owner/pid P/; s/\"owner_pid\":$owner/\"owner_pid\":P/"; }
+expect_out "status --job: the job's receipt here, each task's cores and cpus by both numberings" \
+"job 12 step 0 on H: active since Ns, uid 0, owner pid P
+  binding:            set linear:2
+  exec_binding_list:  H=0,0:0,1:0,2:0,3
+  mbind:              none
+  memory:             -
+  task 0:             cores 0,0 0,1 (L#0-1) cpus 0-3 (L#0-3) numa 0 gpus -
+  task 1:             cores 0,2 0,3 (L#2-3) cpus 4-7 (L#4-7) numa 0 gpus -
+  history:            bound D on cpus 0-7" receipt --job 12
+expect_out "status --job json: the receipt for collectors" \
+'{"job":13,"node":"H","steps":[{"step":4294967291,"step_name":"batch","uid":0,"owner_pid":P,"owner_alive":true,"status":"active","since_ms":M,"why":"","request":"linear:1","instance":"set","strategy":"linear","binding":"set linear:1","exec_binding_list":"H=1,0","mbind":"none","memory_mib":{},"job_memory_mib":0,"cpus":"8-9","tasks":[{"task":0,"cores":["1,0"],"cores_logical":[4],"cpus":"8-9","cpus_logical":"8-9","numa":[0],"gpus":[]}],"history":[{"event":"bound","ms":M,"cpus":"8-9","why":""}],"history_total":1}]}' \
+	receipt --job 13 --format json
+expect_out "status --job --node: the node's name as Slurm knows it" "job 13 step batch on n9: active since Ns, uid 0, owner pid P
+  exec_binding_list:  n9=1,0" sh -c "$SBIND status --state '$SD' --topology '$T' --job 13 --node n9 | sed -E 's/since [0-9]+s/since Ns/; s/pid $owner/pid P/' | grep -E '^job|exec_binding'"
+expect_out "status --job of a job with nothing here says so" "job 77: no record on H (not here, ended, or no binding asked)" \
+	receipt --job 77
 expect_rc "status --job with a bad id: usage error" 2 $SBIND status --state "$SD" --topology "$T" --job x
 
 expect_out "release one step by name" "released 1 record(s) of job 13 step batch" \

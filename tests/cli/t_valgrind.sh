@@ -67,6 +67,11 @@ _vg "status" 0 status --state "$_vgdir/state"
 _vg "status json" 0 status --state "$_vgdir/state" --format json
 _vg "commit with memory" 0 place --state "$_vgdir/state" --topology "pack:1 core:4" --binding linear:1 --mbind cores --mem 100 --commit --job 6 --step 0 --owner-pid $$
 _vg "topology json with a state" 0 topology --state "$_vgdir/state" --topology "pack:1 core:4" --format json --mem-reserve 5%
+_vg "status --job: the receipt" 0 status --state "$_vgdir/state" --topology "pack:1 core:4" --job 6
+_vg "status --job json" 0 status --state "$_vgdir/state" --topology "pack:1 core:4" --job 5 --format json
+_vg "metrics" 0 metrics --state "$_vgdir/state" --topology "pack:1 core:4"
+_vg "metrics --output" 0 metrics --state "$_vgdir/state" --topology "pack:1 core:4" --output "$_vgdir/m.prom"
+_vg "draw, xml" 0 draw --state "$_vgdir/state" --topology "pack:1 core:4" --output "$_vgdir/d.xml"
 _vg "release" 0 release --state "$_vgdir/state" --job 5
 _vg "gc" 0 gc --state "$_vgdir/state"
 rm -rf "$_vgdir"

@@ -19,5 +19,22 @@ srun -n1 --binding=linear:1 --mbind=cores:strict numactl --show | head -1
 ## 6. Bad requests stop before anything is queued; help shows the grammar.
 srun --binding=linear:0 true
 srun --binding=help true | head -9
-## 7. The node's state once every job has ended.
+## 7. The binding reaches Slurm's scheduler: with the package's cli_filter, linear:2 asks Slurm for two whole cores (no -c given), and a request no allocation can hold is refused at submission.
+@cli_filter on
+srun -v -n1 --binding=linear:2 sh -c 'echo "Cpus_allowed_list=$(awk "/^Cpus_allowed_list/ {print \$2}" /proc/self/status)"' 2>&1 | grep -E 'Cpus_allowed|spank-binding'
+srun -n1 -c1 --binding=linear:2 true
+@cli_filter off
+## 8. GPUs as Slurm GRES (this node's two are device files with no driver, so their place is unknown and the task says so): gpu:1 takes a core for the task's own GPU.
+srun -n2 -l --gpus-per-task=1 --binding=gpu:1 sh -c 'echo "GPU $SLURM_BINDING_GPUS CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES cpus=$SLURM_BINDING locality=${SLURM_BINDING_GPU_LOCALITY%%:*}"' 2>&1 | grep -v spank-binding:
+## 9. Slurm suspends a job (scontrol suspend, or the gang scheduler): its cores go to the job that runs meanwhile, and come back on resume.
+sbatch -n2 -J demo-s --binding=linear:1 -o /dev/null --wrap 'srun sleep 60'; until grep -q "job=$(squeue -h -n demo-s -o %i) step=0 .* status=active" "$E2E_STATE/state"; do sleep 0.2; done
+@root j=$(squeue -h -n demo-s -o %i); scontrol suspend "$j" && until ! grep "^rec job=$j " "$E2E_STATE/state" | grep -qv ' status=suspended '; do sleep 0.2; done; "$E2E_BUILD/sbind" status --state "$E2E_STATE" | head -3
+srun -n2 -l --binding=linear:1 sh -c 'echo "while it is suspended: task on $SLURM_BINDING"' 2>&1 | grep -v spank-binding:
+@root j=$(squeue -h -n demo-s -o %i); scontrol resume "$j" && until ! grep "^rec job=$j " "$E2E_STATE/state" | grep -qv ' status=active '; do sleep 0.2; done; "$E2E_BUILD/sbind" status --state "$E2E_STATE" --node "$E2E_NODE" --job "$j" | sed -n '/step 0/,$p'
+## 10. What an admin sees while it runs: the node's metrics for Prometheus (sbind metrics, or node_exporter's textfile), a picture of who holds which core (sbind draw; lstopo renders it), one line per bound task in slurmd's log.
+@root "$E2E_BUILD/sbind" metrics --state "$E2E_STATE" | grep -E '^spank_binding_(placements|refusals|fallbacks)_total.* [1-9]|^spank_binding_(steps|socket_cores_held)[{ ].* [1-9]'
+@root "$E2E_BUILD/sbind" draw --state "$E2E_STATE" --format svg --output "$E2E_DIR/node.svg" && grep -o "id='Core_[0-9]_rect'[^/]*fill='[^']*'\|>job [0-9][^<]*[:(][^<]*<" "$E2E_DIR/node.svg" | sed -E "s/ class='Core' x.*fill=/ fill=/; s/^>|<$//g"
+@root grep -h 'spank-binding: job .* bound' "$E2E_DIR"/log/slurmd*.log | tail -2 | sed -E 's/^\[[^]]*\] //'
+@root j=$(squeue -h -n demo-s -o %i); scancel "$j"; until ! grep -q " job=$j " "$E2E_STATE/state"; do sleep 0.2; done
+## 11. The node's state once every job has ended.
 @root "$E2E_BUILD/sbind" status --state "$E2E_STATE"

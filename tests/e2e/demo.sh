@@ -6,6 +6,9 @@
 # The examples come from tests/e2e/demo-examples.sh (the forms of its
 # lines: tests/e2e/demo_run.sh, which runs them; tests/e2e/t01_demo.sh
 # runs the same on the e2e cluster and holds README's block to them).
+# The node has DEMO_GPUS (default 2) fake GPUs as GRES (cluster.sh's
+# E2E_GPUS: device files Slurm hands out, no driver behind them), as
+# t01_demo.sh's.
 # Environment: DEMO_PLUGSTACK_ARGS (default "verbose"), DEMO_EXAMPLES (another
 # examples file), KEEP_E2E=1, and
 # cluster.sh's knobs.
@@ -25,6 +28,7 @@ fi
 
 # shellcheck source=tests/e2e/cluster.sh
 . "$here/cluster.sh"
+export E2E_GPUS=${DEMO_GPUS:-2}
 # shellcheck disable=SC2086 # several arguments
 cluster_start ${DEMO_PLUGSTACK_ARGS:-verbose} || { echo "demo: the private cluster did not start" >&2; exit 1; }
 echo

@@ -8,11 +8,13 @@
 #   # text          a comment of the file, not shown
 #   ## text         shown as an explanation
 #   @plugstack ARGS rewrites plugstack.conf (state_dir= is added), shown
+#   @cli_filter on|off  the package's cli_filter.lua in slurm.conf or not, shown
 #   @root CMD       run as root, shown as "# CMD" and its output
 #   CMD             run as the job user from its scratch dir, shown as "$ CMD"
 #                   and its output (stdout and stderr); a hang guard of
 #                   at least E2E_WAIT_MIN (120 s, cluster.sh)
-# Commands see E2E_NODE, E2E_CPUS, E2E_NCPUS, E2E_STATE in their environment.
+# Commands see E2E_NODE, E2E_CPUS, E2E_NCPUS, E2E_STATE in their environment,
+# root's also E2E_BUILD (sbind) and E2E_DIR.
 # Every example waits for what it shows (a file a task writes, an empty
 # queue), never for a time: the output is the same on a slow machine.
 
@@ -37,6 +39,11 @@ demo_examples() {
 			# shellcheck disable=SC2086
 			cluster_plugstack ${line#@plugstack}
 			echo "(plugstack.conf: $(cat "$E2E_DIR/plugstack.conf"))"
+			echo
+			;;
+		'@cli_filter '*)
+			cluster_cli_filter "${line#@cli_filter }" || echo "demo: the cli_filter is not built (make)"
+			echo "(slurm.conf: CliFilterPlugins=$(sed -n 's/^CliFilterPlugins=//p' "$E2E_DIR/slurm.conf"))"
 			echo
 			;;
 		'@root '*)

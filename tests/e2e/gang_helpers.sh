@@ -359,6 +359,9 @@ gang_visible() {
 		assert_fails "Slurm $E2E_SLURM: a user's srun --slurmd-debug is refused" \
 			run_as_user srun --slurmd-debug=info -n1 true
 		assert_contains "$E2E_OUT" "only for root and SlurmUser" "... with Slurm's reason"
+		out=$(run_as_user srun -v -n1 --binding=linear:1 true 2>&1)
+		assert_match "$out" "spank-binding: job [0-9]+ step 0: suspend and resume moves go to slurmd's log and \`sbind status --job [0-9]+\`; Slurm $E2E_SLURM keeps --slurmd-debug for root" \
+			"Slurm $E2E_SLURM: a user's srun -v says where the moves can be read instead"
 		(cd "$E2E_WORK" && srun -J g_vis -v --slurmd-debug=info -n1 --binding=linear:1 sleep 600 \
 			>"$E2E_WORK/g_vis.out" 2>&1) &
 		BG_PIDS="$BG_PIDS $!"

@@ -95,7 +95,8 @@ e2e_note "status: $st"
 assert_match "$st" "^unbound: the allocation on this node is too small" "srun -n1 --binding=linear:2: unbound, the allocation is too small"
 assert_match "$st" "Slurm gave this step 1 core \(cpus [0-9]+\) for 1 task; linear: 2 cores needed" "the reason names the allocation (1 core) and the need (2)"
 assert_eq "" "$(task_env "$pids" SLURM_BINDING)" "SLURM_BINDING is empty"
-assert_eq "" "$(state_records | grep "job=$job ")" "nothing recorded for job $job"
+assert_match "$(state_records | grep "job=$job ")" " status=unbound created=[0-9]+ cpus= since=[0-9]+ why=allocation_too_small tasks= mem= " \
+	"job $job is recorded as unbound, holding no cpus and no memory, with the reason"
 scancel "$job"
 wait_job_done "$job" 30 >/dev/null
 wait_bg

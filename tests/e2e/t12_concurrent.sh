@@ -33,7 +33,9 @@ e2e_note "third job $c: $st"
 assert_match "$st" "^unbound: cores held by other jobs: Slurm gave this step cpus [0-9]+, of which other jobs hold cpus [0-9]+" "third job: unbound, reason in SLURM_BINDING_STATUS"
 assert_eq "" "$(task_env "$pc" SLURM_BINDING)" "third job: SLURM_BINDING empty"
 assert_eq "" "$(task_env "$pc" OMP_PLACES)" "third job: no OMP_PLACES"
-assert_eq 2 "$(state_records | wc -l)" "the state holds the two bound jobs only"
+assert_eq 2 "$(state_records | grep -c ' status=active ')" "the state holds the two bound jobs only"
+assert_match "$(state_records | grep " job=$c ")" " status=unbound .* cpus= since=[0-9]+ why=held_by_other_jobs " \
+	"the third is recorded as unbound, holding nothing, with the reason"
 scancel "$c"
 wait_job_done "$c" 30 >/dev/null
 

@@ -37,7 +37,7 @@ static void write_seeds(const char *dir)
 		r.owner_pid = 4242 + i;
 		r.owner_start = 981234ull << (i * 8);
 		r.uid = 1000;
-		r.status = (enum bnd_state_status)(i % 3);
+		r.status = (enum bnd_state_status)i; /* active, suspended, deferred, unbound */
 		r.created = 1700000000 + i;
 		FUZZ_CHECK(bnd_cpuset_parse_list(&r.cpus, cpus[i], err, sizeof(err)) == BND_OK, "%s", err);
 		r.ntasks = 1;
@@ -57,6 +57,21 @@ static void write_seeds(const char *dir)
 			r.mem[k].mib = 512u << k;
 		}
 		snprintf(r.request, sizeof(r.request), "%s", reqs[i]);
+		if (i == 0) {
+			/* version 3's fields and the counters */
+			const uint64_t gpus[2] = { 1, 6 };
+			r.mbind = BND_M_CORES_STRICT;
+			FUZZ_CHECK(bnd_state_record_gpus(&r, gpus, 2) == BND_OK, "out of memory");
+			r.hist = strdup("3/bound@1700000000000=0-3/suspended@1700000000001=0-3:slurm-suspend/"
+					"rebound@1700000000002=0-3");
+			f.counts.v[BND_CNT_PLACEMENT + BND_S_LINEAR] = 3;
+			f.counts.v[BND_CNT_LOCKWAIT_COUNT] = 4;
+			/* version 4's: a numamem booking, one task split */
+			FUZZ_CHECK(bnd_state_record_booked(&r, 2) == BND_OK, "out of memory");
+			r.booked[0] = (struct bnd_state_mem){ .node = 0, .mib = 58 };
+			r.booked[1] = (struct bnd_state_mem){ .node = 1, .mib = 304 };
+			r.split = 1;
+		}
 		FUZZ_CHECK(bnd_statefile_add(&f, &r) == BND_OK, "out of memory");
 		bnd_state_record_free(&r);
 		FUZZ_CHECK(bnd_statefile_format(&f, &text, &len, err, sizeof(err)) == BND_OK, "%s", err);
@@ -95,6 +110,12 @@ static void same_record(const struct bnd_state_record *x, const struct bnd_state
 			   "record %d: mem %d differs", i, k);
 	FUZZ_CHECK(strcmp(x->request, y->request) == 0, "record %d: request \"%s\", then \"%s\"",
 		   i, x->request, y->request);
+	FUZZ_CHECK(x->mbind == y->mbind && x->ngpus == y->ngpus, "record %d: mbind or gpus differ",
+		   i);
+	for (int k = 0; k < x->ngpus; k++)
+		FUZZ_CHECK(x->gpus[k] == y->gpus[k], "record %d: gpus of group %d differ", i, k);
+	FUZZ_CHECK(strcmp(x->hist ? x->hist : "", y->hist ? y->hist : "") == 0,
+		   "record %d: history differs", i);
 }
 
 /* The input with an end line that makes it whole (count and checksum of
@@ -180,6 +201,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(g.nrec == f.nrec, "%d records, then %d", f.nrec, g.nrec);
 	for (int i = 0; i < f.nrec; i++)
 		same_record(&f.rec[i], &g.rec[i], i);
+	FUZZ_CHECK(!memcmp(&f.counts, &g.counts, sizeof(f.counts)), "counters differ");
 	FUZZ_CHECK(strcmp(g.boot_id, f.boot_id[0] ? f.boot_id : "unknown") == 0,
 		   "boot \"%s\", then \"%s\"", f.boot_id, g.boot_id);
 

@@ -16,7 +16,11 @@ assert_eq cgroup-v2 "$E2E_MODE" "the cluster runs cgroup/v2"
 # shellcheck disable=SC2016 # expanded by the task
 out=$(run_as_user timeout "$(e2e_wait_secs 600)" srun -n1 -c4 --cpu-bind=none sh -c 'cat /proc/self/cgroup; cat "/sys/fs/cgroup$(cut -d: -f3 /proc/self/cgroup)/cpuset.cpus.effective"; awk "/^Cpus_allowed_list/ { print \$2 }" /proc/self/status' 2>&1)
 e2e_note "$(echo "$out" | tr '\n' ' ')"
-assert_match "$out" "^0::/system.slice/${E2E_NODE}_slurmstepd.scope/job_[0-9]+/step_0/user/task_[0-9a-z]+$" "the task is in its step's cgroup v2 tree"
+# 26.05 names a job's cgroup by its SLUID ("s" and 13 Crockford base32
+# characters) unless cgroup.conf says CgroupJobIdPaths=yes.
+jobdir='job_[0-9]+'
+slurm_at_least 26.05 && jobdir='s[0-9A-HJKMNP-TV-Z]{13}'
+assert_match "$out" "^0::/system.slice/${E2E_NODE}_slurmstepd.scope/$jobdir/step_0/user/task_[0-9a-z]+$" "the task is in its step's cgroup v2 tree"
 cg=$(echo "$out" | sed -n 2p)
 assert_eq 4 "$(cpulist_count "$cg")" "its cpuset.cpus.effective holds the 4 cpus Slurm gave (-c4: $cg)"
 assert_eq "$cg" "$(echo "$out" | sed -n 3p)" "unbound (--cpu-bind=none, no --binding), the task may use all of them"

@@ -176,6 +176,8 @@ t_run=$(secs "$t0" "$(ms)")
 
 log=$(tr -d '\r' <"$chan/log" 2>/dev/null)
 cp "$chan/log" "$rundir/last.log" 2>/dev/null
+# Pictures a test left in the channel (n20_picture.sh: the busy node).
+for f in "$chan"/*.png "$chan"/*.svg; do [ -f "$f" ] && cp "$f" "$rundir/"; done
 # The guest's own lines: verdicts, notes, file names, summaries.
 printf '%s\n' "$log" | grep -E '^(  ok|  FAIL|  skip|       |== |   \(|e2e|cluster:|GUEST)' || true
 passed=0 failed=0 skipped=0 runs=0

@@ -69,7 +69,9 @@ for f in "$so" "$root/usr/bin/sbind" "$root/usr/share/man/man1/sbind.1.gz" \
 	"$root/usr/share/doc/spank-binding/plugstack.conf.example" "$root/usr/share/doc/spank-binding/README.md.gz" \
 	"$root/usr/share/doc/spank-binding/copyright" "$root/usr/share/spank-binding/cli_filter.lua" \
 	"$root/usr/share/doc/spank-binding/submit.md.gz" \
-	"$root/usr/lib/$multiarch/spank-binding/spank_binding_submit.so"; do
+	"$root/usr/lib/$multiarch/spank-binding/spank_binding_submit.so" \
+	"$root/lib/systemd/system/spank-binding-metrics.service" \
+	"$root/lib/systemd/system/spank-binding-metrics.timer" "$root/etc/default/spank-binding"; do
 	[ -e "$f" ] && ok "installs ${f#"$root"}" || fail "installs ${f#"$root"}"
 done
 # The installed cli_filter.lua is the template with the installed paths and
@@ -107,6 +109,39 @@ if [ -n "$slurm" ]; then
 		fail "the installed Slurm $slurm is in [$lo, $hi)"
 	fi
 fi
+# The metrics timer: enabled by the package's scripts (dh_installsystemd),
+# its units valid for systemd, and its service's command, run as it is
+# written (the installed sbind, a scratch state dir and textfile folder),
+# writes the node's metrics.
+unit=$root/lib/systemd/system/spank-binding-metrics.service
+if dpkg-deb -I "$deb" postinst 2>/dev/null | grep -q "deb-systemd-helper.*enable.*spank-binding-metrics.timer"; then
+	ok "postinst enables spank-binding-metrics.timer"
+else
+	fail "postinst enables spank-binding-metrics.timer" "$(dpkg-deb -I "$deb" postinst 2>&1 | head -20)"
+fi
+if command -v systemd-analyze >/dev/null 2>&1; then
+	mkdir -p "$tmp/units"
+	sed "s|/usr/bin/sbind|$root/usr/bin/sbind|" "$unit" >"$tmp/units/spank-binding-metrics.service"
+	cp "$root/lib/systemd/system/spank-binding-metrics.timer" "$tmp/units/"
+	out=$(systemd-analyze verify --man=no "$tmp/units/spank-binding-metrics.service" \
+		"$tmp/units/spank-binding-metrics.timer" 2>&1)
+	[ -z "$out" ] && ok "systemd-analyze verify: the metrics service and timer" ||
+		fail "systemd-analyze verify: the metrics service and timer" "$out"
+fi
+cmd=$(sed -n 's/^ExecStart=//p' "$unit")
+case $cmd in
+/usr/bin/sbind\ metrics\ --output\ /var/lib/prometheus/node-exporter/spank_binding.prom*)
+	mkdir -p "$tmp/textfile" && chmod 755 "$tmp/textfile"
+	run=$(printf '%s' "$cmd" | sed -e "s|/usr/bin/sbind|$root/usr/bin/sbind|" \
+		-e "s|/var/lib/prometheus/node-exporter|$tmp/textfile|" -e 's/\$SBIND_METRICS_ARGS//')
+	if BINDING_STATE_DIR=$tmp/state sh -c "$run --topology 'pack:1 core:2'" 2>&1 &&
+	   grep -q '^spank_binding_socket_cores{socket="0"} 2$' "$tmp/textfile/spank_binding.prom"; then
+		ok "the service's command writes the metrics into the textfile folder"
+	else
+		fail "the service's command writes the metrics into the textfile folder" "$run"
+	fi ;;
+*) fail "the service runs /usr/bin/sbind metrics into node_exporter's folder" "$cmd" ;;
+esac
 if command -v mandoc >/dev/null 2>&1; then
 	out=$(for p in man1/sbind.1 man8/spank-binding.8; do
 		gzip -dc "$root/usr/share/man/$p.gz" | mandoc -T lint -W warning 2>&1; done)
@@ -122,7 +157,7 @@ else
 	cp "$so" "$root/usr/bin/sbind" "$root/usr/share/spank-binding/cli_filter.lua" \
 		"$root/usr/lib/$multiarch/spank-binding/spank_binding_submit.so" "$inst/"
 	echo "== e2e smoke tests against $so"
-	out=$(BINDING_BUILD=$inst sh "$top/tests/e2e/run.sh" t10 t24 t27 2>&1)
+	out=$(BINDING_BUILD=$inst sh "$top/tests/e2e/run.sh" t10 t24 t27 t50 2>&1)
 	rc=$?
 	printf '%s\n' "$out" | grep -E '^(==|  ok|  FAIL|cluster: plugin)' | sed 's/^/  /'
 	sum=$(printf '%s\n' "$out" | grep '^e2e: ')

@@ -19,6 +19,7 @@
 #   sh tests/releases/run.sh [SUITE...]     default: every suite but the host's
 #   sh tests/releases/run.sh --others       prints those suites
 # Environment: RELEASE_E2E, RELEASE_GUEST (which files; empty: none),
+# RELEASE_SOAK_STEPS, RELEASE_GANG_STEPS,
 # RELEASE_PARTS (default "build e2e pkg upgrade guest"), BINDING_CHROOTS,
 # KEEP_RELEASE=1 (keep the tree's copy in the chroot).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -39,6 +40,9 @@ JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 : "${RELEASE_E2E:=t00 t10 t11 t12 t15 t16 t17 t20 t25 t26 t27 t28 t30 t31 t40 t41 t42 t43 m10 m11 m12}"
 # The guest node: strategies, SMT, mbind, suspend, submit (CR_CPU).
 : "${RELEASE_GUEST:=g10|g20|g30|g40|g60|c20}"
+# The soak and the gang's step storm, shorter than the host's (200 and 50):
+# every kind of kill and every suspend path still comes up on every release.
+: "${RELEASE_SOAK_STEPS:=60}" "${RELEASE_GANG_STEPS:=15}"
 : "${RELEASE_PARTS:=build e2e pkg upgrade guest}"
 export RELEASE_E2E RELEASE_GUEST
 
@@ -101,7 +105,8 @@ part_e2e() {	# SUITE RELEASE
 	local out rc p f s
 	# shellcheck disable=SC2086 # a list of file-name prefixes
 	out=$(in_chroot "$1" env BINDING_BUILD="$copy/build" KEEP_E2E="${KEEP_E2E:-0}" \
-		E2E_DEBUG="${E2E_DEBUG:-info}" bash tests/e2e/run.sh $RELEASE_E2E 2>&1); rc=$?
+		E2E_DEBUG="${E2E_DEBUG:-info}" SOAK_STEPS="$RELEASE_SOAK_STEPS" \
+		GANG_STEPS="$RELEASE_GANG_STEPS" bash tests/e2e/run.sh $RELEASE_E2E 2>&1); rc=$?
 	printf '%s\n' "$out" | grep -E '^(== |  FAIL|   \(|cluster: (mode|up)|e2e)' | sed 's/^/  /'
 	[ $rc -ne 0 ] && printf '%s\n' "$out" | sed -n '/^e2e failures:/,$p' | tail -n 60 | sed 's/^/  /'
 	read -r p f s < <(printf '%s\n' "$out" | counts e2e)

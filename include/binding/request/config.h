@@ -92,6 +92,10 @@ struct bnd_config {
 	char topology[256];
 	enum bnd_submit_mode submit;   /* read by the submit host's cli_filter */
 	enum bnd_submit_error submit_error; /* the same */
+	/* metrics_file=/path.prom: after every transaction that changed the
+	 * state, the step writes the node's metrics there (report/metrics.h);
+	 * "" for none (the package's timer runs sbind metrics instead). */
+	char metrics_file[BND_CONFIG_PATH_MAX];
 	/* numamem=yes: Slurm books each job's memory per NUMA node as the
 	 * GRES numamem (one type n<os node> per NUMA node, `sbind gres-conf`):
 	 * the cli_filter adds the request a --mbind needs (submit/numamem.h)

@@ -48,6 +48,35 @@ int bnd_state_allocate(const struct bnd_state_opts *o, const struct bnd_topology
 		       const struct bnd_request *r, const struct bnd_alloc_args *a,
 		       struct bnd_placement *out, char *err, size_t errlen);
 
+/* Why the allocator could not place a request, from what it saw under the
+ * lock (a->nofit as bnd_state_allocate fills it) within the step's
+ * allowed cpus (NULL: the node): the counters' reason. */
+enum bnd_refusal bnd_state_refusal_of(const struct bnd_nofit *n, const bnd_cpuset_t *allowed);
+
+/* A step whose request was refused, as the step decided (counters.h). */
+struct bnd_state_refusal {
+	const struct bnd_alloc_args *a; /* job, step, uid, owner (near unused) */
+	const char *request;            /* the request's text, cut for req= */
+	enum bnd_refusal reason;
+	enum bnd_fallback fallback;     /* unbound or failed */
+	const char *why;                /* one word for why= (bnd_state_why_clean) */
+};
+
+/* Records the step as unbound (status unbound: it holds no cpus and no
+ * memory; replacing a record of the same job and step), with since=,
+ * why= and the event in its history, and counts the refusal and the
+ * fallback, in one transaction: for sbind status and the metrics. The
+ * step's release drops it. */
+int bnd_state_refuse(const struct bnd_state_opts *o, const struct bnd_state_refusal *rf,
+		     char *err, size_t errlen);
+
+/* In a transaction that places r for a (allocate, resume): counts the
+ * placement by strategy, and whether it crosses NUMA nodes, keeps a task
+ * away from its GPUs, or only prefers nlocal's memory (m may be NULL). */
+void bnd_state_count_placement(struct bnd_state_txn *tx, const struct bnd_topology *t,
+			       const struct bnd_request *r, const struct bnd_alloc_args *a,
+			       const struct bnd_placement *p, const struct bnd_mem_result *m);
+
 /* Drops the record of (job, step) / every record of job. *released (may be
  * NULL) gets how many were dropped; none is not an error. */
 int bnd_state_release(const struct bnd_state_opts *o, uint32_t job, uint32_t step,

@@ -2,36 +2,44 @@
  *
  * Plain text so an admin can read it with cat:
  *
- *   spank-binding-state 3
+ *   spank-binding-state 4
  *   boot 6f1c...-...
  *   node n17
  *   scan 0
- *   rec job=12 step=0 pid=4242 start=981234 uid=1001 status=active created=1717171717 cpus=0-3 tasks=0-1;2-3 mem=0:512 jobmem=2048 req=linear:2
- *   rec job=13 step=0 pid=4250 start=981300 uid=1001 status=deferred created=1717171720 cpus= tasks= mem= groups=2 need=4 want=4-7 since=1717171725123 why=held-by-job:12 req=linear:2
+ *   count placements.linear=7 refusals.held_by_other_jobs=1 fallbacks.deferred=1 lock_wait.10us=9 lock_wait.sum_ns=24150 lock_wait.count=9
+ *   rec job=12 step=0 pid=4242 start=981234 uid=1001 status=active created=1717171717 cpus=0-3 tasks=0-1;2-3 mem=0:512 jobmem=2048 mbind=cores:strict hist=1/bound@1717171717123=0-3 req=linear:2
+ *   rec job=13 step=0 pid=4250 start=981300 uid=1001 status=deferred created=1717171720 cpus= since=1717171725123 why=held-by-job:12 groups=2 need=4 want=4-7 tasks= mem= hist=1/deferred@1717171725123:held-by-job:12 req=linear:2
  *   end 2 crc32=1a2b3c4d
  *
  * The first line carries the format version; the last line repeats the
  * record count and holds a CRC-32 of every byte before it, so a truncated or
  * damaged file is recognised. `node` names the host that wrote it (a state
  * dir shared by two hosts is refused, never merged: statetxn.h); `scan` is
- * where the next bounded owner check starts (statetxn.c).
+ * where the next bounded owner check starts (statetxn.c); `count` holds the
+ * node's counters that are not 0 (counters.h: changed only inside
+ * transactions; absent when all are 0; a key this code does not know is
+ * dropped, a counter reset to Prometheus).
  * Fields of a record are in this fixed order; `tasks` lists each task's
  * cpus (';' between tasks), `mem` is <os node>:<MiB> pairs (',' between),
  * `req` runs to the end of the line. Optional, in this order:
  * `jobmem` (the job's memory on this node, MiB; absent when unknown),
- * `booked` (numamem=yes: the job's memory Slurm booked on this node,
- * <os node>:<MiB> pairs, memory/booking.h) and `split` (how many of the
- * step's tasks have their memory on more than one node, when any),
  * `groups`, `need` and `want` (a deferred step's placement groups, the
  * cpus its placement takes on an idle node, and the cpus it may use: what
  * anyone needs to place it, so deferred steps are served oldest first,
  * statequeue.h), `since` (unix time in ms) and `why` (one word,
- * bnd_state_why_clean), written for suspended and deferred records. A
- * record without them reads as 0 / none / since=0 why="". Version 1 files
- * (no node, scan, jobmem, groups, want) and version 2 files (no booked,
- * split) are read and rewritten as 3; a version 2 reader refuses a
- * version 3 file whole (a newer format), so a downgrade never drops a
- * record it cannot read.
+ * bnd_state_why_clean), written for suspended, deferred and unbound
+ * records; from version 3 `mbind` (the step's --mbind policy, absent for
+ * none), `gpus` (each placement group's GPUs as indices of the topology's
+ * GPU list, ',' between GPUs and ';' between groups, for a GPU-aware step)
+ * and `hist` (its history, history.h); from version 4 `booked`
+ * (numamem=yes: the job's memory Slurm booked on this node, <os
+ * node>:<MiB> pairs, memory/booking.h) and `split` (how many of the step's
+ * tasks have their memory on more than one node, when any). A record
+ * without them reads as 0 / none / since=0 why="". Version 1 to 3 files
+ * are read and rewritten as 4 (version 1: no node, scan, jobmem, groups,
+ * want; version 2: no count, mbind, gpus, hist, no unbound records;
+ * version 3: no booked, split); a file of a newer version is refused
+ * whole, so an older plugin never drops what it cannot read.
  *
  * A transaction parses only what it needs: bnd_statefile_load keeps the
  * file's text and parses what every transaction reads of each record (job,
@@ -55,8 +63,9 @@
 #include "binding/util/crc32.h"
 #include "binding/util/proc.h"
 #include "binding/request/request.h"
+#include "binding/state/counters.h"
 
-#define BND_STATE_VERSION 3
+#define BND_STATE_VERSION 4
 #define BND_STATE_MAX_MEM 64      /* NUMA nodes with a reservation per record */
 #define BND_STATE_MAX_TASKS 4096
 #define BND_STATE_WHY_LEN 128     /* why= text, NUL included */
@@ -78,6 +87,9 @@ enum bnd_state_status {
 	BND_ST_ACTIVE = 0,  /* holds its cpus */
 	BND_ST_SUSPENDED,   /* kept, but its cpus are free for others (gang) */
 	BND_ST_DEFERRED,    /* kept, waiting for cpus; holds none */
+	BND_ST_UNBOUND,     /* a step whose request was refused: it runs
+	                       unbound (or its tasks fail); holds nothing,
+	                       kept for sbind status and the metrics */
 };
 
 /* How much of a record read by bnd_statefile_load is parsed. */
@@ -122,6 +134,14 @@ struct bnd_state_record {
 	 * idle node, and the cpus it may use (owned; NULL and 0 otherwise). */
 	int want_groups, want_need;
 	bnd_cpuset_t *want;
+	/* What the step asked beside its cores, for receipts: its --mbind,
+	 * each placement group's GPUs (masks of the topology's GPU indices,
+	 * owned; NULL and 0 for a step that is not GPU-aware); and its
+	 * history (history.h; owned, NULL for none). */
+	enum bnd_mbind mbind;
+	int ngpus;
+	uint64_t *gpus;
+	char *hist;
 	/* Read by bnd_statefile_load and not changed since: raw is its text in
 	 * the file's buffer (without "rec " and the newline), written back as
 	 * is; tail the offset of what follows cpus= in it. NULL for records built or
@@ -140,6 +160,7 @@ struct bnd_state_file {
 	char boot_id[BND_BOOT_ID_LEN];  /* "" when the file had no readable one */
 	char node[BND_STATE_NODE_LEN];  /* "" when it had none (version 1) */
 	unsigned scan;                  /* next record of the bounded owner check */
+	struct bnd_counts counts;       /* the node's counters (counters.h) */
 	int nrec, cap;
 	struct bnd_state_record *rec;
 	char *text;                     /* the loaded text the raw records point into */
@@ -160,6 +181,9 @@ int bnd_state_status_parse(const char *name, enum bnd_state_status *s);
 void bnd_statefile_init(struct bnd_state_file *f);
 void bnd_statefile_free(struct bnd_state_file *f);
 void bnd_state_record_free(struct bnd_state_record *r);
+/* Sets the record's per-group GPU masks (copied; n 0: none). BND_OK or
+ * BND_ENOMEM. */
+int bnd_state_record_gpus(struct bnd_state_record *r, const uint64_t *masks, int n);
 /* Room for n memory shares in r->mem (nmem = n, zeroed; 0 frees them).
  * BND_OK, BND_ENOMEM, or BND_EINVAL above BND_STATE_MAX_MEM. */
 int bnd_state_record_mem(struct bnd_state_record *r, int n);

@@ -18,6 +18,7 @@
 #define BINDING_STATELOCK_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define BND_STATE_LOCK_NAME "lock"
 
@@ -26,6 +27,8 @@ struct bnd_statelock {
 	size_t len;
 	int recovered; /* the previous holder died holding the lock */
 	int cached;    /* map is this thread's kept mapping, not unmapped on release */
+	uint64_t waited_ns; /* how long acquire waited for the mutex (also when
+	                       it timed out: the counters' histogram) */
 };
 
 /* Opens (creating when absent) the lock file `name` in directory dirfd and

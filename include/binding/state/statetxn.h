@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "binding/state/counters.h"
 #include "binding/state/statefile.h"
 #include "binding/util/cpuset.h"
 #include "binding/state/statelock.h"
@@ -29,6 +30,17 @@ struct bnd_state_opts {
 	 * tests that replay the history. May be NULL. */
 	void (*journal)(void *ctx, const char *line);
 	void *journal_ctx;
+	/* Counts of what happened outside a transaction (a lock timeout, a
+	 * rankfile written after its placement): the next transaction made
+	 * with these options adds them to the state's counters (counters.h)
+	 * and, once committed, zeroes them; a timed-out wait for the lock goes
+	 * into their histogram. NULL: none. */
+	struct bnd_counts *pending;
+	/* Called after a transaction that wrote the state, once the lock is
+	 * released (a metrics file kept current, report/metrics.h). NULL:
+	 * none. */
+	void (*committed)(void *ctx);
+	void *committed_ctx;
 	/* The node's topology when the caller has it (a step): a transaction
 	 * that writes wakes the deferred steps it lets in, placed with it
 	 * (statewake.h); NULL: the state dir's topology cache is read. */
@@ -50,7 +62,8 @@ struct bnd_state_txn {
 	struct bnd_statelock lock;
 	struct bnd_state_file f;
 	int dirty;         /* f differs from the file on disk */
-	int committed;     /* f was written: wake whom it lets in at the end */
+	int committed;     /* f was written: wake whom it lets in at the end, and
+	                      call o->committed */
 	/* What could let a waiting step in: cpus held when the state was read
 	 * (before repairs), and whether a deferred record was dropped. A
 	 * change that frees neither wakes nobody and reads nothing more. */
@@ -82,13 +95,20 @@ int bnd_state_txn_reclaim_all(struct bnd_state_txn *tx);
 int bnd_state_txn_reclaim_holders(struct bnd_state_txn *tx, const bnd_cpuset_t *cpus,
 				  int memory);
 
+/* Counts one k in the state's counters and marks tx dirty: counted once
+ * committed, never when the transaction is not. */
+void bnd_state_txn_count(struct bnd_state_txn *tx, enum bnd_counter k);
+
 /* Records a change for the journal ("<verb> <record>") and marks tx dirty. */
 void bnd_state_txn_note(struct bnd_state_txn *tx, const char *verb,
 			const struct bnd_state_record *r);
 /* Removes record i, noting it under verb. */
 void bnd_state_txn_drop(struct bnd_state_txn *tx, int i, const char *verb);
 
-/* Writes the state if anything changed, then feeds the journal. */
+/* Writes the state if anything changed (or o->pending holds counts), with
+ * this transaction's wait for the lock in the counters' histogram, then
+ * feeds the journal. A transaction that writes nothing counts nothing: a
+ * write wakes every deferred step's watcher (docs/plugin.md). */
 int bnd_state_txn_commit(struct bnd_state_txn *tx, char *err, size_t errlen);
 /* Unlocks, then, when the transaction wrote the state, rings the doorbells
  * of the deferred steps it lets in (statewake.h), and frees; safe after a

@@ -21,6 +21,7 @@
 
 #include "binding/placement/place.h"
 #include "binding/request/request.h"
+#include "binding/state/history.h"
 #include "binding/state/state.h"
 #include "binding/topology/topology.h"
 
@@ -50,6 +51,10 @@ struct bnd_resume_args {
 	 * has fewer deferred records than this here (0: no limit). Steps
 	 * that held cpus before (a gang resume) are never refused. */
 	int defer_max;
+	/* A step with no record yet that is deferred counts as refused for
+	 * this reason, with the fallback deferred (counters.h); one that is
+	 * placed counts as a placement. */
+	enum bnd_refusal reason;
 };
 
 /* A suspended or deferred step (or a new one: no record yet) asks for its
@@ -75,8 +80,5 @@ int bnd_state_resume(const struct bnd_state_opts *o, const struct bnd_topology *
  * already active, and on any error (the transaction decides); 0: not now. */
 int bnd_state_resume_may_fit(const struct bnd_state_opts *o, const struct bnd_topology *t,
 			     const struct bnd_request *r, const struct bnd_resume_args *ra);
-
-/* Unix time in ms, as since= holds it. */
-long long bnd_state_now_ms(void);
 
 #endif

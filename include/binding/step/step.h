@@ -32,6 +32,7 @@
 #include "binding/placement/place.h"
 #include "binding/request/option.h"
 #include "binding/request/request.h"
+#include "binding/state/counters.h"
 #include "binding/state/statefile.h"
 #include "binding/step/stepgpu.h"
 #include "binding/step/stepsource.h"
@@ -155,6 +156,10 @@ struct bnd_step {
 	uint32_t uid;
 	pid_t owner;          /* holds the state record */
 	char reason[BND_REASON_MAX]; /* why not bound ("" when bound or none asked) */
+	enum bnd_refusal refusal;    /* its class, for the counters (counters.h) */
+	/* Counts that wait for the step's next transaction (a rankfile written
+	 * after its placement, a refusal the state could not record). */
+	struct bnd_counts pending;
 	char rankfile[BND_CONFIG_PATH_MAX + BND_SAFEFILE_NAME_MAX + 2]; /* pe: path written, "" when none */
 	bnd_log_fn log;
 	void *log_ctx;
@@ -180,6 +185,12 @@ struct bnd_task_result {
 	                          without topology) and the task was not bound */
 	char message[BND_TASK_MESSAGE_MAX]; /* for stderr: why unbound / failed, "" if fine */
 	char verbose[BND_TASK_VERBOSE_MAX]; /* the -v line, "" unless asked */
+	/* For slurmd's log (info), "" unless the task was placed: job, step,
+	 * task, pid, node, bound (or placed, for env and pe: affinity left
+	 * alone), the mask read back in hex and as a list, cores, memory
+	 * nodes and policy, GPUs (task/affinity's verbose line, for the
+	 * admin). */
+	char log[BND_TASK_VERBOSE_MAX];
 	struct bnd_taskenv env; /* to export (free with bnd_taskenv_free) */
 };
 

@@ -44,5 +44,11 @@ int bnd_cpuset_parse_span(bnd_cpuset_t *s, const char *text, size_t len, char *e
 int bnd_cpuset_format_list(const bnd_cpuset_t *s, char *buf, size_t buflen);
 /* Space-separated ids ("0 2 5"), the SLURM_BINDING/SGE_BINDING form. */
 int bnd_cpuset_format_spaced(const bnd_cpuset_t *s, char *buf, size_t buflen);
+/* As hwloc prints a cpuset (OCS's SGE_BINDING_CPUSET, the task's mask in
+ * slurmd's log): 32-bit words from the highest non-zero one, each
+ * "0x%08x", a zero word empty but the lowest ("0x0"), joined by ','; the
+ * empty set "0x0". BND_EINVAL when buflen is short: 11 bytes a word, and
+ * the NUL, are always enough. */
+int bnd_cpuset_format_hwloc(const bnd_cpuset_t *s, char *buf, size_t buflen);
 
 #endif

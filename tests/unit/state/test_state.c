@@ -106,7 +106,12 @@ START_TEST(allocate_records_and_release_frees)
 	snprintf(want, sizeof(want), "\nrec job=1 step=0 pid=%d start=%llu uid=1000 status=active ",
 		 (int)getpid(), st_start_of(getpid()));
 	ck_assert_msg(strstr(text, want), "%s", text);
-	ck_assert_msg(strstr(text, " cpus=0-1 tasks=0;1 mem= req=linear:1\nend 1 crc32="), "%s", text);
+	ck_assert_msg(strstr(text, " cpus=0-1 tasks=0;1 mem= hist=1/bound@"), "%s", text);
+	ck_assert_msg(strstr(text, "=0-1 req=linear:1\nend 1 crc32="), "%s", text);
+	/* counted in the same transaction: the placement, and its wait for
+	 * the lock */
+	ck_assert_msg(strstr(text, "\ncount placements.linear=1 lock_wait."), "%s", text);
+	ck_assert_msg(strstr(text, " lock_wait.count=1\nrec "), "%s", text);
 	free(text);
 
 	/* a second job goes to the free socket */
@@ -845,6 +850,7 @@ START_TEST(other_boot_is_discarded)
 	bnd_statefile_init(&f);
 	struct bnd_state_record r = st_rec(1, 0, getpid(), st_start_of(getpid()), "0");
 	ck_assert_int_eq(bnd_statefile_add(&f, &r), BND_OK);
+	f.counts.v[BND_CNT_PLACEMENT + BND_S_LINEAR] = 5;
 	write_state(&f, "00000000-1111-2222-3333-444444444444");
 	bnd_statefile_free(&f);
 	bnd_state_record_free(&r);
@@ -858,9 +864,12 @@ START_TEST(other_boot_is_discarded)
 	char id[BND_BOOT_ID_LEN], host[256] = "", line[512];
 	ck_assert_int_eq(bnd_proc_boot_id(id, sizeof(id), NULL, 0), BND_OK);
 	ck_assert_int_eq(gethostname(host, sizeof(host) - 1), 0);
-	snprintf(line, sizeof(line), "\nboot %s\nnode %s\nscan 0\nend 0 crc32=", id, host);
+	/* the records go, the counters stay: they count this node's history */
+	snprintf(line, sizeof(line), "\nboot %s\nnode %s\nscan 0\ncount placements.linear=5 "
+		 "lock_wait.", id, host);
 	char *text = st_read(st_path(&env, "state"), NULL);
 	ck_assert_msg(strstr(text, line), "%s", text);
+	ck_assert_msg(strstr(text, " lock_wait.count=1\nend 0 crc32="), "%s", text);
 	free(text);
 	ck_assert_int_eq(st_count_prefix(env.dir, "state.corrupt."), 0);
 }
@@ -870,15 +879,15 @@ START_TEST(newer_version_is_left_untouched)
 {
 	struct bnd_topology *t = tu_topo("pack:1 core:2");
 	st_make_dir(&env);
-	const char *future = "spank-binding-state 4\nsomething we cannot know\n";
+	const char *future = "spank-binding-state 5\nsomething we cannot know\n";
 	st_write(st_path(&env, "state"), future, strlen(future));
 	struct stat before, after;
 	ck_assert_int_eq(stat(st_path(&env, "state"), &before), 0);
 	char err[BND_ERRLEN] = "";
 	ck_assert_int_eq(bnd_state_gc(&env.opts, NULL, err, sizeof(err)), BND_ESTATE);
 	char want[256];
-	snprintf(want, sizeof(want), "state %s/state refused, left untouched: format version 4 is "
-		 "newer than this code's 3", env.dir);
+	snprintf(want, sizeof(want), "state %s/state refused, left untouched: format version 5 is "
+		 "newer than this code's 4", env.dir);
 	ck_assert_str_eq(err, want);
 	struct bnd_alloc_args a = args(1, 0, 1);
 	struct bnd_placement p;
@@ -1101,6 +1110,132 @@ START_TEST(lock_wait_times_out)
 	ck_assert_str_eq(err, "state lock file lock: still held by another process after 150 ms");
 	holder_finish(&h);
 	ck_assert_int_eq(bnd_state_gc(&env.opts, NULL, err, sizeof(err)), BND_OK);
+}
+END_TEST
+
+static void count_commit(void *ctx)
+{
+	(*(int *)ctx)++;
+}
+
+/* A wait that timed out cannot be counted in the state it could not
+ * lock: it waits in the caller's pending counts, which the caller's next
+ * transaction writes (and zeroes). The commit hook runs after each write,
+ * never for a transaction that wrote nothing. */
+START_TEST(pending_counts_wait_for_the_next_transaction)
+{
+	st_make_dir(&env);
+	char err[BND_ERRLEN] = "";
+	struct bnd_counts pending = { { 0 } };
+	int commits = 0;
+	env.opts.pending = &pending;
+	env.opts.committed = count_commit;
+	env.opts.committed_ctx = &commits;
+	ck_assert_int_eq(bnd_state_gc(&env.opts, NULL, err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(commits, 0);
+	struct lock_holder h;
+	holder_start(&h, 0);
+	holder_wait_held(&h);
+	env.opts.lock_timeout_ms = 150;
+	ck_assert_int_eq(bnd_state_gc(&env.opts, NULL, err, sizeof(err)), BND_ETIMEOUT);
+	holder_finish(&h);
+	ck_assert_uint_eq(pending.v[BND_CNT_LOCKWAIT_COUNT], 1);
+	ck_assert_uint_ge(pending.v[BND_CNT_LOCKWAIT_SUM_NS], 150000000u);
+	/* 150 ms or more: the 1 s bucket, or the 10 s one on a slow machine */
+	ck_assert_uint_eq(pending.v[BND_CNT_LOCKWAIT_BUCKET + 5] +
+			  pending.v[BND_CNT_LOCKWAIT_BUCKET + 6], 1);
+	pending.v[BND_CNT_RANKFILE] = 2;
+	ck_assert_int_eq(commits, 0);
+	ck_assert_int_eq(bnd_state_gc(&env.opts, NULL, err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(commits, 1);
+	ck_assert(bnd_counts_empty(&pending));
+	struct bnd_state_file f = list();
+	ck_assert_uint_eq(f.counts.v[BND_CNT_RANKFILE], 2);
+	/* st_make_dir's transaction, the one that timed out, and this one */
+	ck_assert_uint_eq(f.counts.v[BND_CNT_LOCKWAIT_COUNT], 3);
+	ck_assert_uint_ge(f.counts.v[BND_CNT_LOCKWAIT_SUM_NS], 150000000u);
+	bnd_statefile_free(&f);
+	/* nothing changed, nothing pending: no write, no hook, no count */
+	ck_assert_int_eq(bnd_state_gc(&env.opts, NULL, err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(commits, 1);
+	f = list();
+	ck_assert_uint_eq(f.counts.v[BND_CNT_LOCKWAIT_COUNT], 3);
+	bnd_statefile_free(&f);
+}
+END_TEST
+
+/* Each grant counts its strategy; one whose task spans NUMA nodes counts
+ * as cross-NUMA too. */
+START_TEST(placements_are_counted_by_strategy)
+{
+	struct bnd_topology *t = tu_topo("pack:1 numa:2 core:2");
+	ck_assert_str_eq(alloc(t, "linear:1", args(1, 0, 2)), "0-1");
+	ck_assert_str_eq(alloc(t, "packed:1:unit=C", args(2, 0, 1)), "2");
+	struct bnd_state_file f = list();
+	ck_assert_uint_eq(f.counts.v[BND_CNT_PLACEMENT + BND_S_LINEAR], 1);
+	ck_assert_uint_eq(f.counts.v[BND_CNT_PLACEMENT + BND_S_PACKED], 1);
+	ck_assert_uint_eq(f.counts.v[BND_CNT_CROSS_NUMA], 0);
+	bnd_statefile_free(&f);
+	char err[BND_ERRLEN] = "";
+	ck_assert_int_eq(bnd_state_release_job(&env.opts, 1, NULL, err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(bnd_state_release_job(&env.opts, 2, NULL, err, sizeof(err)), BND_OK);
+	/* three cores for one task: two NUMA nodes */
+	ck_assert_str_eq(alloc(t, "linear:3", args(3, 0, 1)), "0-2");
+	f = list();
+	ck_assert_uint_eq(f.counts.v[BND_CNT_PLACEMENT + BND_S_LINEAR], 2);
+	ck_assert_uint_eq(f.counts.v[BND_CNT_CROSS_NUMA], 1);
+	ck_assert_ptr_nonnull(strstr(f.rec[0].hist, "1/bound@"));
+	bnd_statefile_free(&f);
+	bnd_topology_free(t);
+	/* --mbind=nlocal alone, more memory than any node has: bound on its
+	 * own one core, the memory only preferred (a fallback) */
+	t = tu_topo("pack:2 numa:1(memory=1GiB) core:2");
+	struct bnd_alloc_args a = args(4, 0, 1);
+	a.mbind = BND_M_NLOCAL;
+	a.mem_mib = 4096;
+	ck_assert_str_eq(alloc(t, "none", a), "3"); /* job 3 holds 0-2 */
+	f = list();
+	ck_assert_uint_eq(f.counts.v[BND_CNT_PLACEMENT + BND_S_NONE], 1);
+	ck_assert_uint_eq(f.counts.v[BND_CNT_FALLBACK + BND_FB_MEMORY_PREFERRED], 1);
+	bnd_statefile_free(&f);
+	bnd_topology_free(t);
+}
+END_TEST
+
+/* A refused step: an unbound record that holds nothing, counted with its
+ * reason and fallback, released like any record. */
+START_TEST(refused_step_is_recorded_unbound)
+{
+	struct bnd_topology *t = tu_topo("pack:1 core:2");
+	char err[BND_ERRLEN] = "";
+	ck_assert_str_eq(alloc(t, "linear:2", args(1, 0, 1)), "0-1");
+	struct bnd_alloc_args a = args(2, 0, 1);
+	struct bnd_nofit n = { .alone_rc = BND_OK };
+	struct bnd_placement p;
+	a.nofit = &n;
+	ck_assert_int_eq(bnd_state_allocate(&env.opts, t, st_req("linear:1"), &a, &p, err,
+					    sizeof(err)), BND_ENOFIT);
+	ck_assert_int_eq(bnd_state_refusal_of(&n, NULL), BND_R_HELD_BY_OTHER_JOBS);
+	struct bnd_state_refusal rf = { &a, "linear:1", BND_R_HELD_BY_OTHER_JOBS, BND_FB_UNBOUND,
+					"held by other jobs!" };
+	ck_assert_msg(bnd_state_refuse(&env.opts, &rf, err, sizeof(err)) == BND_OK, "%s", err);
+	struct bnd_state_file f = list();
+	ck_assert_int_eq(f.nrec, 2);
+	ck_assert_int_eq(f.rec[1].status, BND_ST_UNBOUND);
+	ck_assert_str_eq(f.rec[1].why, "held-by-other-jobs-");
+	ck_assert(bnd_cpuset_empty(&f.rec[1].cpus) && f.rec[1].nmem == 0);
+	ck_assert_ptr_nonnull(strstr(f.rec[1].hist, "/unbound@"));
+	ck_assert_uint_eq(f.counts.v[BND_CNT_REFUSAL + BND_R_HELD_BY_OTHER_JOBS], 1);
+	ck_assert_uint_eq(f.counts.v[BND_CNT_FALLBACK + BND_FB_UNBOUND], 1);
+	ck_assert_uint_eq(f.counts.v[BND_CNT_PLACEMENT + BND_S_LINEAR], 1);
+	bnd_statefile_free(&f);
+	/* it holds nothing: job 1's release lets a third job in */
+	ck_assert_int_eq(bnd_state_release_job(&env.opts, 1, NULL, err, sizeof(err)), BND_OK);
+	ck_assert_str_eq(alloc(t, "linear:2", args(3, 0, 1)), "0-1");
+	int n2 = 0;
+	ck_assert_int_eq(bnd_state_release(&env.opts, 2, 0, &n2, err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(n2, 1);
+	bnd_topology_free(t);
 }
 END_TEST
 
@@ -1437,6 +1572,9 @@ int main(void)
 	tcase_add_test(tc, untrusted_dirs_and_files_are_refused);
 	tcase_add_test(tc, unprivileged_user_cannot_change_the_state);
 	tcase_add_test(tc, lock_wait_times_out);
+	tcase_add_test(tc, pending_counts_wait_for_the_next_transaction);
+	tcase_add_test(tc, refused_step_is_recorded_unbound);
+	tcase_add_test(tc, placements_are_counted_by_strategy);
 	tcase_add_test(tc, lock_of_a_dead_holder_is_taken_over);
 	tcase_add_test(tc, kept_lock_mapping_follows_a_replaced_lock_file);
 	tcase_add_test(tc, two_locks_held_by_one_thread);

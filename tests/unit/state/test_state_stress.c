@@ -355,6 +355,11 @@ static void crash_at(const struct bnd_topology *t, const char *point, int how)
 			child_rec += f.rec[i].job == 1;
 		ck_assert_msg(child_rec == past_exchange, "%s: %d records of the dead child on disk",
 			      sub, child_rec);
+		/* the counters are in the same file: the child's placement is
+		 * counted exactly when its record is there */
+		unsigned long long placed = f.counts.v[BND_CNT_PLACEMENT + BND_S_LINEAR];
+		ck_assert_msg(placed == 1u + (unsigned)past_exchange, "%s: %llu placements counted",
+			      sub, placed);
 		bnd_statefile_free(&f);
 		free(text);
 	}

@@ -8,6 +8,7 @@
 #include "binding/util/error.h"
 #include "binding/state/statefile.h"
 #include "statetest.h"
+#include "binding/state/history.h"
 #include "testutil.h"
 
 #define BOOT "0f0e0d0c-0b0a-0908-0706-050403020100"
@@ -23,6 +24,15 @@ static void sample(struct bnd_state_file *f)
 	a.mem[1].node = 3;
 	a.mem[1].mib = 0;
 	snprintf(a.request, sizeof(a.request), "packed:4:sort=Cc:filter=a b");
+	a.mbind = BND_M_CORES_STRICT;
+	const uint64_t gpus[2] = { 0x1, 0x8000000000000006ull };
+	ck_assert_int_eq(bnd_state_record_gpus(&a, gpus, 2), BND_OK);
+	ck_assert_int_eq(bnd_hist_append(&a.hist, BND_H_BOUND, 1700000000001LL, &a.cpus, NULL),
+			 BND_OK);
+	ck_assert_int_eq(bnd_hist_append(&a.hist, BND_H_SUSPENDED, 1700000000002LL, &a.cpus,
+					 "slurm-suspend"), BND_OK);
+	f->counts.v[BND_CNT_PLACEMENT + BND_S_LINEAR] = 7;
+	f->counts.v[BND_CNT_LOCKWAIT_SUM_NS] = UINT64_MAX;
 	struct bnd_state_record b = st_rec(13, BND_STEP_BATCH, 77, 5, "8,10,12");
 	b.status = BND_ST_SUSPENDED;
 	b.since_ms = 1700000000123LL;
@@ -61,6 +71,11 @@ static void same_record(const struct bnd_state_record *x, const struct bnd_state
 	ck_assert_int_eq(x->since_ms, y->since_ms);
 	ck_assert_str_eq(x->why, y->why);
 	ck_assert_str_eq(x->request, y->request);
+	ck_assert_int_eq(x->mbind, y->mbind);
+	ck_assert_int_eq(x->ngpus, y->ngpus);
+	for (int i = 0; i < x->ngpus; i++)
+		ck_assert_uint_eq(x->gpus[i], y->gpus[i]);
+	ck_assert_str_eq(x->hist ? x->hist : "", y->hist ? y->hist : "");
 }
 
 START_TEST(crc32_check_value)
@@ -116,7 +131,7 @@ START_TEST(text_is_readable)
 	ck_assert_int_eq(bnd_statefile_add(&f, &a), BND_OK);
 	char *text;
 	size_t len = st_format(&f, BOOT, &text);
-	const char *body = "spank-binding-state 3\n"
+	const char *body = "spank-binding-state 4\n"
 			   "boot " BOOT "\n"
 			   "scan 0\n"
 			   "rec job=12 step=0 pid=4242 start=981234 uid=1000 status=active "
@@ -150,7 +165,13 @@ START_TEST(round_trip)
 					   "tasks=8,10,12 mem= req=linear:1\n"));
 	ck_assert_ptr_nonnull(strstr(text, " since=9223372036854775807 why=held-by-job:1,2 "
 					   "tasks=100-4095 mem= req=\n"));
-	ck_assert_ptr_nonnull(strstr(text, "mem=0:512,3:0 req=packed:4:sort=Cc:filter=a b\n"));
+	ck_assert_ptr_nonnull(strstr(text, "mem=0:512,3:0 mbind=cores:strict gpus=0;1,2,63 "
+					   "hist=2/bound@1700000000001=0-3/suspended@1700000000002=0-3:"
+					   "slurm-suspend req=packed:4:sort=Cc:filter=a b\n"));
+	ck_assert_ptr_nonnull(strstr(text, "\ncount placements.linear=7 "
+					   "lock_wait.sum_ns=18446744073709551615\nrec "));
+	ck_assert_uint_eq(g.counts.v[BND_CNT_PLACEMENT + BND_S_LINEAR], 7);
+	ck_assert_uint_eq(g.counts.v[BND_CNT_LOCKWAIT_SUM_NS], UINT64_MAX);
 	ck_assert_ptr_nonnull(strstr(text, "step=4294967291 "));
 	free(text);
 	free(again);
@@ -241,9 +262,9 @@ START_TEST(every_flipped_byte)
 	for (size_t i = 0; i < body; i++) {
 		char keep = text[i];
 		text[i] = (char)(keep ^ 0x01);
-		/* the version digit 3 flipped reads 2: an older file, whose
-		 * checksum then fails */
-		int want = BND_SF_CORRUPT;
+		/* the version digit 4 flipped reads 5: a newer version, refused
+		 * whole; anything else the checksum (or the line) judges */
+		int want = i == strlen("spank-binding-state ") ? BND_SF_NEWER : BND_SF_CORRUPT;
 		ck_assert_msg(bnd_statefile_parse(text, len, &g, why, sizeof(why)) == want,
 			      "byte %zu flipped went unnoticed", i);
 		ck_assert_int_le(g.nrec, 3);
@@ -348,9 +369,9 @@ START_TEST(newer_version_refused)
 {
 	struct bnd_state_file g;
 	char why[256];
-	const char *t2 = "spank-binding-state 4\nanything at all, even garbage\n";
+	const char *t2 = "spank-binding-state 5\nanything at all, even garbage\n";
 	ck_assert_int_eq(bnd_statefile_parse(t2, strlen(t2), &g, why, sizeof(why)), BND_SF_NEWER);
-	ck_assert_str_eq(why, "format version 4 is newer than this code's 3");
+	ck_assert_str_eq(why, "format version 5 is newer than this code's 4");
 	ck_assert_int_eq(g.nrec, 0);
 	const char *t3 = "spank-binding-state 999";
 	ck_assert_int_eq(bnd_statefile_parse(t3, strlen(t3), &g, why, sizeof(why)), BND_SF_NEWER);
@@ -419,7 +440,7 @@ START_TEST(lazy_load_reads_what_the_whole_parse_reads)
 	size_t len = st_format(&f, BOOT, &text), len2;
 	ck_assert_ptr_nonnull(strstr(text, "\nnode node-7\nscan 2\n"));
 	ck_assert_ptr_nonnull(strstr(text, " groups=3 need=6 want=100-200 tasks="));
-	ck_assert_ptr_nonnull(strstr(text, " mem=0:512,3:0 jobmem=4096 req="));
+	ck_assert_ptr_nonnull(strstr(text, " mem=0:512,3:0 jobmem=4096 mbind=cores:strict gpus="));
 	ck_assert_int_eq(bnd_statefile_parse(text, len, &g, why, sizeof(why)), BND_SF_CLEAN);
 	char *copy = malloc(len + 1);
 	memcpy(copy, text, len + 1);
@@ -464,7 +485,7 @@ END_TEST
 
 /* Anything that is not a whole file of this version goes through the
  * whole parse: a damaged one is salvaged as before, a version 1 file (no
- * node, since= after mem=) is read and written as version 3. */
+ * node, since= after mem=) is read and written as version 4. */
 START_TEST(lazy_load_falls_back_to_the_whole_parse)
 {
 	struct bnd_state_file f, g;
@@ -497,7 +518,7 @@ START_TEST(lazy_load_falls_back_to_the_whole_parse)
 	ck_assert_int_eq(g.rec[0].mem[0].mib, 64);
 	ck_assert_str_eq(g.node, "");
 	ck_assert_int_eq(bnd_statefile_format(&g, &text, &len, NULL, 0), BND_OK);
-	ck_assert_ptr_nonnull(strstr(text, "spank-binding-state 3\n"));
+	ck_assert_ptr_nonnull(strstr(text, "spank-binding-state 4\n"));
 	ck_assert_ptr_nonnull(strstr(text, "cpus= since=1700000000123 why=slurm-suspend tasks= "
 					   "mem=0:64 req=linear:1\n"));
 	free(text);
@@ -505,6 +526,8 @@ START_TEST(lazy_load_falls_back_to_the_whole_parse)
 }
 END_TEST
 
+/* A whole file of body, one record: its end line and checksum added
+ * (malloc'd). */
 static char *framed(const char *body)
 {
 	char *t = malloc(strlen(body) + 64);
@@ -513,18 +536,29 @@ static char *framed(const char *body)
 	return t;
 }
 
-/* numamem (version 3): a record keeps its job's booking (booked=) and how
- * many of its tasks Slurm split (split=), both optional, and they come
- * back as written; version 2 has neither, and a version 2 file reads as
- * before (no booking). Malformed ones make the record unreadable. */
+/* framed(body), parsed. */
+static int parse_signed_body(const char *body, struct bnd_state_file *g, char *why, size_t len)
+{
+	char *t = framed(body);
+	int rc = bnd_statefile_parse(t, strlen(t), g, why, len);
+	free(t);
+	return rc;
+}
+
+/* numamem (version 4): a record keeps its job's booking (booked=) and how
+ * many of its tasks Slurm split (split=), both optional, after version
+ * 3's fields, and they come back as written. Malformed ones make the
+ * record unreadable, and so do they in a version 3 file, which has
+ * neither. */
 START_TEST(booked_and_split_round_trip)
 {
 	struct bnd_state_file g;
 	char why[256], *out;
 	size_t len;
-	const char *body = "spank-binding-state 3\nboot " BOOT "\nscan 0\n"
+	const char *body = "spank-binding-state 4\nboot " BOOT "\nscan 0\n"
 			   "rec job=13 step=0 pid=77 start=5 uid=1000 status=active created=1 cpus=0 "
-			   "tasks=0 mem=0:50,1:350 jobmem=400 booked=0:50,1:350 split=1 req=linear:1\n";
+			   "tasks=0 mem=0:50,1:350 jobmem=400 mbind=cores:strict hist=1/bound@1=0 "
+			   "booked=0:50,1:350 split=1 req=linear:1\n";
 	char *t = framed(body);
 	ck_assert_int_eq(bnd_statefile_parse(t, strlen(t), &g, why, sizeof(why)), BND_SF_CLEAN);
 	ck_assert_int_eq(g.nrec, 1);
@@ -532,6 +566,8 @@ START_TEST(booked_and_split_round_trip)
 	ck_assert_int_eq(g.rec[0].booked[1].node, 1);
 	ck_assert_uint_eq(g.rec[0].booked[1].mib, 350);
 	ck_assert_int_eq(g.rec[0].split, 1);
+	ck_assert_int_eq(g.rec[0].mbind, BND_M_CORES_STRICT);
+	ck_assert_str_eq(g.rec[0].hist, "1/bound@1=0");
 	ck_assert_int_eq(bnd_statefile_format(&g, &out, &len, NULL, 0), BND_OK);
 	ck_assert_str_eq(out, t);
 	free(out);
@@ -544,19 +580,95 @@ START_TEST(booked_and_split_round_trip)
 	bnd_statefile_free(&h);
 	bnd_statefile_free(&g);
 	free(t);
-	static const char *const bad[] = { "booked= req=", "booked=0 req=", "booked=0:x req=",
-					   "split=0 req=", "split=x req=", "booked=0:5 split= req=" };
+	/* version 4 with a bad one; version 3 with a good one (or with them
+	 * ahead of its own fields) */
+	static const struct { int version; const char *fields; } bad[] = {
+		{ 4, "booked= req=" }, { 4, "booked=0 req=" }, { 4, "booked=0:x req=" },
+		{ 4, "split=0 req=" }, { 4, "split=x req=" }, { 4, "booked=0:5 split= req=" },
+		{ 4, "booked=0:5 mbind=cores req=" }, { 3, "booked=0:5 req=" },
+		{ 3, "split=1 req=" }, { 3, "mbind=cores booked=0:5 req=" },
+	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char b[512];
-		snprintf(b, sizeof(b), "spank-binding-state 3\nboot " BOOT "\nscan 0\nrec job=1 step=0 "
-			 "pid=7 start=5 uid=1000 status=active created=1 cpus=0 tasks=0 mem= %s"
-			 "linear:1\n", bad[i]);
-		t = framed(b);
-		ck_assert_msg(bnd_statefile_parse(t, strlen(t), &g, why, sizeof(why)) == BND_SF_CORRUPT
-			      && g.nrec == 0, "%s", bad[i]);
+		snprintf(b, sizeof(b), "spank-binding-state %d\nboot " BOOT "\nscan 0\nrec job=1 "
+			 "step=0 pid=7 start=5 uid=1000 status=active created=1 cpus=0 tasks=0 mem= %s"
+			 "linear:1\n", bad[i].version, bad[i].fields);
+		ck_assert_msg(parse_signed_body(b, &g, why, sizeof(why)) == BND_SF_CORRUPT &&
+			      g.nrec == 0, "%d: %s", bad[i].version, bad[i].fields);
 		bnd_statefile_free(&g);
-		free(t);
 	}
+}
+END_TEST
+
+
+/* Version 3: unbound records, counters (an unknown key is a reset, not
+ * damage), and a version 2 file read and written as 4; a version 3 file
+ * (no booked=, split=) read and written as 4 with its fields kept. */
+START_TEST(version_3_fields)
+{
+	struct bnd_state_file g;
+	char why[256], *text;
+	size_t len;
+	const char *unbound = "spank-binding-state 3\nboot " BOOT "\nscan 0\n"
+			      "count placements.gpu=2 refusals.no_topology=1 placements.future=9\n"
+			      "rec job=9 step=1 pid=5 start=6 uid=1000 status=unbound created=7 cpus= "
+			      "since=8 why=held_by_other_jobs tasks= mem= "
+			      "hist=1/unbound@8:held_by_other_jobs req=linear:1\n";
+	ck_assert_int_eq(parse_signed_body(unbound, &g, why, sizeof(why)), BND_SF_CLEAN);
+	ck_assert_int_eq(g.rec[0].status, BND_ST_UNBOUND);
+	ck_assert_str_eq(g.rec[0].why, "held_by_other_jobs");
+	ck_assert_uint_eq(g.counts.v[BND_CNT_PLACEMENT + BND_S_GPU], 2);
+	ck_assert_uint_eq(g.counts.v[BND_CNT_REFUSAL + BND_R_NO_TOPOLOGY], 1);
+	ck_assert_int_eq(bnd_statefile_format(&g, &text, &len, NULL, 0), BND_OK);
+	ck_assert_ptr_nonnull(strstr(text, "\ncount placements.gpu=2 refusals.no_topology=1\n"));
+	free(text);
+	bnd_statefile_free(&g);
+
+	/* a key twice, a value that is no number, a history that is none */
+	const char *bad[] = {
+		"count placements.gpu=2 placements.gpu=3\n", "count placements.gpu=x\n",
+		"count  placements.gpu=1\n",
+		"rec job=9 step=1 pid=5 start=6 uid=1000 status=active created=7 cpus=1 tasks=1 "
+		"mem= hist=0/bound@1 req=\n",
+		"rec job=9 step=1 pid=5 start=6 uid=1000 status=active created=7 cpus=1 tasks=1 "
+		"mem= gpus=0;64 req=\n",
+		"rec job=9 step=1 pid=5 start=6 uid=1000 status=active created=7 cpus=1 tasks=1 "
+		"mem= mbind=none req=\n",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char body[1024];
+		snprintf(body, sizeof(body), "spank-binding-state 3\nboot " BOOT "\n%s", bad[i]);
+		ck_assert_msg(parse_signed_body(body, &g, why, sizeof(why)) == BND_SF_CORRUPT, "%s",
+			      bad[i]);
+		bnd_statefile_free(&g);
+	}
+
+	/* version 2 has none of it, and is rewritten as 4 */
+	const char *v2 = "spank-binding-state 2\nboot " BOOT "\nnode n1\nscan 0\n"
+			 "rec job=13 step=0 pid=77 start=5 uid=1000 status=active created=1 cpus=0 "
+			 "tasks=0 mem=0:64 jobmem=128 req=linear:1\n";
+	ck_assert_int_eq(parse_signed_body(v2, &g, why, sizeof(why)), BND_SF_CLEAN);
+	ck_assert_ptr_null(g.rec[0].hist);
+	ck_assert_int_eq(bnd_statefile_format(&g, &text, &len, NULL, 0), BND_OK);
+	ck_assert_ptr_nonnull(strstr(text, "spank-binding-state 4\n"));
+	ck_assert_ptr_nonnull(strstr(text, "mem=0:64 jobmem=128 req=linear:1\n"));
+	free(text);
+	bnd_statefile_free(&g);
+
+	/* version 3 is rewritten as 4, its own fields as they were */
+	const char *v3 = "spank-binding-state 3\nboot " BOOT "\nnode n1\nscan 0\n"
+			 "rec job=13 step=0 pid=77 start=5 uid=1000 status=active created=1 cpus=0 "
+			 "tasks=0 mem=0:64 jobmem=128 mbind=cores:strict gpus=0 hist=1/bound@1=0 "
+			 "req=linear:1\n";
+	ck_assert_int_eq(parse_signed_body(v3, &g, why, sizeof(why)), BND_SF_CLEAN);
+	ck_assert_int_eq(g.rec[0].nbooked, 0);
+	ck_assert_int_eq(g.rec[0].split, 0);
+	ck_assert_int_eq(bnd_statefile_format(&g, &text, &len, NULL, 0), BND_OK);
+	ck_assert_ptr_nonnull(strstr(text, "spank-binding-state 4\n"));
+	ck_assert_ptr_nonnull(strstr(text, "mem=0:64 jobmem=128 mbind=cores:strict gpus=0 "
+					   "hist=1/bound@1=0 req=linear:1\n"));
+	free(text);
+	bnd_statefile_free(&g);
 }
 END_TEST
 
@@ -581,6 +693,7 @@ int main(void)
 	tcase_add_test(tc, crc32_folding_matches_the_table);
 	tcase_add_test(tc, lazy_load_reads_what_the_whole_parse_reads);
 	tcase_add_test(tc, lazy_load_falls_back_to_the_whole_parse);
+	tcase_add_test(tc, version_3_fields);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -51,7 +51,8 @@ static void alloc(const struct bnd_topology *t, const char *req, struct bnd_allo
 	ck_assert_msg(bnd_state_allocate(&env.opts, t, st_req(req), &a, p, err, sizeof(err)) ==
 		      BND_OK, "%s: %s", req, err);
 	bnd_cpuset_format_list(&p->all_cpus, got, sizeof(got));
-	ck_assert_str_eq(got, expect);
+	if (expect)
+		ck_assert_str_eq(got, expect);
 }
 
 static const struct bnd_state_record *rec_of(const struct bnd_state_file *f, uint32_t job,
@@ -219,6 +220,15 @@ START_TEST(resume_defers_then_binds_when_cpus_free_up)
 	ck_assert_str_eq(cpus, "0-1");
 	f = list();
 	ck_assert_int_eq(rec_of(&f, 1, 0)->status, BND_ST_ACTIVE);
+	/* its history: bound, suspended, deferred (once, not at each retry),
+	 * bound again; a resume is no new placement */
+	const char *h = rec_of(&f, 1, 0)->hist;
+	ck_assert_msg(!strncmp(h, "4/bound@", 8) && strstr(h, "=0-1/suspended@") &&
+		      strstr(h, "=0-1:slurm-suspend/deferred@") &&
+		      strstr(h, ":held-by-job:3/rebound@") && strstr(h, "=0-1") &&
+		      !strchr(strstr(h, "/rebound@") + 1, '/'), "%s", h);
+	ck_assert_uint_eq(f.counts.v[BND_CNT_PLACEMENT + BND_S_LINEAR], 3);
+	ck_assert_uint_eq(f.counts.v[BND_CNT_FALLBACK + BND_FB_DEFERRED], 0);
 	bnd_statefile_free(&f);
 	bnd_placement_free(&pa);
 	bnd_topology_free(t);
@@ -240,6 +250,10 @@ START_TEST(a_new_step_is_recorded_deferred_or_placed)
 	ck_assert_int_eq(r->owner_pid, (int)getpid());
 	ck_assert_str_eq(r->request, "linear:1");
 	ck_assert_str_eq(r->why, "held-by-job:1");
+	/* a new step deferred: a refusal with its reason, and the fallback */
+	ck_assert_uint_eq(f.counts.v[BND_CNT_REFUSAL + BND_R_HELD_BY_OTHER_JOBS], 1);
+	ck_assert_uint_eq(f.counts.v[BND_CNT_FALLBACK + BND_FB_DEFERRED], 1);
+	ck_assert_msg(!strncmp(r->hist, "1/deferred@", 11), "%s", r->hist);
 	bnd_statefile_free(&f);
 	/* Never deferred: more cores than Slurm gave the step. */
 	bnd_cpuset_t one;
@@ -258,7 +272,29 @@ START_TEST(a_new_step_is_recorded_deferred_or_placed)
 	ck_assert_int_eq(resume(t, "linear:1", args(2, 0, 1, NULL), NULL, 0, cpus, sizeof(cpus),
 				err, sizeof(err)), BND_RESUME_MOVED);
 	ck_assert_str_eq(cpus, "0");
+	/* bound at last: its first placement, counted as one */
+	f = list();
+	ck_assert_uint_eq(f.counts.v[BND_CNT_PLACEMENT + BND_S_LINEAR], 2);
+	ck_assert_msg(!strncmp(rec_of(&f, 2, 0)->hist, "2/deferred@", 11) &&
+		      strstr(rec_of(&f, 2, 0)->hist, "/bound@"), "%s", rec_of(&f, 2, 0)->hist);
+	bnd_statefile_free(&f);
 	bnd_placement_free(&pa);
+	bnd_topology_free(t);
+}
+END_TEST
+
+/* A step kept waiting by its own job's batch script says so by name (the
+ * legend of sbind draw and sbind status show the why). */
+START_TEST(a_step_held_by_its_batch_script_names_it)
+{
+	struct bnd_topology *t = tu_topo("pack:1 core:1");
+	struct bnd_placement pb;
+	char err[BND_ERRLEN] = "", cpus[64];
+	alloc(t, "linear:1", args(5, BND_STEP_BATCH, 1, NULL), &pb, "0");
+	ck_assert_int_eq(resume(t, "linear:1", args(5, 1, 1, NULL), NULL, 0, cpus, sizeof(cpus),
+				err, sizeof(err)), BND_RESUME_DEFERRED);
+	ck_assert_str_eq(err, "deferred: held-by-step:batch");
+	bnd_placement_free(&pb);
 	bnd_topology_free(t);
 }
 END_TEST
@@ -309,8 +345,10 @@ START_TEST(suspended_record_round_trips_and_keeps_memory)
 	ck_assert_int_eq(bnd_state_suspend(&env.opts, 6, 0, "x", err, sizeof(err)), BND_EINVAL);
 	text = st_read(st_path(&env, "state"), NULL);
 	ck_assert_msg(strstr(text, " cpus= since="), "%s", text);
-	ck_assert_msg(strstr(text, " why=slurm-suspend- tasks= mem=0:512 req=linear:1\n"), "%s",
+	/* its history keeps the cpus it gave back, and why */
+	ck_assert_msg(strstr(text, " why=slurm-suspend- tasks= mem=0:512 hist=1/suspended@"), "%s",
 		      text);
+	ck_assert_msg(strstr(text, "=0-1:slurm-suspend- req=linear:1\n"), "%s", text);
 	free(text);
 	f = list();
 	ck_assert_int_eq(f.nrec, 1);
@@ -386,6 +424,24 @@ START_TEST(gpu_step_resumes_next_to_its_gpu)
 	ck_assert_int_eq(resume(t, "gpu:2", a, &pa, 0, cpus, sizeof(cpus), err, sizeof(err)),
 			 BND_RESUME_MOVED);
 	ck_assert_str_eq(cpus, "20-23");
+	/* Both placements next to rsmi2, the resume no new one: two counted,
+	 * neither away from its GPU. */
+	struct bnd_state_file f = list();
+	ck_assert_uint_eq(f.counts.v[BND_CNT_PLACEMENT + BND_S_GPU], 2);
+	ck_assert_uint_eq(f.counts.v[BND_CNT_GPU_NONLOCAL], 0);
+	ck_assert_int_eq(rec_of(&f, 2, 0)->ngpus, 1);
+	ck_assert_uint_eq(rec_of(&f, 2, 0)->gpus[0], g2);
+	bnd_statefile_free(&f);
+	/* A third job while rsmi2's cores are taken: placed away from it. */
+	struct bnd_alloc_args c = args(3, 0, 1, NULL);
+	struct bnd_placement pc;
+	c.near = &near;
+	alloc(t, "gpu:2", c, &pc, NULL);
+	ck_assert_int_lt(pc.tasks[0].nlocal, pc.tasks[0].ncores);
+	f = list();
+	ck_assert_uint_eq(f.counts.v[BND_CNT_GPU_NONLOCAL], 1);
+	bnd_statefile_free(&f);
+	bnd_placement_free(&pc);
 	bnd_placement_free(&pa);
 	bnd_placement_free(&pb);
 	bnd_topology_free(t);
@@ -402,6 +458,7 @@ int main(void)
 	tcase_add_test(tc, resume_moves_when_previous_cpus_are_taken);
 	tcase_add_test(tc, resume_defers_then_binds_when_cpus_free_up);
 	tcase_add_test(tc, a_new_step_is_recorded_deferred_or_placed);
+	tcase_add_test(tc, a_step_held_by_its_batch_script_names_it);
 	tcase_add_test(tc, prev_only_stays_on_its_numa_node);
 	tcase_add_test(tc, suspended_record_round_trips_and_keeps_memory);
 	tcase_add_test(tc, batch_resumes_after_its_own_step);

@@ -126,15 +126,70 @@ static const char *list_of(const bnd_cpuset_t *c)
 	return b;
 }
 
+/* Records that hold or wait for cpus (a refused step's unbound record
+ * holds nothing: unbound_records). */
 static int records(void)
 {
 	char path[160];
 	snprintf(path, sizeof(path), "%s/state", state);
 	int n = 0;
 	for (const char *p = slurp(path); (p = strstr(p, "\nrec ")); p++)
+		n += !strstr(p, " status=unbound ") ||
+		     strstr(p, " status=unbound ") > strchr(p + 1, '\n');
+	return n;
+}
+
+static int unbound_records(void)
+{
+	char path[160];
+	snprintf(path, sizeof(path), "%s/state", state);
+	int n = 0;
+	for (const char *p = slurp(path); (p = strstr(p, " status=unbound ")); p++)
 		n++;
 	return n;
 }
+
+/* The state's count line ("" without one). */
+static const char *count_line(void)
+{
+	static char line[2048];
+	char path[160];
+	snprintf(path, sizeof(path), "%s/state", state);
+	const char *p = strstr(slurp(path), "\ncount ");
+	line[0] = '\0';
+	if (p)
+		snprintf(line, sizeof(line), "%.*s", (int)(strchr(p + 1, '\n') - p - 1), p + 1);
+	return line;
+}
+
+/* metrics_file=: every change of the state rewrites the node's metrics. */
+START_TEST(metrics_file_follows_every_change)
+{
+	struct bnd_step s;
+	char prom[160];
+	snprintf(prom, sizeof(prom), "%s/node.prom", dir);
+	snprintf(cfg.metrics_file, sizeof(cfg.metrics_file), "%s", prom);
+	struct bnd_step_in in = base(15, 0, 1, "0", "linear:1");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
+	ck_assert_msg(strstr(slurp(prom), "\nspank_binding_steps{status=\"bound\"} 1\n") &&
+		      strstr(slurp(prom), "\nspank_binding_placements_total{strategy=\"linear\"} 1\n"),
+		      "%s", slurp(prom));
+	/* a refused step (2 cores on Slurm's 1) is in it as unbound */
+	struct bnd_step t;
+	struct bnd_step_in in2 = base(16, 0, 1, "0", "linear:2");
+	ck_assert_int_eq(bnd_step_prepare(&t, &in2), BND_OK);
+	ck_assert_msg(strstr(slurp(prom), "\nspank_binding_steps{status=\"unbound\"} 1\n") &&
+		      strstr(slurp(prom), "{reason=\"allocation_too_small\"} 1\n"), "%s", slurp(prom));
+	bnd_step_finish(&t);
+	bnd_step_free(&t);
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+	ck_assert_msg(strstr(slurp(prom), "\nspank_binding_steps{status=\"bound\"} 0\n") &&
+		      strstr(slurp(prom), "\nspank_binding_steps{status=\"unbound\"} 0\n"),
+		      "%s", slurp(prom));
+}
+END_TEST
 
 START_TEST(two_tasks_bound_and_released)
 {
@@ -157,6 +212,14 @@ START_TEST(two_tasks_bound_and_released)
 	ck_assert_str_eq(env(&r, "SLURM_BINDING_REQUEST"), "linear:1");
 	ck_assert_msg(strstr(r.verbose, "host=n1 task=1 cores=0,1 cpus=") &&
 		      strstr(r.verbose, "mempolicy=default"), "%s", r.verbose);
+	/* slurmd's line: the mask read back, in hex and as a list */
+	char want[256];
+	snprintf(want, sizeof(want), "job 11 step 0 task 1 [%d] on n1: bound, mask 0x",
+		 (int)getpid());
+	ck_assert_msg(!strncmp(r.log, want, strlen(want)), "%s", r.log);
+	snprintf(want, sizeof(want), " cpus %s cores 0,1, mems - mempolicy default, gpus -",
+		 cpus_of_core(1));
+	ck_assert_msg(strstr(r.log, want), "%s", r.log);
 	bnd_taskenv_free(&r.env);
 
 	ck_assert_int_eq(bnd_step_finish(&s), BND_OK);
@@ -179,6 +242,15 @@ START_TEST(allocation_too_small_names_both_numbers)
 	ck_assert_msg(strstr(s.reason, "the job's --cpus-per-task=2 --threads-per-core=1 would have "
 			     "fitted"), "%s", s.reason);
 	ck_assert_int_eq(records(), 0);
+	/* kept as unbound for sbind status, counted with its reason */
+	char path[160];
+	snprintf(path, sizeof(path), "%s/state", state);
+	ck_assert_int_eq(unbound_records(), 1);
+	ck_assert_msg(strstr(slurp(path), " status=unbound ") &&
+		      strstr(slurp(path), " why=allocation_too_small ") &&
+		      strstr(slurp(path), " hist=1/unbound@"), "%s", slurp(path));
+	ck_assert_msg(strstr(count_line(), " refusals.allocation_too_small=1 fallbacks.unbound=1 "),
+		      "%s", count_line());
 
 	const char *before = strdup(status_cpus());
 	struct bnd_task_result r;
@@ -187,6 +259,7 @@ START_TEST(allocation_too_small_names_both_numbers)
 	ck_assert_msg(strstr(r.message, "spank-binding: n1 task 0: not bound: the allocation"), "%s",
 		      r.message);
 	ck_assert(!strncmp(env(&r, "SLURM_BINDING_STATUS"), "unbound: the allocation", 23));
+	ck_assert_str_eq(r.log, ""); /* only bound tasks are logged */
 	ck_assert_str_eq(env(&r, "SLURM_BINDING"), "");
 	ck_assert_str_eq(status_cpus(), before);
 	bnd_taskenv_free(&r.env);
@@ -200,6 +273,14 @@ START_TEST(allocation_too_small_names_both_numbers)
 	ck_assert_msg(strstr(r.message, "binding failed (on_failure=fail): the allocation"), "%s",
 		      r.message);
 	bnd_taskenv_free(&r.env);
+	/* the same step again: its record replaced, the refusals added up */
+	ck_assert_int_eq(unbound_records(), 1);
+	ck_assert_msg(strstr(count_line(), " refusals.allocation_too_small=2 fallbacks.unbound=1 "
+			     "fallbacks.failed=1 "), "%s", count_line());
+	/* its release drops the record; the counts stay */
+	ck_assert_int_eq(bnd_step_finish(&s), BND_OK);
+	ck_assert_int_eq(unbound_records(), 0);
+	ck_assert_msg(strstr(count_line(), " refusals.allocation_too_small=2 "), "%s", count_line());
 	bnd_step_free(&s);
 	free((void *)before);
 }
@@ -263,6 +344,9 @@ START_TEST(batch_script_holds_the_jobs_cores_and_steps_reuse_them)
 	/* on_failure=defer (the default): it waits as a deferred record */
 	ck_assert_msg(st2.state == BND_STEP_DEFERRED && strstr(st2.reason, "deferred, bound as soon as a placement "
 					     "frees up (on_failure=defer): "), "%s", st2.reason);
+	/* counted when it was deferred: the reason and what it got instead */
+	ck_assert_msg(strstr(count_line(), "count placements.linear=2 refusals.held_by_own_steps=1 "
+			     "fallbacks.deferred=1 "), "%s", count_line());
 	bnd_step_finish(&st2);
 	bnd_step_free(&st2);
 
@@ -270,6 +354,8 @@ START_TEST(batch_script_holds_the_jobs_cores_and_steps_reuse_them)
 	struct bnd_step_in io = base(32, 0, 1, "0-1", "linear:1");
 	ck_assert_int_eq(bnd_step_prepare(&other, &io), BND_OK);
 	ck_assert_msg(other.state != BND_STEP_PLACED && strstr(other.reason, "held by other jobs"), "%s", other.reason);
+	ck_assert_msg(strstr(count_line(), " refusals.held_by_other_jobs=1 refusals.held_by_own_steps=1 "
+			     "fallbacks.deferred=2 "), "%s", count_line());
 	bnd_step_finish(&other);
 	bnd_step_free(&other);
 
@@ -330,7 +416,12 @@ START_TEST(env_and_pe_bind_nothing_pe_writes_a_rankfile)
 	snprintf(want, sizeof(want), "%d,%d", here->cores[1].socket, here->cores[1].core);
 	ck_assert_str_eq(env(&r, "SLURM_BINDING_PE"), want);
 	bnd_taskenv_free(&r.env);
+	/* written after its transaction: counted by the step's next one */
+	ck_assert_msg(!strstr(count_line(), "rankfiles="), "%s", count_line());
+	ck_assert_uint_eq(s.pending.v[BND_CNT_RANKFILE], 1);
 	bnd_step_finish(&s);
+	ck_assert_msg(strstr(count_line(), " rankfiles=1 "), "%s", count_line());
+	ck_assert_uint_eq(s.pending.v[BND_CNT_RANKFILE], 0);
 	ck_assert_int_eq(access(path, F_OK), -1);
 	bnd_step_free(&s);
 	free((void *)before);
@@ -592,7 +683,8 @@ START_TEST(mbind_nlocal_binds_and_reserves)
 	char path[160];
 	snprintf(path, sizeof(path), "%s/state", state);
 	ck_assert_int_eq(records(), 1);
-	ck_assert_msg(strstr(slurp(path), " mem=0:100 req="), "%s", slurp(path));
+	ck_assert_msg(strstr(slurp(path), " mem=0:100 mbind=nlocal hist=1/bound@"), "%s", slurp(path));
+	ck_assert_msg(strstr(count_line(), "count placements.nlocal=1 "), "%s", count_line());
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
 	ck_assert_int_eq(records(), 0);
@@ -1624,6 +1716,7 @@ int main(void)
 	TCase *tc = tcase_create("step");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, two_tasks_bound_and_released);
+	tcase_add_test(tc, metrics_file_follows_every_change);
 	tcase_add_test(tc, allocation_too_small_names_both_numbers);
 	tcase_add_test(tc, explicit_list_reasons);
 	tcase_add_test(tc, other_jobs_cores_are_never_taken);

@@ -28,6 +28,27 @@ START_TEST(lists)
 }
 END_TEST
 
+/* hwloc's cpuset string (SGE_BINDING_CPUSET, slurmd's log line). */
+START_TEST(hwloc_form)
+{
+	const char *in[] = { "", "0-1", "31", "32", "0,33", "64-65", "0,100" };
+	const char *want[] = { "0x0", "0x00000003", "0x80000000", "0x00000001,0x0",
+			       "0x00000002,0x00000001", "0x00000003,,0x0",
+			       "0x00000010,,,0x00000001" };
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		bnd_cpuset_t s;
+		char buf[64];
+		ck_assert_int_eq(bnd_cpuset_parse_list(&s, in[i], NULL, 0), BND_OK);
+		ck_assert_int_eq(bnd_cpuset_format_hwloc(&s, buf, sizeof(buf)), BND_OK);
+		ck_assert_str_eq(buf, want[i]);
+	}
+	bnd_cpuset_t big;
+	char small[12];
+	ck_assert_int_eq(bnd_cpuset_parse_list(&big, "40", NULL, 0), BND_OK);
+	ck_assert_int_eq(bnd_cpuset_format_hwloc(&big, small, sizeof(small)), BND_EINVAL);
+}
+END_TEST
+
 START_TEST(bad_lists)
 {
 	static const char *const bad[] = { "1-", "-1", "a", "1,,2", "1,", "3-1", "4096", "1 2",
@@ -76,6 +97,7 @@ int main(void)
 	Suite *s = suite_create("cpuset");
 	TCase *tc = tcase_create("cpuset");
 	tcase_add_test(tc, lists);
+	tcase_add_test(tc, hwloc_form);
 	tcase_add_test(tc, bad_lists);
 	tcase_add_test(tc, set_operations);
 	suite_add_tcase(s, tc);
