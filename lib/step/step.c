@@ -444,9 +444,12 @@ static void record_refusal(struct bnd_step *s)
 		return;
 	}
 	state_opts(s, &o);
+	/* A numamem booking stays: Slurm holds it for the job whatever became
+	 * of this step, so the node's accounting counts it (occupancy.c). */
 	struct bnd_alloc_args a = {
 		.job = s->job, .step = s->step, .ntasks = 1, .owner_pid = s->owner, .uid = s->uid,
 		.mbind = s->mbind, .job_mem_mib = s->job_mem_mib,
+		.booked = s->booking.n ? &s->booking : NULL,
 	};
 	struct bnd_state_refusal rf = {
 		&a, s->req_text ? s->req_text : s->req.text, s->refusal, fallback_of(s),
