@@ -28,7 +28,7 @@ CAP=600
 reserve=$((total - CAP))
 HANG=$(e2e_wait_secs 300)
 trap 'cluster_numamem off >/dev/null 2>&1' EXIT
-cluster_numamem on --mem-reserve "$reserve" || { e2e_fail "the cluster did not restart with numamem"; e2e_done; }
+cluster_numamem on --state "$E2E_STATE" --mem-reserve "$reserve" || { e2e_fail "the cluster did not restart with numamem"; e2e_done; }
 assert_match "$(scontrol show node "$E2E_NODE")" "Gres=numamem:n0:${CAP}M" \
 	"the node offers numamem:n0:${CAP}M (sbind gres-conf --mem-reserve $reserve)"
 cluster_plugstack ${E2E_PLUGSTACK_DEFAULT:-} numamem=yes "mem_reserve=$reserve"
