@@ -152,6 +152,13 @@ static char *env_get(spank_t sp, const char *name, int *cut)
 	return NULL;
 }
 
+/* numamem (step.h's gres_detail): the job's GRES detail on this node,
+ * from slurmctld, asked only by steps that bind memory at a numamem site. */
+static char *job_gres(void *ctx, const char *host, char *err, size_t errlen)
+{
+	return bnd_slurm_job_node_gres(*(uint32_t *)ctx, host, err, errlen);
+}
+
 /* Never fails: a failure here would drain the node for a batch step. */
 int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 {
@@ -214,6 +221,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 		.lsf_bind_job = lsf_job, .lsf_cpu_list = lsf_list,
 		.gpu = { gpus, gpu_bind, gpus_pt, tasks_pg }, .slurm_conf = getenv("SLURM_CONF"),
 		.owner = getpid(), .log = log_admin,
+		.gres_detail = cfg.numamem ? job_gres : NULL, .gres_ctx = &job,
 	};
 	bnd_step_prepare(&step, &in);
 	task_count = ntasks;
