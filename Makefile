@@ -15,8 +15,10 @@ MANDIR      ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DATADIR     ?= $(PREFIX)/share/spank-binding
 # The metrics timer (tools/systemd): where systemd and Debian look for
-# units a package ships, and the settings file its service reads.
-SYSTEMDUNITDIR ?= /lib/systemd/system
+# units a package ships (systemd.pc's answer; without it, /usr/lib on a
+# merged-/usr system, as Debian 13's lintian wants: /lib there is an
+# alias), and the settings file its service reads.
+SYSTEMDUNITDIR ?= $(or $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null),$(if $(shell test -L /lib && echo y),/usr/lib/systemd/system,/lib/systemd/system))
 SYSCONFDIR  ?= /etc
 # The cli_filter's translation module (a Lua module, not a public library).
 PKGLIBDIR   ?= $(PREFIX)/lib/$(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/spank-binding

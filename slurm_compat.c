@@ -2,7 +2,10 @@
 #include "slurm_compat.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <slurm/spank.h>
 
@@ -18,6 +21,46 @@ int bnd_slurm_load_job(job_info_msg_t **resp, uint32_t job, uint16_t show_flags)
 #else
 	return slurm_load_job(resp, job, show_flags);
 #endif
+}
+
+#if BND_SLURM_AT_LEAST(24, 11)
+typedef hostlist_t *bnd_hostlist;   /* 24.11: hostlist_t is the struct */
+#else
+typedef hostlist_t bnd_hostlist;    /* 22.05: hostlist_t is a pointer */
+#endif
+
+/* Index of node in the job's node list, -1 when it is not there. */
+static int node_index(const char *nodes, const char *node)
+{
+	bnd_hostlist hl = nodes ? slurm_hostlist_create(nodes) : NULL;
+	if (!hl)
+		return -1;
+	int i = slurm_hostlist_find(hl, node);
+	slurm_hostlist_destroy(hl);
+	return i;
+}
+
+char *bnd_slurm_job_node_gres(uint32_t job, const char *node, char *err, size_t errlen)
+{
+	job_info_msg_t *m = NULL;
+	char *out = NULL;
+	if (bnd_slurm_load_job(&m, job, SHOW_ALL | SHOW_DETAIL) != SLURM_SUCCESS || !m) {
+		snprintf(err, errlen, "slurm_load_job(%u): %s", job, slurm_strerror(errno));
+		return NULL;
+	}
+	for (uint32_t r = 0; r < m->record_count && !out; r++) {
+		const slurm_job_info_t *j = &m->job_array[r];
+		int i = j->job_id == job ? node_index(j->nodes, node) : -1;
+		if (i < 0)
+			continue;
+		const char *d = (uint32_t)i < j->gres_detail_cnt && j->gres_detail_str
+				? j->gres_detail_str[i] : NULL;
+		out = strdup(d ? d : "");
+	}
+	if (!out)
+		snprintf(err, errlen, "job %u has no node %s (or out of memory)", job, node);
+	slurm_free_job_info_msg(m);
+	return out;
 }
 
 int bnd_slurm_user_sees_stepd_log(void)

@@ -244,6 +244,13 @@ static bool verbose_of(spank_t sp)
 	return v;
 }
 
+/* numamem (step.h's gres_detail): the job's GRES detail on this node,
+ * from slurmctld, asked only by steps that bind memory at a numamem site. */
+static char *job_gres(void *ctx, const char *host, char *err, size_t errlen)
+{
+	return bnd_slurm_job_node_gres(*(uint32_t *)ctx, host, err, errlen);
+}
+
 /* Never fails: a failure here would drain the node for a batch step. */
 int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 {
@@ -258,6 +265,8 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	};
 	read_step_items(sp, &in);
 	read_step_env(sp, &in, vals);
+	in.gres_detail = cfg.numamem ? job_gres : NULL;
+	in.gres_ctx = &in.job;
 	int *gids = global_ids(sp, in.ntasks);
 	in.global_ids = gids;
 	bnd_step_prepare(&step, &in);

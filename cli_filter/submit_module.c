@@ -23,6 +23,7 @@
 #include "binding/request/request.h"
 #include "binding/submit/allocopt.h"
 #include "binding/submit/siteconf.h"
+#include "binding/submit/submission.h"
 #include "binding/submit/translate.h"
 #include "binding/util/error.h"
 
@@ -90,8 +91,7 @@ static int run(lua_State *L, struct bnd_request *r, struct bnd_submit *s, char *
 	struct bnd_alloc a;
 	enum bnd_submit_cmd cmd = BND_CMD_SRUN;
 	enum bnd_mbind m = BND_M_NONE;
-	enum bnd_submit_mode mode;
-	char why[BND_ERRLEN];
+	struct bnd_submit_site site;
 	const char *c = luaL_optstring(L, 1, "srun"), *b = luaL_optstring(L, 2, "none");
 	const char *mb = luaL_optstring(L, 3, NULL);
 	if (bnd_submit_cmd_parse(c, &cmd, err, errlen) != BND_OK)
@@ -101,8 +101,8 @@ static int run(lua_State *L, struct bnd_request *r, struct bnd_submit *s, char *
 	    bnd_request_parse(r, b, err, errlen) != BND_OK ||
 	    (mb && bnd_mbind_parse(&m, mb, err, errlen) != BND_OK))
 		return BND_EINVAL;
-	bnd_siteconf_submit_mode(NULL, &mode, why, sizeof(why));
-	return bnd_submit_translate(r, m, &a, mode, s, err, errlen);
+	bnd_siteconf_submit(NULL, &site);
+	return bnd_submit_at_site(r, m, &a, &site, s, err, errlen);
 }
 
 /* translate(command, binding, mbind, { "name=value", ... }) -> table */

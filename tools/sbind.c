@@ -34,6 +34,11 @@ static const char usage[] =
 	"      user's (sbind submit --help lists them), or why it is refused;\n"
 	"      --list-options: the Slurm option names it reads, one a line;\n"
 	"      --site: the site's submit= and submit_error=\n"
+	"  sbind gres-conf [--topology SRC] [--mem-reserve SIZE|N%] [--node-name NAME]\n"
+	"        [--slurm-conf PATH] [--format gres|node-line]\n"
+	"      this node's NUMA memory as Slurm's GRES numamem (plugstack numamem=yes):\n"
+	"      its gres.conf lines, each NUMA node's memory less mem_reserve= with its\n"
+	"      cores, and the node line's Gres= part\n"
 	"  sbind status [--state DIR] [--topology SRC] [--format text|json] [--job J [--node NAME]]\n"
 	"      current bindings on this node (suspended/deferred: since when, why);\n"
 	"      --job: the job's receipt here, each step's request, binding, tasks and\n"
@@ -131,10 +136,12 @@ int main(int argc, char **argv)
 		return cmd_complete(argc - 1, argv + 1);
 	if (!strcmp(cmd, "submit"))
 		return sbind_cmd_submit(argc - 1, argv + 1);
+	if (!strcmp(cmd, "gres-conf"))
+		return sbind_cmd_gres_conf(argc - 1, argv + 1);
 	if (!strcmp(cmd, "metrics"))
 		return sbind_cmd_metrics(argc - 1, argv + 1);
 	if (!strcmp(cmd, "draw"))
 		return sbind_cmd_draw(argc - 1, argv + 1);
-	fprintf(stderr, "sbind: unknown command \"%s\" (expected topology, place, submit, rankfile, status, metrics, draw, release, gc or complete)\n", cmd);
+	fprintf(stderr, "sbind: unknown command \"%s\" (expected topology, place, submit, gres-conf, rankfile, status, metrics, draw, release, gc or complete)\n", cmd);
 	return SBIND_EXIT_USAGE;
 }

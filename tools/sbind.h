@@ -94,5 +94,7 @@ int sbind_cmd_list(int argc, char **argv);
 int sbind_cmd_submit(int argc, char **argv);
 int sbind_cmd_metrics(int argc, char **argv);
 int sbind_cmd_draw(int argc, char **argv);
+/* gres-conf (sbind_gresconf.c): the node's numamem GRES lines */
+int sbind_cmd_gres_conf(int argc, char **argv);
 
 #endif

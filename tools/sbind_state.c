@@ -139,6 +139,24 @@ static void json_value(void *ctx, const char *name, const char *value)
 	json_object_set_new(ctx, name, json_string(value));
 }
 
+/* The record's MiB per node; numamem: its job's booking, and how many of
+ * its tasks Slurm split over nodes. */
+static void mem_text(const struct bnd_state_record *r, char *mem, size_t len)
+{
+	size_t k = 0;
+	for (int m = 0; m < r->nmem && k < len; m++)
+		k += (size_t)snprintf(mem + k, len - k, "%s%d:%" PRIu64, m ? "," : "", r->mem[m].node,
+				      r->mem[m].mib);
+	if (!k && len > 1)
+		k += (size_t)snprintf(mem, len, "-");
+	for (int m = 0; m < r->nbooked && k < len; m++)
+		k += (size_t)snprintf(mem + k, len - k, "%s%d:%" PRIu64, m ? "," : " booked=",
+				      r->booked[m].node, r->booked[m].mib);
+	if (r->split && k < len)
+		snprintf(mem + k, len - k, " (Slurm split %d task%s over nodes)", r->split,
+			 r->split == 1 ? "" : "s");
+}
+
 static int print_text(const struct bnd_state_file *f, const struct bnd_topology *t,
 		      const char *sge)
 {
@@ -156,11 +174,8 @@ static int print_text(const struct bnd_state_file *f, const struct bnd_topology 
 			return SBIND_EXIT_ERROR;
 		}
 		format_age(now - r->created, age, sizeof(age));
-		char mem[BND_STATE_MAX_MEM * 24] = "-";
-		size_t k = 0;
-		for (int m = 0; m < r->nmem; m++)
-			k += (size_t)snprintf(mem + k, sizeof(mem) - k, "%s%d:%" PRIu64, m ? "," : "",
-					      r->mem[m].node, r->mem[m].mib);
+		char mem[BND_STATE_MAX_MEM * 48 + 64] = "-";
+		mem_text(r, mem, sizeof(mem));
 		detail_text(r, now_ms(), detail, sizeof(detail));
 		printf("%-10" PRIu32 " %-11s %-6" PRIu32 " %-20s %-16s %-17s %-8s %s%s\n", r->job,
 		       sbind_step_name(r->step, step, sizeof(step)), r->uid, cores[0] ? cores : "-",
@@ -224,6 +239,16 @@ static json_t *record_json(const struct bnd_state_record *r, const struct bnd_to
 	if (o && r->status != BND_ST_ACTIVE) {
 		json_object_set_new(o, "since_ms", json_integer((json_int_t)r->since_ms));
 		json_object_set_new(o, "why", json_string(r->why));
+	}
+	if (o && r->nbooked) {
+		json_t *b = json_object();
+		for (int i = 0; i < r->nbooked; i++) {
+			char node[16];
+			snprintf(node, sizeof(node), "%d", r->booked[i].node);
+			json_object_set_new(b, node, json_integer((json_int_t)r->booked[i].mib));
+		}
+		json_object_set_new(o, "booked_mib", b);
+		json_object_set_new(o, "split_tasks", json_integer(r->split));
 	}
 out:
 	json_decref(tasks);

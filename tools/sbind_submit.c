@@ -10,17 +10,19 @@
 
 #include "binding/submit/allocopt.h"
 #include "binding/submit/siteconf.h"
+#include "binding/submit/submission.h"
 #include "binding/submit/translate.h"
 #include "binding/util/error.h"
 #include "sbind.h"
 
 enum { OPT_BINDING = 1000, OPT_MBIND, OPT_COMMAND, OPT_MODE, OPT_FORMAT, OPT_SLURM_CONF,
-       OPT_LIST, OPT_SITE, OPT_HELP, OPT_KEY0 };
+       OPT_LIST, OPT_SITE, OPT_HELP, OPT_NUMAMEM_GRES, OPT_KEY0 };
 
 struct submit_opts {
 	const char *binding, *mbind, *format, *slurm_conf;
-	int mode_given, list, site;
+	int mode_given, list, site, numamem_given;
 	enum bnd_submit_mode mode;
+	struct bnd_numamem_site numamem;
 	struct bnd_alloc alloc;
 };
 
@@ -53,7 +55,10 @@ static void usage(FILE *f)
 	      "  --site prints the site's settings for the filter (submit=, submit_error=)\n"
 	      "  and where they come from.\n"
 	      "  --mode: the site's plugstack.conf submit= by default (slurm.conf's\n"
-	      "  PlugStackConfig, from --slurm-conf or $SLURM_CONF).\n", f);
+	      "  PlugStackConfig, from --slurm-conf or $SLURM_CONF).\n"
+	      "  --numamem-gres GRES: numamem=yes with a node line's Gres= value\n"
+	      "  (numamem:n0:497M,numamem:n1:503M; repeat for more node lines) instead\n"
+	      "  of the site's plugstack.conf numamem= and slurm.conf's node lines.\n", f);
 }
 
 /* getopt's table: sbind's own options, then one per allocation key. */
@@ -68,6 +73,7 @@ static struct option *long_options(char *shorts, size_t slen)
 		{ "slurm-conf", required_argument, NULL, OPT_SLURM_CONF },
 		{ "list-options", no_argument, NULL, OPT_LIST },
 		{ "site", no_argument, NULL, OPT_SITE },
+		{ "numamem-gres", required_argument, NULL, OPT_NUMAMEM_GRES },
 		{ "help", no_argument, NULL, OPT_HELP },
 	};
 	size_t nown = sizeof(own) / sizeof(own[0]), nkeys = 0, used = 0;
@@ -112,6 +118,10 @@ static int one_opt(struct submit_opts *o, int c, const char *arg)
 	case OPT_SLURM_CONF: o->slurm_conf = arg; return 0;
 	case OPT_LIST: o->list = 1; return 0;
 	case OPT_SITE: o->site = 1; return 0;
+	case OPT_NUMAMEM_GRES:
+		o->numamem_given = o->numamem.on = 1;
+		bnd_numamem_site_add(&o->numamem, arg);
+		return 0;
 	case OPT_HELP: usage(stdout); return -1;
 	case OPT_COMMAND:
 		/* parse_opts read it first: --jobid depends on it */
@@ -228,7 +238,7 @@ static void list_options(void)
 int sbind_cmd_submit(int argc, char **argv)
 {
 	struct submit_opts o;
-	char err[BND_ERRLEN] = "", why[BND_ERRLEN] = "";
+	char err[BND_ERRLEN] = "";
 	int rc = parse_opts(argc, argv, &o);
 	if (rc)
 		return rc < 0 ? SBIND_EXIT_OK : rc;
@@ -262,17 +272,22 @@ int sbind_cmd_submit(int argc, char **argv)
 		free(r), free(s);
 		return SBIND_EXIT_USAGE;
 	}
-	if (o.mode_given)
-		snprintf(why, sizeof(why), "--mode %s", bnd_submit_mode_name(o.mode));
-	else
-		bnd_siteconf_submit_mode(o.slurm_conf, &o.mode, why, sizeof(why));
-	rc = bnd_submit_translate(r, mbind, &o.alloc, o.mode, s, err, sizeof(err));
+	struct bnd_submit_site site;
+	bnd_siteconf_submit(o.slurm_conf, &site);
+	if (o.mode_given) {
+		site.mode = o.mode;
+		snprintf(site.why, sizeof(site.why), "--mode %s", bnd_submit_mode_name(o.mode));
+	}
+	if (o.numamem_given)
+		site.numamem = o.numamem;
+	o.mode = site.mode;
+	rc = bnd_submit_at_site(r, mbind, &o.alloc, &site, s, err, sizeof(err));
 	if (rc != BND_OK && rc != BND_ENOFIT) {
 		fprintf(stderr, "sbind submit: %s\n", err);
 	} else if (!strcmp(o.format, "json")) {
-		print_json(s, &o.alloc, o.mode, why, rc == BND_ENOFIT ? err : NULL);
+		print_json(s, &o.alloc, o.mode, site.why, rc == BND_ENOFIT ? err : NULL);
 	} else {
-		print_text(s, o.mode, why, rc == BND_ENOFIT ? err : NULL);
+		print_text(s, o.mode, site.why, rc == BND_ENOFIT ? err : NULL);
 	}
 	bnd_request_clear(r);
 	free(r), free(s);

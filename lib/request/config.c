@@ -135,6 +135,10 @@ static const struct key keys[] = {
 	  "on submit hosts, when the translation fails (module or sbind missing, crashed, in "
 	  "error): submit the job untranslated, or refuse it",
 	  AT(submit_error), submit_error_words, 0, 0 },
+	{ "numamem", T_YESNO, NULL, "no", NULL,
+	  "Slurm books jobs' memory per NUMA node (GRES numamem, sbind gres-conf): the "
+	  "cli_filter asks for it, the plugin binds where Slurm booked",
+	  AT(numamem), NULL, 0, 0 },
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))

@@ -31,14 +31,90 @@ static void explain(const struct bnd_topology *t, const struct bnd_request *r,
 	n->siblings = *siblings;
 }
 
-/* One placement attempt in the domain, against each node's free memory. */
+/* The memory a booked step places: its own (Slurm's step memory) up to
+ * what the booking has left, all of that when Slurm gave none. */
+static uint64_t booked_step_mib(const struct bnd_topology *t, const struct bnd_alloc_args *a,
+				const uint64_t *avail)
+{
+	uint64_t total = 0;
+	for (int k = 0; k < t->nnuma; k++)
+		total += avail[k];
+	return a->mem_mib && a->mem_mib < total ? a->mem_mib : total;
+}
+
+/* numamem: the cores steered to the booked nodes (memory never blocks:
+ * Slurm guaranteed it), then each task's part of the booking. nlocal
+ * binds one core per task, as without a booking. */
+static int place_booked(const struct bnd_topology *t, const struct bnd_domain *d,
+			const struct bnd_request *r, const struct bnd_alloc_args *a,
+			const uint64_t *avail, struct bnd_placement *out,
+			struct bnd_mem_result *mres, char *err, size_t errlen)
+{
+	struct bnd_request lin;
+	if (r->strategy == BND_S_NONE) {
+		memset(&lin, 0, sizeof(lin));
+		lin.strategy = BND_S_LINEAR;
+		lin.amount = 1;
+		snprintf(lin.text, sizeof(lin.text), "linear:1");
+		r = &lin;
+	}
+	uint64_t mib = booked_step_mib(t, a, avail), demand[BND_BOOKING_MAX];
+	struct bnd_mem_request m = { a->mbind == BND_M_ROUND_ROBIN ? BND_M_ROUND_ROBIN : BND_M_CORES,
+				     mib, avail };
+	int rc = bnd_place_mem(t, d, r, a->ntasks, &m, out, mres, err, errlen);
+	if (rc != BND_OK)
+		return rc;
+	if (bnd_booking_plan(t, out, a->mbind, avail, mib, demand, &mres->nsplit, &mres->nremote)) {
+		bnd_placement_free(out);
+		return bnd_fail(err, errlen, BND_EINVAL, "numamem: more than %d NUMA nodes",
+				BND_BOOKING_MAX);
+	}
+	mres->nshares = bnd_mem_shares(t, demand, mres->shares,
+				       (int)(sizeof(mres->shares) / sizeof(mres->shares[0])));
+	mres->booked = 1;
+	mres->booked_mib = mib;
+	memcpy(mres->left, avail, (size_t)t->nnuma * sizeof(*avail));
+	return BND_OK;
+}
+
+/* One placement attempt in the domain, against each node's free memory
+ * (or what the job's booking has left). */
 static int place_in(const struct bnd_topology *t, const struct bnd_domain *d,
 		    const struct bnd_request *r, const struct bnd_alloc_args *a,
 		    const uint64_t *avail, struct bnd_placement *out, struct bnd_mem_result *mres,
 		    char *err, size_t errlen)
 {
+	if (a->booked)
+		return place_booked(t, d, r, a, avail, out, mres, err, errlen);
 	struct bnd_mem_request m = { a->mbind, a->mem_mib, avail };
 	return bnd_place_mem(t, d, r, a->ntasks, &m, out, mres, err, errlen);
+}
+
+/* What the job's booking has left for step a (malloc'd, per NUMA index):
+ * the booking, less what the job's other steps hold now; the batch
+ * script's memory is its steps' too. */
+static int booking_left(const struct bnd_topology *t, const struct bnd_state_file *f,
+			const struct bnd_alloc_args *a, uint64_t **avail)
+{
+	if (t->nnuma > BND_BOOKING_MAX)
+		return BND_EINVAL;
+	uint64_t *left = calloc((size_t)t->nnuma + 1, sizeof(*left));
+	if (!left)
+		return BND_ENOMEM;
+	bnd_booking_per_index(t, a->booked, left);
+	for (int i = 0; i < f->nrec; i++) {
+		const struct bnd_state_record *rec = &f->rec[i];
+		if (rec->job != a->job || rec->step == a->step || rec->step == BND_STEP_BATCH ||
+		    rec->status == BND_ST_DEFERRED)
+			continue;
+		for (int k = 0; k < rec->nmem; k++) {
+			int x = bnd_topology_numa_index(t, rec->mem[k].node);
+			if (x >= 0)
+				left[x] -= left[x] < rec->mem[k].mib ? left[x] : rec->mem[k].mib;
+		}
+	}
+	*avail = left;
+	return BND_OK;
 }
 
 /* Each node's free MiB for a's placement (malloc'd), or *avail NULL when
@@ -58,6 +134,8 @@ static int free_memory(const struct bnd_topology *t, struct bnd_state_file *f,
 		if (rc)
 			return rc;
 	}
+	if (a->booked)
+		return booking_left(t, f, a, avail);
 	uint64_t *cap = calloc((size_t)t->nnuma + 1, sizeof(*cap));
 	uint64_t *used = calloc((size_t)t->nnuma + 1, sizeof(*used));
 	int rc = cap && used ? bnd_state_mem_used(t, f, a->job, used) : BND_ENOMEM;
@@ -74,7 +152,7 @@ static int free_memory(const struct bnd_topology *t, struct bnd_state_file *f,
 
 int bnd_state_asks_memory(const struct bnd_alloc_args *a)
 {
-	return a->mem_mib || a->mbind == BND_M_NLOCAL;
+	return a->mem_mib || a->mbind == BND_M_NLOCAL || a->booked;
 }
 
 static int place(const struct bnd_topology *t, struct bnd_state_file *f,
@@ -140,6 +218,13 @@ int bnd_state_record_make(struct bnd_state_record *rec, const struct bnd_request
 		rec->mem[i].node = m->shares[i].node;
 		rec->mem[i].mib = m->shares[i].mib;
 	}
+	if (a->booked && bnd_state_record_booked(rec, a->booked->n))
+		return BND_ENOMEM;
+	for (int i = 0; a->booked && i < a->booked->n; i++) {
+		rec->booked[i].node = a->booked->s[i].node;
+		rec->booked[i].mib = a->booked->s[i].mib;
+	}
+	rec->split = m && m->booked ? m->nsplit : 0;
 	return p ? bnd_state_record_place(rec, p) : BND_OK;
 }
 

@@ -73,7 +73,7 @@ void bnd_statefile_init(struct bnd_state_file *f)
 
 void bnd_state_record_free(struct bnd_state_record *r)
 {
-	if (!r->tasks && !r->want && !r->mem && !r->gpus && !r->hist)
+	if (!r->tasks && !r->want && !r->mem && !r->gpus && !r->hist && !r->booked)
 		return;
 	free(r->tasks);
 	r->tasks = NULL;
@@ -89,21 +89,35 @@ void bnd_state_record_free(struct bnd_state_record *r)
 	r->ngpus = 0;
 	free(r->hist);
 	r->hist = NULL;
+	free(r->booked);
+	r->booked = NULL;
+	r->nbooked = 0;
+}
+
+/* n zeroed shares in *arr (freed first; 0: none). */
+static int shares_alloc(struct bnd_state_mem **arr, int *count, int n)
+{
+	if (n < 0 || n > BND_STATE_MAX_MEM)
+		return BND_EINVAL;
+	free(*arr);
+	*arr = NULL;
+	*count = 0;
+	if (!n)
+		return BND_OK;
+	if (!(*arr = calloc((size_t)n, sizeof(**arr))))
+		return BND_ENOMEM;
+	*count = n;
+	return BND_OK;
 }
 
 int bnd_state_record_mem(struct bnd_state_record *r, int n)
 {
-	if (n < 0 || n > BND_STATE_MAX_MEM)
-		return BND_EINVAL;
-	free(r->mem);
-	r->mem = NULL;
-	r->nmem = 0;
-	if (!n)
-		return BND_OK;
-	if (!(r->mem = calloc((size_t)n, sizeof(*r->mem))))
-		return BND_ENOMEM;
-	r->nmem = n;
-	return BND_OK;
+	return shares_alloc(&r->mem, &r->nmem, n);
+}
+
+int bnd_state_record_booked(struct bnd_state_record *r, int n)
+{
+	return shares_alloc(&r->booked, &r->nbooked, n);
 }
 
 void bnd_statefile_free(struct bnd_state_file *f)
@@ -163,6 +177,8 @@ static int record_copy(struct bnd_state_record *dst, const struct bnd_state_reco
 	dst->gpus = NULL;
 	dst->ngpus = 0;
 	dst->hist = NULL;
+	dst->booked = NULL;
+	dst->nbooked = 0;
 	dst->raw = NULL;
 	dst->rawlen = dst->tail = 0;
 	if (src->ntasks > 0) {
@@ -175,7 +191,7 @@ static int record_copy(struct bnd_state_record *dst, const struct bnd_state_reco
 	}
 	if ((src->want &&
 	     bnd_state_record_want(dst, src->want, src->want_groups, src->want_need)) ||
-	    bnd_state_record_mem(dst, src->nmem) ||
+	    bnd_state_record_mem(dst, src->nmem) || bnd_state_record_booked(dst, src->nbooked) ||
 	    bnd_state_record_gpus(dst, src->gpus, src->ngpus) ||
 	    (src->hist && !(dst->hist = strdup(src->hist)))) {
 		bnd_state_record_free(dst);
@@ -183,6 +199,8 @@ static int record_copy(struct bnd_state_record *dst, const struct bnd_state_reco
 	}
 	if (src->nmem)
 		memcpy(dst->mem, src->mem, (size_t)src->nmem * sizeof(*dst->mem));
+	if (src->nbooked)
+		memcpy(dst->booked, src->booked, (size_t)src->nbooked * sizeof(*dst->booked));
 	return BND_OK;
 }
 
@@ -339,6 +357,19 @@ static void sb_request(struct sbuf *s, const char *req)
 	s->b[s->len] = '\0';
 }
 
+/* KEY<node>:<MiB>[,...] */
+static void sb_shares(struct sbuf *s, const char *key, const struct bnd_state_mem *m, int n)
+{
+	sb_puts(s, key);
+	for (int i = 0; i < n; i++) {
+		if (i)
+			sb_puts(s, ",");
+		sb_i64(s, m[i].node);
+		sb_puts(s, ":");
+		sb_u64(s, m[i].mib);
+	}
+}
+
 /* " gpus=0;1;2,3": each group's GPU indices, when the step has any. */
 static void sb_gpus(struct sbuf *s, const struct bnd_state_record *r)
 {
@@ -410,14 +441,7 @@ static void sb_record(struct sbuf *s, const struct bnd_state_record *r)
 			sb_puts(s, ";");
 		sb_cpus(s, &r->tasks[i]);
 	}
-	sb_puts(s, " mem=");
-	for (int i = 0; i < r->nmem; i++) {
-		if (i)
-			sb_puts(s, ",");
-		sb_i64(s, r->mem[i].node);
-		sb_puts(s, ":");
-		sb_u64(s, r->mem[i].mib);
-	}
+	sb_shares(s, " mem=", r->mem, r->nmem);
 	if (r->job_mem_mib)
 		sb_key_u64(s, " jobmem=", r->job_mem_mib);
 	if (r->mbind != BND_M_NONE) {
@@ -429,6 +453,10 @@ static void sb_record(struct sbuf *s, const struct bnd_state_record *r)
 		sb_puts(s, " hist=");
 		sb_puts(s, r->hist);
 	}
+	if (r->nbooked)
+		sb_shares(s, " booked=", r->booked, r->nbooked);
+	if (r->split)
+		sb_key_u64(s, " split=", (uint64_t)r->split);
 	sb_puts(s, " req=");
 	sb_request(s, r->request);
 }
@@ -501,7 +529,8 @@ int bnd_statefile_format(const struct bnd_state_file *f, char **out, size_t *out
 	for (int i = 0; i < f->nrec; i++) {
 		const struct bnd_state_record *r = &f->rec[i];
 		if (r->ntasks < 0 || r->ntasks > BND_STATE_MAX_TASKS || r->nmem < 0 ||
-		    r->nmem > BND_STATE_MAX_MEM) {
+		    r->nmem > BND_STATE_MAX_MEM || r->nbooked < 0 || r->nbooked > BND_STATE_MAX_MEM ||
+		    r->split < 0 || r->split > BND_STATE_MAX_TASKS) {
 			free(s.b);
 			return bnd_fail(err, errlen, BND_EINVAL,
 					"state record job %" PRIu32 " step %" PRIu32
@@ -762,16 +791,17 @@ static int parse_tasks(struct bnd_state_record *r, char *v)
 	return bnd_cpuset_equal(&all, &r->cpus) ? 0 : -1;
 }
 
-static int parse_mem(struct bnd_state_record *r, char *v)
+/* <node>:<MiB>[,...] (mem=, booked=) into *arr. */
+static int parse_shares(struct bnd_state_mem **arr, int *count, char *v)
 {
 	int n = *v ? 1 : 0;
 	for (const char *c = v; *c; c++)
 		n += *c == ',';
-	if (bnd_state_record_mem(r, n))
+	if (shares_alloc(arr, count, n))
 		return -1;
-	r->nmem = 0;
+	*count = 0;
 	while (*v) {
-		if (r->nmem == n)
+		if (*count == n)
 			return -1;
 		char *comma = strchr(v, ',');
 		if (comma)
@@ -783,15 +813,37 @@ static int parse_mem(struct bnd_state_record *r, char *v)
 		*colon = '\0';
 		if (num(v, 1u << 20, &node) || num(colon + 1, UINT64_MAX, &mib))
 			return -1;
-		r->mem[r->nmem].node = (int)node;
-		r->mem[r->nmem].mib = mib;
-		r->nmem++;
+		(*arr)[*count].node = (int)node;
+		(*arr)[*count].mib = mib;
+		(*count)++;
 		if (!comma)
 			break;
 		v = comma + 1;
 		if (!*v)
 			return -1;
 	}
+	return 0;
+}
+
+static int parse_mem(struct bnd_state_record *r, char *v)
+{
+	return parse_shares(&r->mem, &r->nmem, v);
+}
+
+/* booked= and split=, when there (version 4); booked= is never empty. */
+static int parse_booked(struct bnd_state_record *r, char **p)
+{
+	unsigned long long v;
+	char *t;
+	r->split = 0;
+	if (!strncmp(*p, "booked=", 7) &&
+	    (!(t = field(p, "booked", 0)) || !*t || parse_shares(&r->booked, &r->nbooked, t)))
+		return -1;
+	if (strncmp(*p, "split=", 6))
+		return 0;
+	if (!(t = field(p, "split", 0)) || num(t, BND_STATE_MAX_TASKS, &v) || !v)
+		return -1;
+	r->split = (int)v;
 	return 0;
 }
 
@@ -915,6 +967,7 @@ static int parse_tail(struct bnd_state_record *r, char *p, int version)
 	    parse_mem(r, v) ||
 	    (version >= 2 ? parse_jobmem(r, &p) : parse_since_why(r, &p)) ||
 	    (version >= 3 && parse_v3(r, &p)) ||
+	    (version >= 4 && parse_booked(r, &p)) ||
 	    !(v = field(&p, "req", 1)) || strlen(v) >= sizeof(r->request))
 		return -1;
 	for (const char *c = v; *c; c++)
@@ -1280,8 +1333,10 @@ static int load_heads(const char *p, const char *end, long count, struct bnd_sta
 			r->mem = NULL;
 			r->gpus = NULL;
 			r->hist = NULL;
+			r->booked = NULL;
 			r->mbind = BND_M_NONE;
 			r->ntasks = r->want_groups = r->want_need = r->nmem = r->ngpus = 0;
+			r->nbooked = r->split = 0;
 			struct cursor c = { p + 4, e };
 			if (parse_head(r, &c, HEAD_HOT)) {
 				bnd_state_record_free(r);

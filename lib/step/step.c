@@ -16,6 +16,7 @@
 #include "binding/placement/near.h"
 #include "binding/report/metrics.h"
 #include "binding/step/nofit.h"
+#include "binding/step/stepbooking.h"
 #include "binding/step/slurmconf.h"
 #include "binding/step/stepfit.h"
 #include "binding/step/stepinfo.h"
@@ -375,6 +376,11 @@ static enum bnd_step_state place(struct bnd_step *s, const struct bnd_step_in *i
 	}
 	if (s->req->instance == BND_I_PE && write_rankfile(s, in, err, sizeof(err)) != BND_OK)
 		step_log(s, "job %u: %s (SLURM_BINDING_RANKFILE left empty)", s->job, err);
+	if (s->mem.booked) {
+		char report[BND_ERRLEN];
+		bnd_step_booking_report(s, report, sizeof(report));
+		step_log(s, "job %u step %u: %s", s->job, s->step, report);
+	}
 	return BND_STEP_PLACED;
 }
 
@@ -402,6 +408,7 @@ static enum bnd_step_state decide(struct bnd_step *s, const struct bnd_step_in *
 		return BND_STEP_FAILED;
 	if (step_domain(s, in, &usable) != BND_OK)
 		return BND_STEP_FAILED;
+	bnd_step_booking_learn(s, in);
 	return place(s, in, &usable);
 }
 
@@ -432,9 +439,12 @@ static void record_refusal(struct bnd_step *s)
 		return;
 	}
 	state_opts(s, &o);
+	/* A numamem booking stays: Slurm holds it for the job whatever became
+	 * of this step, so the node's accounting counts it (occupancy.c). */
 	struct bnd_alloc_args a = {
 		.job = s->job, .step = s->step, .ntasks = 1, .owner_pid = s->owner, .uid = s->uid,
 		.mbind = s->mbind, .job_mem_mib = s->job_mem_mib,
+		.booked = s->booking.n ? &s->booking : NULL,
 	};
 	struct bnd_state_refusal rf = {
 		&a, s->req_text ? s->req_text : s->req->text, s->refusal, fallback_of(s),
@@ -603,13 +613,22 @@ struct task_mem {
 	char nodes[256];                 /* SLURM_MBIND_NODES */
 	char desc[BND_MEMPOLICY_TEXT];
 	char err[BND_ERRLEN];
+	struct bnd_booking_task part;    /* numamem: its part of the booking */
+	char booked[256];                /* SLURM_BINDING_NUMAMEM, "" without */
 };
 
-/* The task's memory policy (--mbind), bound or not. */
+/* The task's memory policy (--mbind), bound or not. Memory Slurm booked
+ * goes where it was booked, whatever became of the cores. */
 static void task_memory(const struct bnd_step *s, const struct task_gpus *g, bool bound,
-			const char *why, const bnd_cpuset_t *cpus, struct task_mem *m)
+			const char *why, const bnd_cpuset_t *cpus, int local_id, struct task_mem *m)
 {
 	memset(m, 0, sizeof(*m));
+	if (bnd_step_booking_task(s, local_id, &m->part)) {
+		bnd_booking_task_text(&m->part, m->booked, sizeof(m->booked));
+		m->failed = bnd_step_booking_policy(s, &m->part, m->nodes, sizeof(m->nodes), m->desc,
+						    sizeof(m->desc), m->err, sizeof(m->err)) != BND_OK;
+		return;
+	}
 	if (s->mbind == BND_M_GPU) {
 		m->failed = gpu_memory(s, g->positions, bound, cpus, m->nodes, sizeof(m->nodes),
 				       m->desc, sizeof(m->desc), m->err, sizeof(m->err)) != BND_OK;
@@ -673,6 +692,7 @@ static int task_env(const struct bnd_step *s, const bnd_cpuset_t *cpus, const ch
 		.cpus = cpus, .reason = why,
 		.rankfile = s->rankfile[0] ? s->rankfile : NULL,
 		.mbind_nodes = m->nodes, .gpus = g->list, .gpu_locality = g->locality,
+		.numamem = m->booked[0] ? m->booked : NULL, .numamem_split = m->part.split,
 		.gpu_narrow = s->gpus.split == BND_SPLIT_PLUGIN && s->req->visible == BND_VIS_TASK &&
 			      !bnd_step_is_batch(s),
 		.gpu_nstep = s->gpus.n, .gpu_positions = g->positions,
@@ -730,7 +750,7 @@ int bnd_step_task(struct bnd_step *s, int local_id, int global_id, bool verbose,
 				    sizeof(why_buf));
 	bool bound = !why && s->state == BND_STEP_PLACED;
 	task_gpus(s, local_id, bound, &gt);
-	task_memory(s, &gt, bound, why, &cpus, &mem);
+	task_memory(s, &gt, bound, why, &cpus, local_id, &mem);
 	task_message(s, global_id, why, &mem, &gt, out);
 	if (task_env(s, bound ? &cpus : NULL, why, &mem, &gt, vars, &out->env, err,
 		     sizeof(err)) != BND_OK && !out->message[0])
@@ -765,6 +785,7 @@ void bnd_step_alloc_args(struct bnd_step *s, const bnd_cpuset_t *usable,
 		.mem_mib = s->mem_mib, .job_mem_mib = s->job_mem_mib, .mbind = s->mbind,
 		.mem_reserve = &s->cfg->mem_reserve, .mem_out = &s->mem,
 		.near = s->group_gpus ? &s->near : NULL,
+		.booked = s->booking.n ? &s->booking : NULL,
 	};
 }
 

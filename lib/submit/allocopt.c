@@ -173,6 +173,30 @@ static int set_mem_bind(struct bnd_alloc *a, const char *v, char *err, size_t er
 	return BND_OK;
 }
 
+/* --gres as a cli_filter shows it: each entry prefixed "gres:" (22.05) or
+ * "gres/" (24.11, 26.05), which Slurm does not take back: kept without. */
+static int set_gres(struct bnd_alloc *a, const char *v, char *err, size_t errlen)
+{
+	size_t used = 0;
+	a->gres[0] = '\0';
+	for (const char *p = v ? v : ""; *p;) {
+		size_t n = strcspn(p, ",");
+		if (n > 5 && (!strncmp(p, "gres:", 5) || !strncmp(p, "gres/", 5)))
+			p += 5, n -= 5;
+		if (n && used + n + 2 > sizeof(a->gres))
+			return bnd_fail(err, errlen, BND_EINVAL, "--gres=%s: longer than %zu "
+					"characters", v, sizeof(a->gres) - 1);
+		if (n) {
+			snprintf(a->gres + used, sizeof(a->gres) - used, "%s%.*s", used ? "," : "",
+				 (int)n, p);
+			used = strlen(a->gres);
+		}
+		p += n;
+		p += *p == ',';
+	}
+	return BND_OK;
+}
+
 /* srun inside an allocation reads the job's id from SLURM_JOB_ID: it
  * then asks for a step of that job. (sbatch and salloc submit a new job
  * whatever --jobid says.) */
@@ -204,6 +228,7 @@ const struct bnd_alloc_key bnd_alloc_keys[] = {
 	{ "mem", 0, BND_ARG_REQUIRED, "SIZE", set_mem },
 	{ "mem-per-cpu", 0, BND_ARG_REQUIRED, "SIZE", set_mem_per_cpu },
 	{ "mem-bind", 0, BND_ARG_REQUIRED, "TYPE", set_mem_bind },
+	{ "gres", 0, BND_ARG_REQUIRED, "LIST", set_gres },
 	{ "jobid", 0, BND_ARG_REQUIRED, "JOB", set_jobid },
 	{ NULL, 0, BND_ARG_NONE, NULL, NULL },
 };

@@ -35,6 +35,10 @@ struct slurmconf_walk {
 	char cluster[256];
 	char found[4096];
 	int depth;
+	/* numamem=yes: the node lines' numamem types, read in the same walk
+	 * (NodeName=DEFAULT's Gres= carried across Include lines). */
+	struct bnd_numamem_site *numamem;
+	char node_default[4096];
 };
 
 static char *read_text(const char *path);
@@ -90,6 +94,9 @@ static void slurmconf_text(struct slurmconf_walk *w, const char *text)
 			slurmconf_include(w, inc);
 			continue;
 		}
+		if (w->numamem)
+			bnd_numamem_site_line(w->numamem, line, w->node_default,
+					      sizeof(w->node_default));
 		char *save = NULL;
 		for (char *tok = strtok_r(line, " \t\r", &save); tok;
 		     tok = strtok_r(NULL, " \t\r", &save)) {
@@ -101,16 +108,23 @@ static void slurmconf_text(struct slurmconf_walk *w, const char *text)
 	}
 }
 
+/* Walks slurm.conf's text (its Include files inline) into w. */
+static void slurmconf_walk(struct slurmconf_walk *w, const char *slurm_conf_path,
+			   const char *text)
+{
+	const char *slash = strrchr(slurm_conf_path, '/');
+	int dirlen = slash ? (int)(slash - slurm_conf_path) : 1;
+	snprintf(w->dir, sizeof(w->dir), "%.*s", dirlen, slash ? slurm_conf_path : ".");
+	if (slash && !dirlen)
+		snprintf(w->dir, sizeof(w->dir), "/");
+	slurmconf_text(w, text);
+}
+
 int bnd_siteconf_plugstack_path(const char *slurm_conf_path, const char *text, char *out,
 				size_t outlen, char *err, size_t errlen)
 {
 	struct slurmconf_walk w = { .depth = 0 };
-	const char *slash = strrchr(slurm_conf_path, '/');
-	int dirlen = slash ? (int)(slash - slurm_conf_path) : 1;
-	snprintf(w.dir, sizeof(w.dir), "%.*s", dirlen, slash ? slurm_conf_path : ".");
-	if (slash && !dirlen)
-		snprintf(w.dir, sizeof(w.dir), "/");
-	slurmconf_text(&w, text);
+	slurmconf_walk(&w, slurm_conf_path, text);
 	int n;
 	if (*w.found)
 		n = snprintf(out, outlen, "%s", w.found);
@@ -194,13 +208,52 @@ static void scan_file(struct scan *s, const char *path)
 	free(text);
 }
 
-void bnd_siteconf_submit(const char *slurm_conf, struct bnd_submit_site *site)
+static const char *conf_path(const char *slurm_conf)
 {
 	const char *env = getenv("SLURM_CONF");
-	const char *conf = slurm_conf ? slurm_conf : env && *env ? env : "/etc/slurm/slurm.conf";
+	return slurm_conf ? slurm_conf : env && *env ? env : "/etc/slurm/slurm.conf";
+}
+
+/* The plugin's line of the plugstack.conf that slurm.conf's text names
+ * into cfg (left as it is when there is none); *found whether there is
+ * one, stack its path (slurm.conf's when the path is too long). */
+static void site_config(const char *conf, const char *text, struct bnd_config *cfg, int *found,
+			char *stack, size_t slen)
+{
+	struct scan s = { cfg, 0, 0 };
+	if (bnd_siteconf_plugstack_path(conf, text, stack, slen, NULL, 0) == BND_OK)
+		scan_file(&s, stack);
+	else
+		snprintf(stack, slen, "%s", conf);
+	*found = s.found;
+}
+
+int bnd_siteconf_config(const char *slurm_conf, struct bnd_config *cfg, char *why, size_t whylen)
+{
+	char stack[4096];
+	int found = 0;
+	const char *conf = conf_path(slurm_conf);
+	char *text = read_text(conf);
+	bnd_config_defaults(cfg);
+	if (text)
+		site_config(conf, text, cfg, &found, stack, sizeof(stack));
+	if (!text)
+		snprintf(why, whylen, "%s unreadable: the defaults", conf);
+	else if (!found)
+		snprintf(why, whylen, "%s lists no spank_binding.so: the defaults", stack);
+	else
+		snprintf(why, whylen, "%s", stack);
+	free(text);
+	return found;
+}
+
+void bnd_siteconf_submit(const char *slurm_conf, struct bnd_submit_site *site)
+{
+	const char *conf = conf_path(slurm_conf);
 	char stack[4096];
 	struct bnd_config cfg;
-	bnd_config_defaults(&cfg);
+	int found;
+	memset(site, 0, sizeof(*site));
 	site->mode = BND_SUBMIT_TRANSLATE;
 	site->on_error = BND_SUBMIT_ERROR_CONTINUE;
 	char *text = read_text(conf);
@@ -209,22 +262,26 @@ void bnd_siteconf_submit(const char *slurm_conf, struct bnd_submit_site *site)
 			 "submit=translate submit_error=continue", conf);
 		return;
 	}
-	int rc = bnd_siteconf_plugstack_path(conf, text, stack, sizeof(stack), NULL, 0);
-	free(text);
-	struct scan s = { &cfg, 0, 0 };
-	if (rc == BND_OK)
-		scan_file(&s, stack);
-	bnd_config_clear(&cfg); /* only the submit keys are read */
-	if (!s.found) {
+	bnd_config_defaults(&cfg);
+	site_config(conf, text, &cfg, &found, stack, sizeof(stack));
+	bnd_config_clear(&cfg); /* only the submit keys and numamem are read */
+	if (!found) {
+		free(text);
 		site->mode = BND_SUBMIT_OFF;
-		snprintf(site->why, sizeof(site->why), "%s lists no spank_binding.so: off",
-			 rc ? conf : stack);
+		snprintf(site->why, sizeof(site->why), "%s lists no spank_binding.so: off", stack);
 		return;
 	}
 	site->mode = cfg.enabled ? cfg.submit : BND_SUBMIT_OFF;
 	site->on_error = cfg.submit_error;
-	snprintf(site->why, sizeof(site->why), "%s: submit=%s%s", stack,
-		 bnd_submit_mode_name(cfg.submit), cfg.enabled ? "" : ", enabled=no: off");
+	site->numamem.on = cfg.numamem;
+	if (cfg.numamem) {
+		struct slurmconf_walk w = { .numamem = &site->numamem };
+		slurmconf_walk(&w, conf, text);
+	}
+	free(text);
+	snprintf(site->why, sizeof(site->why), "%s: submit=%s%s%s", stack,
+		 bnd_submit_mode_name(cfg.submit), cfg.enabled ? "" : ", enabled=no: off",
+		 cfg.numamem ? ", numamem=yes" : "");
 }
 
 void bnd_siteconf_submit_mode(const char *slurm_conf, enum bnd_submit_mode *mode, char *why,

@@ -87,7 +87,7 @@ static int rebind_all(struct bnd_gang *g, const struct bnd_placement *p, int *th
 {
 	const struct bnd_step *s = g->in.step;
 	int rc = BND_OK;
-	int migrate = bnd_rebind_rule(s->mbind, s->req->instance) == BND_MOVE_MIGRATE;
+	int migrate = bnd_rebind_rule(s->mbind, s->req->instance, s->booking.n > 0) == BND_MOVE_MIGRATE;
 	*threads = 0;
 	for (int i = 0; i < g->in.npids; i++) {
 		bnd_cpuset_t c, old;
@@ -180,7 +180,7 @@ static int on_resume(struct bnd_gang *g, long long seen, int slurm_resumed)
 	bnd_step_alloc_args(s, &usable, &a);
 	struct bnd_resume_args ra = {
 		.a = &a, .prev = s->pl.ntasks ? &s->pl : NULL,
-		.prev_only = bnd_rebind_rule(s->mbind, s->req->instance) == BND_MOVE_KEEP,
+		.prev_only = bnd_rebind_rule(s->mbind, s->req->instance, s->booking.n > 0) == BND_MOVE_KEEP,
 	};
 	/* A deferred step woken by a change of the state asks first, without
 	 * the lock, whether it would fit now: the node's lock is taken only by

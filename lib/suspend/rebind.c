@@ -256,9 +256,9 @@ static int pass(struct bnd_rebind_walk *w, const struct proc *p, int *fresh)
 	return rc;
 }
 
-enum bnd_move_rule bnd_rebind_rule(enum bnd_mbind mbind, enum bnd_instance instance)
+enum bnd_move_rule bnd_rebind_rule(enum bnd_mbind mbind, enum bnd_instance instance, int booked)
 {
-	if (instance != BND_I_SET)
+	if (instance != BND_I_SET || booked)
 		return BND_MOVE_KEEP;
 	switch (mbind) {
 	case BND_M_NONE:

@@ -159,6 +159,20 @@ int bnd_apply_mempolicy(const struct bnd_topology *t, enum bnd_mbind mbind,
 					 err, errlen);
 }
 
+int bnd_apply_mempolicy_interleave(const bnd_nodeset_t *os_nodes, char *desc, size_t desclen,
+				   char *err, size_t errlen)
+{
+	if (desc && desclen)
+		desc[0] = '\0';
+	if (bnd_nodeset_empty(os_nodes))
+		return bnd_fail(err, errlen, BND_EINVAL, "memory policy: no NUMA node given");
+	if (set_policy(MPOL_INTERLEAVE, os_nodes))
+		return bnd_fail(err, errlen, BND_ESYS, "set_mempolicy(interleave): %s",
+				strerror(errno));
+	describe(desc, desclen, "interleave", os_nodes);
+	return BND_OK;
+}
+
 int bnd_apply_mempolicy_nodes(const bnd_nodeset_t *os_nodes, int bind, char *desc,
 			      size_t desclen, char *err, size_t errlen)
 {

@@ -30,6 +30,8 @@ enum var {
 	V_SLURM_BINDING_TOPOLOGY_OCS,
 	V_SLURM_MBIND,
 	V_SLURM_MBIND_NODES,
+	V_SLURM_BINDING_NUMAMEM,
+	V_SLURM_BINDING_NUMAMEM_SPLIT,
 	V_SLURM_BINDING_TOPOLOGY_NUMA,
 	V_SLURM_BINDING_PE,
 	V_SLURM_BINDING_RANKFILE,
@@ -59,6 +61,8 @@ static const char *const var_names[V_COUNT] = {
 	[V_SLURM_BINDING_TOPOLOGY_OCS] = "SLURM_BINDING_TOPOLOGY_OCS",
 	[V_SLURM_MBIND] = "SLURM_MBIND",
 	[V_SLURM_MBIND_NODES] = "SLURM_MBIND_NODES",
+	[V_SLURM_BINDING_NUMAMEM] = "SLURM_BINDING_NUMAMEM",
+	[V_SLURM_BINDING_NUMAMEM_SPLIT] = "SLURM_BINDING_NUMAMEM_SPLIT",
 	[V_SLURM_BINDING_TOPOLOGY_NUMA] = "SLURM_BINDING_TOPOLOGY_NUMA",
 	[V_SLURM_BINDING_PE] = "SLURM_BINDING_PE",
 	[V_SLURM_BINDING_RANKFILE] = "SLURM_BINDING_RANKFILE",
@@ -526,6 +530,9 @@ static int build(struct bnd_taskenv *e, const struct bnd_taskenv_in *in)
 	    (rc = put_topology(e, NAME(SLURM_BINDING_TOPOLOGY_OCS), t, BND_TOPO_OCS, cpus)) ||
 	    (rc = put_str(e, NAME(SLURM_MBIND), bnd_mbind_name(in->mbind))) ||
 	    (rc = put_str(e, NAME(SLURM_MBIND_NODES), in->mbind_nodes ? in->mbind_nodes : "")) ||
+	    (rc = put_str(e, NAME(SLURM_BINDING_NUMAMEM), in->numamem)) ||
+	    (rc = put_str(e, NAME(SLURM_BINDING_NUMAMEM_SPLIT),
+			  in->numamem ? (in->numamem_split ? "yes" : "no") : NULL)) ||
 	    (rc = put_numa(e, t, cpus)) || (rc = put_pe(e, in, bound, list_room(cpus))) ||
 	    (rc = put_gpus(e, in)))
 		return rc;

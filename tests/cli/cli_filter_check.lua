@@ -170,6 +170,10 @@ local answer = 'echo "request: --binding=linear:2: 2 whole cores per task"\n' ..
 local dies = standin("dies", answer .. "kill -SEGV $$")
 local fails = standin("fails", answer .. "exit 1")
 local lies = standin("lies", answer .. "exit 0")
+local gres_lie = standin("gres_lie", 'echo "request: --binding=linear:2: 2 whole cores per task"\n' ..
+	'echo "set --gres=gpu:8: all the GPUs"\nexit 0')
+local gres_odd = standin("gres_odd", 'echo "request: --binding=linear:2: 2 whole cores per task"\n' ..
+	'echo "set --gres=numamem:400M;--uid=0: a second option in its value"\nexit 0')
 local refusing = standin("refusing", 'case "$*" in *--site*) ' ..
 	'echo "site: submit=translate submit_error=refuse (stand-in)"; exit 0;; esac\n' .. answer ..
 	"kill -SEGV $$")
@@ -187,6 +191,10 @@ broken(dies, slurm.SUCCESS, "killed by signal 11",
 broken(fails, slurm.SUCCESS, "exit 1", "a whole answer with exit 1: nothing applied")
 broken(lies, slurm.SUCCESS, "never sets: --uid=0",
 	"an answer naming an option the translation never sets (--uid=0): nothing applied")
+broken(gres_lie, slurm.SUCCESS, "never sets: --gres=gpu:8",
+	"--gres the translation never asks (no numamem in it): nothing applied")
+broken(gres_odd, slurm.SUCCESS, "never sets: --gres=numamem:400M;--uid=0",
+	"--gres with more than GRES words in its value: nothing applied")
 broken(refusing, slurm.ERROR, "submission refused",
 	"submit_error=refuse (sbind --site): the dying stand-in's submission is refused")
 broken(refusing, slurm.ERROR, "this site refuses untranslated submissions (submit_error=refuse, stand-in)",

@@ -190,12 +190,13 @@ PreemptMode=GANG"
 		SlurmctldDebug=${E2E_DEBUG:-info}
 		SlurmdDebug=${E2E_DEBUG:-info}
 		PlugStackConfig=$d/plugstack.conf
-		$([ "${E2E_GPUS:-0}" -gt 0 ] && echo GresTypes=gpu)
+		$(_e2e_gres_types)
 		ProctrackType=$proctrack
 		TaskPlugin=$task
 		SelectType=select/cons_tres
 		SelectTypeParameters=${E2E_CR:-CR_Core_Memory}
 		DefMemPerCPU=${E2E_DEFMEM:-64}
+		$([ -n "${E2E_SLURMD_PARAMS:-}" ] && echo "SlurmdParameters=$E2E_SLURMD_PARAMS")
 		SchedulerType=sched/backfill
 		SchedulerTimeSlice=5
 		SchedulerParameters=batch_sched_delay=0
@@ -234,20 +235,61 @@ _e2e_node_lines() {
 
 _e2e_node_port() { eval echo "\$E2E_SLURMD_PORT$1"; }
 
-# GRES (E2E_GPUS=N): the node line's Gres=, and the fake GPUs' device files
-# and gres.conf beside slurm.conf (slurmd and the plugin read it there).
-_e2e_gres() { [ "${E2E_GPUS:-0}" -gt 0 ] && echo " Gres=gpu:$E2E_GPUS"; }
+# The node's layout as slurmd reports it; with E2E_SLURMD_PARAMS (slurm.conf's
+# SlurmdParameters, e.g. numa_node_as_socket) slurmd -C reads them from a
+# slurm.conf of its own, so the node line matches what slurmd will see.
+_e2e_slurmd_c() {
+	if [ -z "${E2E_SLURMD_PARAMS:-}" ]; then slurmd -C 2>/dev/null; return; fi
+	local c="$E2E_DIR/slurmd-C.conf"
+	printf 'ClusterName=e2e\nSlurmctldHost=localhost\nSlurmdParameters=%s\n' "$E2E_SLURMD_PARAMS" >"$c"
+	SLURM_CONF=$c slurmd -C -f "$c" 2>/dev/null
+}
+
+# GRES (E2E_GPUS=N, E2E_NUMAMEM): the node line's Gres=, GresTypes=, and
+# gres.conf beside slurm.conf (slurmd and the plugin read it there): the
+# fake GPUs' device files, and the numamem lines (docs/memory.md), which
+# are `sbind gres-conf`'s (E2E_NUMAMEM=sbind, with E2E_NUMAMEM_ARGS) or a
+# file's (E2E_NUMAMEM=PATH). The node line's numamem part is made from the
+# same lines (Type= and Count=), so the two never disagree.
+_e2e_gres() {
+	local g=""
+	[ "${E2E_GPUS:-0}" -gt 0 ] && g="gpu:$E2E_GPUS"
+	[ -n "${E2E_NUMAMEM:-}" ] && g="$g${g:+,}$(awk '$1 == "Name=numamem" {
+		t = ""; c = ""
+		for (i = 2; i <= NF; i++) { if ($i ~ /^Type=/) t = substr($i, 6); if ($i ~ /^Count=/) c = substr($i, 7) }
+		printf "%snumamem:%s:%s", n++ ? "," : "", t, c }' "$E2E_DIR/numamem.conf")"
+	[ -n "$g" ] && echo " Gres=$g"
+}
+
+_e2e_gres_types() {
+	local t=""
+	[ "${E2E_GPUS:-0}" -gt 0 ] && t=gpu
+	[ -n "${E2E_NUMAMEM:-}" ] && t="$t${t:+,}numamem"
+	[ -n "$t" ] && echo "GresTypes=$t"
+}
 
 _e2e_gres_setup() {
-	[ "${E2E_GPUS:-0}" -gt 0 ] || return 0
 	local i
-	mkdir -p "$E2E_DIR/dev" && chmod 755 "$E2E_DIR/dev" || return 1
-	for i in $(seq 0 $((E2E_GPUS - 1))); do
-		mknod -m 666 "$E2E_DIR/dev/fakegpu$i" c 195 "$i" || return 1
-	done
-	printf 'AutoDetect=off\nName=gpu File=%s/dev/fakegpu[0-%d]\n' "$E2E_DIR" $((E2E_GPUS - 1)) \
-		>"$E2E_DIR/gres.conf"
+	[ "${E2E_GPUS:-0}" -gt 0 ] || [ -n "${E2E_NUMAMEM:-}" ] || return 0
+	: >"$E2E_DIR/gres.conf"
 	chmod 644 "$E2E_DIR/gres.conf"
+	if [ "${E2E_GPUS:-0}" -gt 0 ]; then
+		mkdir -p "$E2E_DIR/dev" && chmod 755 "$E2E_DIR/dev" || return 1
+		for i in $(seq 0 $((E2E_GPUS - 1))); do
+			[ -e "$E2E_DIR/dev/fakegpu$i" ] || mknod -m 666 "$E2E_DIR/dev/fakegpu$i" c 195 "$i" ||
+				return 1
+		done
+		printf 'AutoDetect=off\nName=gpu File=%s/dev/fakegpu[0-%d]\n' "$E2E_DIR" $((E2E_GPUS - 1)) \
+			>>"$E2E_DIR/gres.conf"
+	fi
+	case "${E2E_NUMAMEM:-}" in
+	"") return 0 ;;
+	sbind) # shellcheck disable=SC2086 # several arguments
+		"$E2E_BUILD/sbind" gres-conf ${E2E_NUMAMEM_ARGS:-} >"$E2E_DIR/numamem.conf" || return 1 ;;
+	*) cp "$E2E_NUMAMEM" "$E2E_DIR/numamem.conf" || return 1 ;;
+	esac
+	grep -q '^Name=numamem ' "$E2E_DIR/numamem.conf" || return 1
+	cat "$E2E_DIR/numamem.conf" >>"$E2E_DIR/gres.conf"
 }
 
 # Starts the slurmd of node NAME (recorded as slurmd). With two nodes it
@@ -510,7 +552,7 @@ cluster_start() {
 	fi
 	export E2E_SBIND
 	: >"$E2E_DIR/run/daemons"
-	_e2e_gres_setup || { _e2e_say "cannot make the fake GPUs (mknod)"; return 1; }
+	_e2e_gres_setup || { _e2e_say "cannot make the GRES (fake GPUs: mknod; numamem: ${E2E_NUMAMEM:-})"; return 1; }
 
 	# munge: our own key, socket, pid and seed files.
 	dd if=/dev/urandom of="$E2E_DIR/munge/munge.key" bs=1024 count=1 status=none
@@ -539,8 +581,9 @@ cluster_start() {
 		return 1
 	fi
 	# The node's real layout, as slurmd sees it (CPUs, boards, sockets, cores, threads).
-	E2E_HW=$(slurmd -C 2>/dev/null | head -1 | tr ' ' '\n' |
+	E2E_HW=$(_e2e_slurmd_c | head -1 | tr ' ' '\n' |
 		grep -E '^(CPUs|Boards|SocketsPerBoard|CoresPerSocket|ThreadsPerCore|RealMemory)=' | tr '\n' ' ')
+	[ -n "${E2E_NODE_HW:-}" ] && E2E_HW="$E2E_NODE_HW RealMemory=$(echo "$E2E_HW" | sed -nE 's/.*RealMemory=([0-9]+).*/\1/p')"
 	[ -n "$E2E_HW" ] || { _e2e_say "slurmd -C printed no node layout"; return 1; }
 	E2E_NCPUS=$(echo "$E2E_HW" | sed -E 's/.*CPUs=([0-9]+).*/\1/')
 	E2E_CPUS=$(cat /sys/fs/cgroup/cpuset/cpuset.effective_cpus 2>/dev/null ||
@@ -604,6 +647,36 @@ slurm_at_least() {
 # its own init only see the file at slurmd start).
 cluster_restart_slurmd() {
 	_e2e_kill_recorded slurmd || return 1
+	local n
+	for n in $E2E_NODE_LIST; do _e2e_spawn_slurmd "$n"; done
+	_e2e_wait_until "$E2E_WAIT_MIN" _e2e_node_idle || { cluster_logs; return 1; }
+}
+
+# cluster_numamem on [ARGS] | off: the node offers (or no longer offers)
+# its NUMA memory as the GRES numamem (docs/memory.md): gres.conf and the
+# node line from `sbind gres-conf ARGS` (E2E_NUMAMEM=sbind), GresTypes;
+# slurmctld and slurmd restart to read them (no job may run meanwhile).
+cluster_numamem() {
+	if [ "${1:-off}" = on ]; then
+		shift
+		export E2E_NUMAMEM=sbind E2E_NUMAMEM_ARGS="$*"
+	else
+		export E2E_NUMAMEM= E2E_NUMAMEM_ARGS=
+		rm -f "$E2E_DIR/numamem.conf"
+	fi
+	rm -f "$E2E_DIR/gres.conf"
+	_e2e_gres_setup || { _e2e_say "numamem: sbind gres-conf $E2E_NUMAMEM_ARGS failed"; return 1; }
+	_e2e_kill_recorded slurmd
+	_e2e_kill_recorded slurmctld
+	# The file's other lines stay (a test's shell has not every variable
+	# cluster_start wrote them from): GresTypes= and the nodes' Gres= anew.
+	local types gres c=$E2E_DIR/slurm.conf
+	types=$(_e2e_gres_types) gres=$(_e2e_gres)
+	sed -i -e '/^GresTypes=/d' -e 's/ Gres=[^ ]*//' "$c"
+	[ -n "$types" ] && sed -i "s|^PlugStackConfig=.*|&\n$types|" "$c"
+	sed -i "s|^\(NodeName=.*\) State=UNKNOWN|\1$gres State=UNKNOWN|" "$c"
+	_e2e_spawn slurmctld "$E2E_DIR/log/slurmctld.out" slurmctld -D -f "$E2E_DIR/slurm.conf"
+	_e2e_wait_until "$E2E_WAIT_MIN" _e2e_ctld_up || { cluster_logs; return 1; }
 	local n
 	for n in $E2E_NODE_LIST; do _e2e_spawn_slurmd "$n"; done
 	_e2e_wait_until "$E2E_WAIT_MIN" _e2e_node_idle || { cluster_logs; return 1; }

@@ -180,8 +180,9 @@ gang_suspend() {
 	{
 		echo "\$ sbind status --state \$STATE"
 		sbind_status 2>&1
-		echo "\$ sbind status --state \$STATE --job $a"
-		sbind_status --job "$a" 2>&1
+		# --node: the receipt's node name, the same wherever the test runs
+		echo "\$ sbind status --state \$STATE --job $a --node node1"
+		sbind_status --job "$a" --node node1 2>&1
 	} | doc_block gang-status
 	local stops
 	stops=$(grep -c "job $a step [a-z0-9]*: tasks stopped, not by a Slurm suspension" "$E2E_DIR/log/slurmd.log")

@@ -205,8 +205,10 @@ while [ $planned -lt "$steps_wanted" ]; do
 	while read -r j s p alive; do
 		[ -n "$j" ] || continue
 		if [ "$alive" = 1 ]; then
-			[ "$(cat "/proc/$p/comm" 2>/dev/null)" = slurmstepd ] ||
-				e2e_fail "wave $wave: job $j step $s's record is owned by pid $p, not a slurmstepd"
+			# A slurmstepd winding down may be gone by now: no comm.
+			comm=$(cat "/proc/$p/comm" 2>/dev/null)
+			[ -z "$comm" ] || [ "$comm" = slurmstepd ] ||
+				e2e_fail "wave $wave: job $j step $s's record is owned by pid $p ($comm), not a slurmstepd"
 			continue
 		fi
 		dead="$dead $j.$s.$p"

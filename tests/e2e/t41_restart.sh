@@ -94,6 +94,6 @@ assert_ne "" "$(wait_job_done "$b" 60)" "job $b ends"
 wait_until 30 eval "! [ -e /proc/$pb ]"
 "$E2E_BUILD/sbind" gc --state "$E2E_STATE" >/dev/null 2>&1
 assert_eq "" "$(state_records)" "its release of a record already discarded leaves the state empty"
-assert_match "$(head -1 "$E2E_STATE/state")" "^spank-binding-state 3$" "and whole"
+assert_match "$(head -1 "$E2E_STATE/state")" "^spank-binding-state 4$" "and whole"
 wait_bg
 e2e_done

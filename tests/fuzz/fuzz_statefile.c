@@ -66,6 +66,11 @@ static void write_seeds(const char *dir)
 					"rebound@1700000000002=0-3");
 			f.counts.v[BND_CNT_PLACEMENT + BND_S_LINEAR] = 3;
 			f.counts.v[BND_CNT_LOCKWAIT_COUNT] = 4;
+			/* version 4's: a numamem booking, one task split */
+			FUZZ_CHECK(bnd_state_record_booked(&r, 2) == BND_OK, "out of memory");
+			r.booked[0] = (struct bnd_state_mem){ .node = 0, .mib = 58 };
+			r.booked[1] = (struct bnd_state_mem){ .node = 1, .mib = 304 };
+			r.split = 1;
 		}
 		FUZZ_CHECK(bnd_statefile_add(&f, &r) == BND_OK, "out of memory");
 		bnd_state_record_free(&r);

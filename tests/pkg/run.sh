@@ -63,6 +63,10 @@ fi
 root=$tmp/root
 dpkg-deb -x "$deb" "$root" || { fail "dpkg-deb -x"; done_; }
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
+# systemd's units: /lib/systemd/system on Debian 12, /usr/lib/... from 13 on
+# (the Makefile's SYSTEMDUNITDIR); the package ships them in one of the two.
+unitdir=/lib/systemd/system
+[ -e "$root/usr/lib/systemd/system/spank-binding-metrics.timer" ] && unitdir=/usr/lib/systemd/system
 so=$root/usr/lib/$multiarch/slurm-wlm/spank_binding.so
 for f in "$so" "$root/usr/bin/sbind" "$root/usr/share/man/man1/sbind.1.gz" \
 	"$root/usr/share/man/man8/spank-binding.8.gz" "$root/usr/share/bash-completion/completions/sbind" \
@@ -70,8 +74,8 @@ for f in "$so" "$root/usr/bin/sbind" "$root/usr/share/man/man1/sbind.1.gz" \
 	"$root/usr/share/doc/spank-binding/copyright" "$root/usr/share/spank-binding/cli_filter.lua" \
 	"$root/usr/share/doc/spank-binding/submit.md.gz" \
 	"$root/usr/lib/$multiarch/spank-binding/spank_binding_submit.so" \
-	"$root/lib/systemd/system/spank-binding-metrics.service" \
-	"$root/lib/systemd/system/spank-binding-metrics.timer" "$root/etc/default/spank-binding"; do
+	"$root$unitdir/spank-binding-metrics.service" \
+	"$root$unitdir/spank-binding-metrics.timer" "$root/etc/default/spank-binding"; do
 	[ -e "$f" ] && ok "installs ${f#"$root"}" || fail "installs ${f#"$root"}"
 done
 # The installed cli_filter.lua is the template with the installed paths and
@@ -113,7 +117,7 @@ fi
 # its units valid for systemd, and its service's command, run as it is
 # written (the installed sbind, a scratch state dir and textfile folder),
 # writes the node's metrics.
-unit=$root/lib/systemd/system/spank-binding-metrics.service
+unit=$root$unitdir/spank-binding-metrics.service
 if dpkg-deb -I "$deb" postinst 2>/dev/null | grep -q "deb-systemd-helper.*enable.*spank-binding-metrics.timer"; then
 	ok "postinst enables spank-binding-metrics.timer"
 else
@@ -122,7 +126,7 @@ fi
 if command -v systemd-analyze >/dev/null 2>&1; then
 	mkdir -p "$tmp/units"
 	sed "s|/usr/bin/sbind|$root/usr/bin/sbind|" "$unit" >"$tmp/units/spank-binding-metrics.service"
-	cp "$root/lib/systemd/system/spank-binding-metrics.timer" "$tmp/units/"
+	cp "$root$unitdir/spank-binding-metrics.timer" "$tmp/units/"
 	out=$(systemd-analyze verify --man=no "$tmp/units/spank-binding-metrics.service" \
 		"$tmp/units/spank-binding-metrics.timer" 2>&1)
 	[ -z "$out" ] && ok "systemd-analyze verify: the metrics service and timer" ||

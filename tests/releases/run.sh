@@ -33,11 +33,13 @@ JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 # strategies (t10 linear, t20 packed and LSF, t15 instances, t26 explicit
 # and the documents' rules), batch scripts and their steps (t11), concurrent
 # jobs (t12), --mbind and memory accounting (t16, t17), GPUs as GRES (t25),
-# the cli_filter (t27) and Slurm's --hint beside what it adds (t28), gang and scontrol suspend with cgroups and with
+# the cli_filter (t27) and Slurm's --hint beside what it adds (t28), numamem
+# (t29: GRES per NUMA node, the job's GRES detail read with slurm_load_job
+# through slurm_compat), gang and scontrol suspend with cgroups and with
 # linuxproc (t30, t31), the SIGKILL soak (t40), slurmd restart (t41), the
 # hostile user and privacy (t42, t43), two nodes (m10), mpirun with a
 # rankfile (m11), the cli_filter on two nodes (m12).
-: "${RELEASE_E2E:=t00 t10 t11 t12 t15 t16 t17 t20 t25 t26 t27 t28 t30 t31 t40 t41 t42 t43 m10 m11 m12}"
+: "${RELEASE_E2E:=t00 t10 t11 t12 t15 t16 t17 t20 t25 t26 t27 t28 t29 t30 t31 t40 t41 t42 t43 m10 m11 m12}"
 # The guest node: strategies, SMT, mbind, suspend, submit (CR_CPU).
 : "${RELEASE_GUEST:=g10|g20|g30|g40|g60|c20}"
 # The soak and the gang's step storm, shorter than the host's (200 and 50):
@@ -84,6 +86,14 @@ in_chroot() {	# SUITE CMD...: CMD in the tree's copy, inside
 
 # A summary line "<stage>: N passed, M failed, K skipped" of OUT, as "N M K".
 counts() { sed -nE "s/^$1: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) (partly )?skipped.*/\\1 \\2 \\3/p" | tail -n 1; }
+# record_counts PART RELEASE LABEL RC OUTPUT: the counts a part's output
+# printed under LABEL; a part that exited non-zero failed, whatever it printed.
+record_counts() {
+	local p f s
+	read -r p f s < <(printf '%s\n' "$5" | counts "$3")
+	[ "$4" -ne 0 ] && [ "${f:-0}" = 0 ] && f=1
+	record "$1" "$2" "${p:-0}" "${f:-1}" "${s:-0}"
+}
 
 part_build() {	# SUITE RELEASE
 	local t0=$SECONDS out rc
@@ -101,47 +111,39 @@ part_build() {	# SUITE RELEASE
 # run (plain build). Not in make check's parts: the library is the same C
 # on every release, and the host runs it under ASan/UBSan.
 part_unit() {	# SUITE RELEASE
-	local out rc p f s
+	local out rc
 	out=$(in_chroot "$1" sh -c "make -j$JOBS unit-programs && make unit-plain" 2>&1); rc=$?
 	printf '%s\n' "$out" | grep -E '^unit|FAIL|crashed|error' | sed 's/^/  /'
-	read -r p f s < <(printf '%s\n' "$out" | counts 'unit \(plain\)')
-	[ $rc -ne 0 ] && [ "${f:-0}" = 0 ] && f=1
-	record unit "$2" "${p:-0}" "${f:-1}" "${s:-0}"
+	record_counts unit "$2" 'unit \(plain\)' $rc "$out"
 }
 
 part_e2e() {	# SUITE RELEASE
-	local out rc p f s
+	local out rc
 	# shellcheck disable=SC2086 # a list of file-name prefixes
 	out=$(in_chroot "$1" env BINDING_BUILD="$copy/build" KEEP_E2E="${KEEP_E2E:-0}" \
 		E2E_DEBUG="${E2E_DEBUG:-info}" SOAK_STEPS="$RELEASE_SOAK_STEPS" \
 		GANG_STEPS="$RELEASE_GANG_STEPS" bash tests/e2e/run.sh $RELEASE_E2E 2>&1); rc=$?
 	printf '%s\n' "$out" | grep -E '^(== |  FAIL|   \(|cluster: (mode|up)|e2e)' | sed 's/^/  /'
 	[ $rc -ne 0 ] && printf '%s\n' "$out" | sed -n '/^e2e failures:/,$p' | tail -n 60 | sed 's/^/  /'
-	read -r p f s < <(printf '%s\n' "$out" | counts e2e)
-	[ $rc -ne 0 ] && [ "${f:-0}" = 0 ] && f=1
-	record e2e "$2" "${p:-0}" "${f:-1}" "${s:-0}"
+	record_counts e2e "$2" e2e $rc "$out"
 }
 
 part_pkg() {	# SUITE RELEASE
-	local out rc p f s
+	local out rc
 	out=$(in_chroot "$1" env BINDING_BUILD="$copy/build" sh tests/pkg/run.sh 2>&1); rc=$?
 	printf '%s\n' "$out" | grep -E '^(  ok|  FAIL|pkg)' | sed 's/^/  /'
-	read -r p f s < <(printf '%s\n' "$out" | counts pkg)
-	[ $rc -ne 0 ] && [ "${f:-0}" = 0 ] && f=1
-	record pkg "$2" "${p:-0}" "${f:-1}" "${s:-0}"
+	record_counts pkg "$2" pkg $rc "$out"
 }
 
 part_upgrade() {	# SUITE RELEASE
-	local out rc p f s
+	local out rc
 	out=$(sh "$here/upgrade.sh" "$1" "$copy" 2>&1); rc=$?
 	printf '%s\n' "$out" | sed 's/^/  /'
-	read -r p f s < <(printf '%s\n' "$out" | counts upgrade)
-	[ $rc -ne 0 ] && [ "${f:-0}" = 0 ] && f=1
-	record upgrade "$2" "${p:-0}" "${f:-1}" "${s:-0}"
+	record_counts upgrade "$2" upgrade $rc "$out"
 }
 
 part_guest() {	# SUITE RELEASE
-	local out rc p f s
+	local out rc
 	[ -n "$RELEASE_GUEST" ] || return 0
 	# The host's kernel, modules and initramfs (their caches, and the lock
 	# that keeps one guest booting at a time); this boot's channel, console
@@ -150,9 +152,7 @@ part_guest() {	# SUITE RELEASE
 		GUEST_RUN="$build/guest-$1" HARNESS_RESULTS=/dev/null \
 		GUEST_FILTER="$RELEASE_GUEST" BINDING_BUILD="$build" sh "$top/tests/guest/run.sh" 2>&1); rc=$?
 	printf '%s\n' "$out" | grep -E '^(  FAIL|== |   \(|e2e|# e2e-guest|not ok|cluster: mode)' | sed 's/^/  /'
-	read -r p f s < <(printf '%s\n' "$out" | counts e2e-guest)
-	[ $rc -ne 0 ] && [ "${f:-0}" = 0 ] && f=1
-	record guest "$2" "${p:-0}" "${f:-1}" "${s:-0}"
+	record_counts guest "$2" e2e-guest $rc "$out"
 }
 
 # The guest parts come last, after every suite's other parts: one guest

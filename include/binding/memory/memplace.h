@@ -41,6 +41,14 @@ struct bnd_mem_result {
 	int bind;               /* nlocal: 1 bind, 0 preferred */
 	int nshares;
 	struct bnd_mem_share shares[64]; /* what the placement reserves */
+	/* numamem (memory/booking.h): what the booking had left for the step
+	 * per NUMA index when it was placed (each task's part follows from
+	 * it), the memory placed, and how many tasks' memory is split over
+	 * nodes or on nodes their cores are not local to. */
+	int booked;
+	uint64_t left[64];
+	uint64_t booked_mib;
+	int nsplit, nremote;
 };
 
 int bnd_place_mem(const struct bnd_topology *t, const struct bnd_domain *dom,

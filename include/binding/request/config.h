@@ -41,6 +41,10 @@ enum bnd_submit_mode { BND_SUBMIT_TRANSLATE = 0, BND_SUBMIT_REFUSE, BND_SUBMIT_O
  * placement. */
 enum bnd_filter { BND_FILTER_NONE = 0, BND_FILTER_FIRST_CORE };
 
+/* numamem=yes: the GRES a site books NUMA memory as, one type n<OS node>
+ * per NUMA node (`sbind gres-conf` writes them, docs/memory.md). */
+#define BND_NUMAMEM_GRES "numamem"
+
 /* submit_error=: what the cli_filter does when the translation itself
  * fails (the module or sbind missing, crashed or answering an error):
  * submit the job as given, untranslated (the default: the plugin on the
@@ -96,6 +100,12 @@ struct bnd_config {
 	 * state, the step writes the node's metrics there (report/metrics.h);
 	 * "" for none (the package's timer runs sbind metrics instead). */
 	char metrics_file[BND_CONFIG_PATH_MAX];
+	/* numamem=yes: Slurm books each job's memory per NUMA node as the
+	 * GRES numamem (one type n<os node> per NUMA node, `sbind gres-conf`):
+	 * the cli_filter adds the request a --mbind needs (submit/numamem.h)
+	 * and the plugin binds each task's memory where Slurm booked it
+	 * (memory/booking.h). no (the default): nothing changes. */
+	bool numamem;
 };
 
 /* Every setting from its key's default (bnd_config_key_info's def); what c

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "binding/memory/booking.h"
 #include "binding/memory/memplace.h"
 #include "binding/request/request.h"
 #include "binding/state/statefile.h"
@@ -68,6 +69,15 @@ struct bnd_alloc_args {
 	/* The job's memory on this node (MiB, 0: unknown), kept in the record
 	 * (jobmem=) for the per-job memory rule. */
 	uint64_t job_mem_mib;
+	/* numamem=yes: the job's memory Slurm booked on this node per NUMA
+	 * node (memory/booking.h), NULL when it has none. The step's memory
+	 * (mem_mib, at most the booking; all of it when mem_mib is 0) is
+	 * placed in what the booking has left: the job's other steps running
+	 * now take theirs out, its batch script's is shared (as its cores
+	 * are). The cores are steered to the booked nodes, never blocked by
+	 * them: Slurm guaranteed the memory. The record keeps the booking
+	 * (booked=), which is what the job holds here. */
+	const struct bnd_booking *booked;
 };
 
 /* The record owner of an allocation (a->owner_pid, else this process) and

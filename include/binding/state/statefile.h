@@ -2,7 +2,7 @@
  *
  * Plain text so an admin can read it with cat:
  *
- *   spank-binding-state 3
+ *   spank-binding-state 4
  *   boot 6f1c...-...
  *   node n17
  *   scan 0
@@ -31,11 +31,15 @@
  * records; from version 3 `mbind` (the step's --mbind policy, absent for
  * none), `gpus` (each placement group's GPUs as indices of the topology's
  * GPU list, ',' between GPUs and ';' between groups, for a GPU-aware step)
- * and `hist` (its history, history.h). A record without them reads as
- * 0 / none / since=0 why="". Version 1 and 2 files are read and rewritten
- * as 3 (version 1: no node, scan, jobmem, groups, want; version 2: no
- * count, mbind, gpus, hist, no unbound records); a file of a newer version
- * is refused, so an older plugin never drops what it cannot read.
+ * and `hist` (its history, history.h); from version 4 `booked`
+ * (numamem=yes: the job's memory Slurm booked on this node, <os
+ * node>:<MiB> pairs, memory/booking.h) and `split` (how many of the step's
+ * tasks have their memory on more than one node, when any). A record
+ * without them reads as 0 / none / since=0 why="". Version 1 to 3 files
+ * are read and rewritten as 4 (version 1: no node, scan, jobmem, groups,
+ * want; version 2: no count, mbind, gpus, hist, no unbound records;
+ * version 3: no booked, split); a file of a newer version is refused
+ * whole, so an older plugin never drops what it cannot read.
  *
  * A transaction parses only what it needs: bnd_statefile_load keeps the
  * file's text and parses what every transaction reads of each record (job,
@@ -61,7 +65,7 @@
 #include "binding/request/request.h"
 #include "binding/state/counters.h"
 
-#define BND_STATE_VERSION 3
+#define BND_STATE_VERSION 4
 #define BND_STATE_MAX_MEM 64      /* NUMA nodes with a reservation per record */
 #define BND_STATE_MAX_TASKS 4096
 #define BND_STATE_WHY_LEN 128     /* why= text, NUL included */
@@ -120,6 +124,12 @@ struct bnd_state_record {
 	/* The job's memory on this node (MiB): Slurm's job allocation, which
 	 * its steps share; 0 when unknown. */
 	uint64_t job_mem_mib;
+	/* numamem: the job's memory Slurm booked on this node per NUMA node
+	 * (owned; NULL and 0 for jobs without a booking), and how many of the
+	 * step's tasks Slurm's booking split over several nodes. */
+	int nbooked;
+	struct bnd_state_mem *booked;
+	int split;
 	/* Deferred: its placement groups, the cpus its placement takes on an
 	 * idle node, and the cpus it may use (owned; NULL and 0 otherwise). */
 	int want_groups, want_need;
@@ -177,6 +187,9 @@ int bnd_state_record_gpus(struct bnd_state_record *r, const uint64_t *masks, int
 /* Room for n memory shares in r->mem (nmem = n, zeroed; 0 frees them).
  * BND_OK, BND_ENOMEM, or BND_EINVAL above BND_STATE_MAX_MEM. */
 int bnd_state_record_mem(struct bnd_state_record *r, int n);
+/* Room for n booked shares in r->booked (nbooked = n, zeroed; 0 frees
+ * them). Same returns. */
+int bnd_state_record_booked(struct bnd_state_record *r, int n);
 /* Sets the record's want, groups and need (want NULL: none). BND_OK or
  * BND_ENOMEM. */
 int bnd_state_record_want(struct bnd_state_record *r, const bnd_cpuset_t *want, int groups,

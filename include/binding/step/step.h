@@ -40,6 +40,7 @@
 #include "binding/step/stepstate.h"
 #include "binding/task/gpuenv.h"
 #include "binding/task/apply.h"
+#include "binding/memory/booking.h"
 #include "binding/memory/memplace.h"
 #include "binding/task/taskenv.h"
 #include "binding/util/safefile.h"
@@ -104,6 +105,12 @@ struct bnd_step_in {
 	pid_t owner;                 /* slurmstepd: holds the state record */
 	bnd_log_fn log;              /* admin log (slurmd log), may be NULL */
 	void *log_ctx;
+	/* numamem=yes (memory/booking.h): the job's GRES detail on the node
+	 * named host (slurm_load_job's, step/gresdetail.h), asked only when
+	 * the step binds memory: malloc'd ("" when the job has no GRES
+	 * there), or NULL with err set. NULL: never asked (tests, tools). */
+	char *(*gres_detail)(void *ctx, const char *host, char *err, size_t errlen);
+	void *gres_ctx;
 };
 
 /* One step, from prepare to free. What follows from its fields is asked
@@ -145,6 +152,9 @@ struct bnd_step {
 	uint64_t *group_gpus;
 	struct bnd_near near;
 	struct bnd_mem_result mem; /* reserved per node; nlocal's nodes */
+	/* numamem: the job's memory Slurm booked on this node (n 0: none, the
+	 * node's own accounting holds; stepbooking.h). */
+	struct bnd_booking booking;
 	uint64_t mem_mib, job_mem_mib;
 	uint32_t uid;
 	pid_t owner;          /* holds the state record */

@@ -46,6 +46,9 @@ struct bnd_alloc {
 	int has_mem, has_mem_per_cpu;
 	uint64_t mem_mib, mem_per_cpu_mib;
 	char mem_bind[64];
+	/* --gres, its entries without the "gres:" (22.05) or "gres/" (24.11)
+	 * prefix a cli_filter shows them with: "gpu:2,numamem:n1:400M". */
+	char gres[192];
 };
 
 enum bnd_alloc_arg { BND_ARG_NONE = 0, BND_ARG_REQUIRED, BND_ARG_OPTIONAL };

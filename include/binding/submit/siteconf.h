@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "binding/request/config.h"
+#include "binding/submit/numamem.h"
 #include "binding/util/error.h"
 
 /* The plugstack.conf path slurm.conf's text names (the last
@@ -32,13 +33,17 @@ int bnd_siteconf_scan_plugstack(const char *text, struct bnd_config *cfg, int *f
 struct bnd_submit_site {
 	enum bnd_submit_mode mode;       /* submit= (off: enabled=no, no plugin) */
 	enum bnd_submit_error on_error;  /* submit_error= */
+	/* numamem=, and when it is yes the numamem types of slurm.conf's
+	 * node lines (submit/numamem.h) */
+	struct bnd_numamem_site numamem;
 	char why[4608];                  /* where mode came from */
 };
 
 /* slurm_conf (NULL: $SLURM_CONF, else /etc/slurm/slurm.conf) ->
- * plugstack.conf -> the plugin's submit=, submit_error= and enabled=.
- * slurm.conf's Include lines are followed as slurmd follows them. When
- * the files cannot be read the defaults hold (translate, continue);
+ * plugstack.conf -> the plugin's submit=, submit_error=, enabled= and
+ * numamem= (with numamem=yes, slurm.conf's node lines too). slurm.conf's
+ * Include lines are followed as slurmd follows them. When the files
+ * cannot be read the defaults hold (translate, continue, numamem=no);
  * without the plugin's line the filter has nothing to do (off). */
 void bnd_siteconf_submit(const char *slurm_conf, struct bnd_submit_site *site);
 
@@ -49,5 +54,12 @@ void bnd_siteconf_submit(const char *slurm_conf, struct bnd_submit_site *site);
  * where the mode came from. */
 void bnd_siteconf_submit_mode(const char *slurm_conf, enum bnd_submit_mode *mode, char *why,
 			      size_t whylen);
+
+/* The plugin's own line of the plugstack.conf that slurm_conf names (NULL:
+ * $SLURM_CONF, else /etc/slurm/slurm.conf) into cfg (the defaults when
+ * there is none): 1 when there is one, 0 otherwise; why says where it was
+ * read or why not. For tools that run on a node (sbind gres-conf's
+ * mem_reserve=). The caller frees cfg with bnd_config_clear. */
+int bnd_siteconf_config(const char *slurm_conf, struct bnd_config *cfg, char *why, size_t whylen);
 
 #endif

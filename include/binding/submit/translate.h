@@ -31,7 +31,7 @@
 
 struct bnd_submit_opt {
 	char name[24];                /* Slurm's long option name */
-	char value[24];               /* "2", "1", "exclusive" */
+	char value[256];              /* "2", "1", "exclusive", "numamem:400M" */
 	char why[BND_SUBMIT_TEXT];
 };
 

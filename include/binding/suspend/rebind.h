@@ -91,8 +91,10 @@ int bnd_cgroup_contains(const char *file_text, const char *cgroup);
  *                     prefer the old nodes, as the task's policy says);
  *   BND_MOVE_FREE     another placement if need be (no memory policy, or
  *                     gpu: the memory is the GPUs' nodes', wherever the
- *                     cores go). */
+ *                     cores go).
+ * booked: the step's memory is where Slurm booked it (numamem,
+ * memory/booking.h), which no move may change: KEEP, whatever the policy. */
 enum bnd_move_rule { BND_MOVE_KEEP, BND_MOVE_MIGRATE, BND_MOVE_FREE };
-enum bnd_move_rule bnd_rebind_rule(enum bnd_mbind mbind, enum bnd_instance instance);
+enum bnd_move_rule bnd_rebind_rule(enum bnd_mbind mbind, enum bnd_instance instance, int booked);
 
 #endif

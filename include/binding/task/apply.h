@@ -36,6 +36,11 @@ int bnd_apply_mempolicy(const struct bnd_topology *t, enum bnd_mbind mbind,
 			const bnd_cpuset_t *cpus, char *desc, size_t desclen,
 			char *err, size_t errlen);
 
+/* MPOL_INTERLEAVE over the OS node ids (round_robin over nodes chosen
+ * at placement: a numamem booking, memory/booking.h). */
+int bnd_apply_mempolicy_interleave(const bnd_nodeset_t *os_nodes, char *desc, size_t desclen,
+				   char *err, size_t errlen);
+
 /* MPOL_BIND to the OS node ids (bind), else preferred / preferred_many
  * as for cores. */
 int bnd_apply_mempolicy_nodes(const bnd_nodeset_t *os_nodes, int bind, char *desc,

@@ -14,6 +14,10 @@
  *   SLURM_BINDING_TOPOLOGY_NUMA  Univa's NUMA form "[SCC][CC]", the task's cores lower case
  *   SLURM_MBIND_NODES            OS NUMA node ids the task's memory goes to ("0,2"),
  *                                "" when no policy names nodes
+ *   SLURM_BINDING_NUMAMEM        numamem=yes: the task's memory Slurm booked, MiB per
+ *                                OS node ("0:400", "0:112,1:288"); unset without a booking
+ *   SLURM_BINDING_NUMAMEM_SPLIT  yes when Slurm split the task's memory over nodes, no
+ *                                otherwise; unset without a booking
  *   SLURM_BINDING_PE             pe only: the task's cores as OCS pe pairs "0,0:0,1"
  *   SLURM_BINDING_RANKFILE       pe only: path of the node's OpenMPI rankfile
  *   SLURM_BINDING_GPUS           the task's GPUs as PCI bus ids ("0000:3b:00.0,...")
@@ -52,7 +56,7 @@
 #include "binding/request/request.h"
 #include "binding/topology/topology.h"
 
-#define BND_TASKENV_MAX 32
+#define BND_TASKENV_MAX 48
 
 struct bnd_envvar {
 	const char *name; /* static string */
@@ -75,6 +79,11 @@ struct bnd_taskenv_in {
 	const char *reason;              /* why unbound (NULL when bound) */
 	const char *rankfile;            /* pe: path written for this node */
 	const char *mbind_nodes;         /* SLURM_MBIND_NODES; NULL = "" */
+	/* numamem: the task's part of the memory Slurm booked ("0:112,1:288",
+	 * SLURM_BINDING_NUMAMEM) and whether Slurm split it over nodes
+	 * (SLURM_BINDING_NUMAMEM_SPLIT=yes|no); NULL: both unset. */
+	const char *numamem;
+	int numamem_split;
 	const char *gpus;                /* SLURM_BINDING_GPUS; NULL = "" */
 	const char *gpu_locality;        /* SLURM_BINDING_GPU_LOCALITY; NULL = "" */
 	/* The visible-device variables (gpuenv.h): when gpu_narrow, each of

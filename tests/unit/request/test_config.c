@@ -46,9 +46,11 @@ START_TEST(every_setting)
 			 "on_failure=fail", "lock_timeout=2.5", "verbose", "filter=first_core",
 			 "default_unit=CT", "mem_reserve=2G", "defer_max=8", "private_files=yes",
 			 "on_any_host=no", "topology=/etc/slurm/node.xml", "submit=refuse",
-			 "metrics_file=/var/lib/prometheus/node-exporter/spank_binding.prom" };
-	ck_assert_int_eq(parse(&c, err, 15, argv), BND_OK);
+			 "metrics_file=/var/lib/prometheus/node-exporter/spank_binding.prom",
+			 "numamem=yes" };
+	ck_assert_int_eq(parse(&c, err, 16, argv), BND_OK);
 	ck_assert_str_eq(c.metrics_file, "/var/lib/prometheus/node-exporter/spank_binding.prom");
+	ck_assert_int_eq(c.numamem, 1);
 	ck_assert_int_eq(c.on_any_host, 0);
 	ck_assert_str_eq(c.topology, "/etc/slurm/node.xml");
 	ck_assert_int_eq(c.defer_max, 8);
@@ -72,7 +74,7 @@ START_TEST(every_setting)
 			 "gres_conf=default private_files=yes on_any_host=no "
 			 "topology=/etc/slurm/node.xml "
 			 "metrics_file=/var/lib/prometheus/node-exporter/spank_binding.prom submit=refuse "
-			 "submit_error=continue");
+			 "submit_error=continue numamem=yes");
 	bnd_config_clear(&c);
 }
 END_TEST
@@ -320,7 +322,8 @@ START_TEST(example_file_parses_and_documents_everything)
 			       "on_failure=defer|unbound|fail", "lock_timeout=SECONDS", "verbose",
 			       "filter=first_core", "implicit=yes|no", "default_unit=",
 			       "gpu_devices=/dev/PATH=BUSID", "gres_conf=", "on_any_host=yes|no",
-			       "topology=", "submit=translate|refuse|off" };
+			       "topology=", "submit=translate|refuse|off",
+			       "submit_error=continue|refuse", "numamem=yes|no" };
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		ck_assert_msg(strstr(all, keys[i]), "%s is not documented", keys[i]);
 }
@@ -337,7 +340,7 @@ START_TEST(defaults_line)
 			 "on_failure=defer lock_timeout=10.000 verbose=no filter=none implicit=no "
 			 "default_unit=C mem_reserve=0M defer_max=64 gpu_devices=none "
 			 "gres_conf=default private_files=no on_any_host=yes topology=discovery "
-			 "metrics_file=none submit=translate submit_error=continue");
+			 "metrics_file=none submit=translate submit_error=continue numamem=no");
 }
 END_TEST
 
@@ -401,7 +404,7 @@ START_TEST(table_defaults_are_the_defaults)
 		snprintf(word, sizeof(word), "%s=", k.name);
 		ck_assert_msg((at = strstr(at, word)), "%s out of order in %s", word, line0);
 	}
-	ck_assert_int_eq(i, 19);
+	ck_assert_int_eq(i, 20);
 	ck_assert_int_eq(bnd_config_key_info(i, &k), BND_EINVAL);
 }
 END_TEST

@@ -331,6 +331,103 @@ START_TEST(a_jobs_steps_share_its_memory)
 }
 END_TEST
 
+/* The booked= and split= of (job, step)'s record ("-" for none). */
+static const char *booked_of(uint32_t job, uint32_t step)
+{
+	static char out[256];
+	struct bnd_state_file f = list();
+	snprintf(out, sizeof(out), "(no record)");
+	for (int i = 0; i < f.nrec; i++) {
+		const struct bnd_state_record *r = &f.rec[i];
+		if (r->job != job || r->step != step)
+			continue;
+		size_t k = (size_t)snprintf(out, sizeof(out), "booked=");
+		for (int j = 0; j < r->nbooked; j++)
+			k += (size_t)snprintf(out + k, sizeof(out) - k, "%s%d:%llu", j ? "," : "",
+					      r->booked[j].node, (unsigned long long)r->booked[j].mib);
+		k += (size_t)snprintf(out + k, sizeof(out) - k, " mem=");
+		for (int j = 0; j < r->nmem; j++)
+			k += (size_t)snprintf(out + k, sizeof(out) - k, "%s%d:%llu", j ? "," : "",
+					      r->mem[j].node, (unsigned long long)r->mem[j].mib);
+		snprintf(out + k, sizeof(out) - k, " split=%d", r->split);
+	}
+	bnd_statefile_free(&f);
+	return out;
+}
+
+/* numamem: a job Slurm booked memory for holds exactly its booking on this
+ * node, whatever its records place, suspended or not; its steps place
+ * their memory in what the booking has left (the script's is shared, as
+ * its cores are; a step running beside another finds that one's taken
+ * out), and the cores follow the booked nodes where the step's cores
+ * allow. Synthetic NUMA nodes of 1024 MiB: cpus 0-1 node 0, 2-3 node 1. */
+START_TEST(a_booked_job_holds_its_booking)
+{
+	struct bnd_topology *t = tu_topo("pack:1 numa:2 core:2 pu:1");
+	struct bnd_booking b = { 0 };
+	bnd_booking_add(&b, 0, 300);
+	bnd_booking_add(&b, 1, 300);
+	struct bnd_alloc_args a = strict_args(30, BND_STEP_BATCH, &t->all_cpus, 600);
+	a.ntasks = 2;
+	a.booked = &b;
+	/* linear would put both tasks on node 0; its booking holds one: the
+	 * second task's core goes to node 1 */
+	ck_assert_str_eq(alloc(t, "linear:1", a), "0,2");
+	ck_assert_str_eq(booked_of(30, BND_STEP_BATCH), "booked=0:300,1:300 mem=0:300,1:300 split=0");
+	assert_mem_used(t, 300, 300);
+	/* its step inside the script's cores and the whole booking */
+	a.step = 0;
+	a.inherit_job = 1;
+	ck_assert_str_eq(alloc(t, "linear:1", a), "0,2");
+	assert_mem_used(t, 300, 300);
+	/* a step beside it: the booking has nothing left for it */
+	a.step = 1;
+	a.ntasks = 1;
+	a.mem_mib = 100;
+	ck_assert_str_eq(alloc(t, "linear:1", a), "1");
+	ck_assert_str_eq(booked_of(30, 1), "booked=0:300,1:300 mem= split=0");
+	/* other jobs see the booking taken: 724 free on each node */
+	struct bnd_alloc_args c = strict_args(31, 0, &t->all_cpus, 725);
+	ck_assert_msg(!strncmp(alloc(t, "linear:1", c), "ENOFIT", 6), "725 of 724");
+	c.mem_mib = 724;
+	ck_assert_str_eq(alloc(t, "linear:1", c), "3");
+	assert_mem_used(t, 300, 1024);
+	/* suspended (its cpus free), the booking stays */
+	char err[BND_ERRLEN] = "";
+	for (uint32_t st = 0; st < 2; st++)
+		ck_assert_int_eq(bnd_state_suspend(&env.opts, 30, st, "slurm-suspend", err,
+						   sizeof(err)), BND_OK);
+	ck_assert_int_eq(bnd_state_suspend(&env.opts, 30, BND_STEP_BATCH, "slurm-suspend", err,
+					   sizeof(err)), BND_OK);
+	assert_mem_used(t, 300, 1024);
+	c.job = 32;
+	c.mem_mib = 725;
+	ck_assert_msg(!strncmp(alloc(t, "linear:1", c), "ENOFIT", 6), "725 of 724, suspended");
+	bnd_topology_free(t);
+}
+END_TEST
+
+/* Slurm split a task's booking (n0:100 + n1:200): the task gets both
+ * nodes, the record counts it (split=1), and no core choice blocks it. */
+START_TEST(a_split_booking_is_recorded)
+{
+	struct bnd_topology *t = tu_topo("pack:1 numa:2 core:2 pu:1");
+	struct bnd_booking b = { 0 };
+	bnd_booking_add(&b, 0, 100);
+	bnd_booking_add(&b, 1, 200);
+	struct bnd_alloc_args a = strict_args(40, 0, &t->all_cpus, 300);
+	struct bnd_mem_result res;
+	a.booked = &b;
+	a.mem_out = &res;
+	ck_assert_str_eq(alloc(t, "linear:1", a), "0");
+	ck_assert_str_eq(booked_of(40, 0), "booked=0:100,1:200 mem=0:100,1:200 split=1");
+	ck_assert_int_eq(res.booked, 1);
+	ck_assert_int_eq(res.nsplit, 1);
+	ck_assert_uint_eq(res.booked_mib, 300);
+	bnd_topology_free(t);
+}
+END_TEST
+
 /* Steps with their own --mem are parts of the job's memory: on a node
  * where the script holds nothing they add up (two steps of 300 MiB hold
  * 600), and on any node the job never holds more than its largest record
@@ -782,15 +879,15 @@ START_TEST(newer_version_is_left_untouched)
 {
 	struct bnd_topology *t = tu_topo("pack:1 core:2");
 	st_make_dir(&env);
-	const char *future = "spank-binding-state 4\nsomething we cannot know\n";
+	const char *future = "spank-binding-state 5\nsomething we cannot know\n";
 	st_write(st_path(&env, "state"), future, strlen(future));
 	struct stat before, after;
 	ck_assert_int_eq(stat(st_path(&env, "state"), &before), 0);
 	char err[BND_ERRLEN] = "";
 	ck_assert_int_eq(bnd_state_gc(&env.opts, NULL, err, sizeof(err)), BND_ESTATE);
 	char want[256];
-	snprintf(want, sizeof(want), "state %s/state refused, left untouched: format version 4 is "
-		 "newer than this code's 3", env.dir);
+	snprintf(want, sizeof(want), "state %s/state refused, left untouched: format version 5 is "
+		 "newer than this code's 4", env.dir);
 	ck_assert_str_eq(err, want);
 	struct bnd_alloc_args a = args(1, 0, 1);
 	struct bnd_placement p;
@@ -1462,6 +1559,8 @@ int main(void)
 	tcase_add_test(tc, a_jobs_steps_share_its_memory);
 	tcase_add_test(tc, a_jobs_memory_is_capped_at_its_largest_record);
 	tcase_add_test(tc, a_jobs_steps_add_up_to_its_memory);
+	tcase_add_test(tc, a_booked_job_holds_its_booking);
+	tcase_add_test(tc, a_split_booking_is_recorded);
 	tcase_add_test(tc, suspended_and_deferred_hold_nothing);
 	tcase_add_test(tc, preview_places_by_the_allocators_rules);
 	tcase_add_test(tc, journal_in_commit_order);

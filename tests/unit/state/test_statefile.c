@@ -131,7 +131,7 @@ START_TEST(text_is_readable)
 	ck_assert_int_eq(bnd_statefile_add(&f, &a), BND_OK);
 	char *text;
 	size_t len = st_format(&f, BOOT, &text);
-	const char *body = "spank-binding-state 3\n"
+	const char *body = "spank-binding-state 4\n"
 			   "boot " BOOT "\n"
 			   "scan 0\n"
 			   "rec job=12 step=0 pid=4242 start=981234 uid=1000 status=active "
@@ -262,9 +262,10 @@ START_TEST(every_flipped_byte)
 	for (size_t i = 0; i < body; i++) {
 		char keep = text[i];
 		text[i] = (char)(keep ^ 0x01);
-		/* the version digit 3 flipped reads 2: an older version, so the
-		 * checksum judges it */
-		ck_assert_msg(bnd_statefile_parse(text, len, &g, why, sizeof(why)) == BND_SF_CORRUPT,
+		/* the version digit 4 flipped reads 5: a newer version, refused
+		 * whole; anything else the checksum (or the line) judges */
+		int want = i == strlen("spank-binding-state ") ? BND_SF_NEWER : BND_SF_CORRUPT;
+		ck_assert_msg(bnd_statefile_parse(text, len, &g, why, sizeof(why)) == want,
 			      "byte %zu flipped went unnoticed", i);
 		ck_assert_int_le(g.nrec, 3);
 		bnd_statefile_free(&g);
@@ -368,9 +369,9 @@ START_TEST(newer_version_refused)
 {
 	struct bnd_state_file g;
 	char why[256];
-	const char *t2 = "spank-binding-state 4\nanything at all, even garbage\n";
+	const char *t2 = "spank-binding-state 5\nanything at all, even garbage\n";
 	ck_assert_int_eq(bnd_statefile_parse(t2, strlen(t2), &g, why, sizeof(why)), BND_SF_NEWER);
-	ck_assert_str_eq(why, "format version 4 is newer than this code's 3");
+	ck_assert_str_eq(why, "format version 5 is newer than this code's 4");
 	ck_assert_int_eq(g.nrec, 0);
 	const char *t3 = "spank-binding-state 999";
 	ck_assert_int_eq(bnd_statefile_parse(t3, strlen(t3), &g, why, sizeof(why)), BND_SF_NEWER);
@@ -484,7 +485,7 @@ END_TEST
 
 /* Anything that is not a whole file of this version goes through the
  * whole parse: a damaged one is salvaged as before, a version 1 file (no
- * node, since= after mem=) is read and written as version 3. */
+ * node, since= after mem=) is read and written as version 4. */
 START_TEST(lazy_load_falls_back_to_the_whole_parse)
 {
 	struct bnd_state_file f, g;
@@ -517,7 +518,7 @@ START_TEST(lazy_load_falls_back_to_the_whole_parse)
 	ck_assert_int_eq(g.rec[0].mem[0].mib, 64);
 	ck_assert_str_eq(g.node, "");
 	ck_assert_int_eq(bnd_statefile_format(&g, &text, &len, NULL, 0), BND_OK);
-	ck_assert_ptr_nonnull(strstr(text, "spank-binding-state 3\n"));
+	ck_assert_ptr_nonnull(strstr(text, "spank-binding-state 4\n"));
 	ck_assert_ptr_nonnull(strstr(text, "cpus= since=1700000000123 why=slurm-suspend tasks= "
 					   "mem=0:64 req=linear:1\n"));
 	free(text);
@@ -525,17 +526,84 @@ START_TEST(lazy_load_falls_back_to_the_whole_parse)
 }
 END_TEST
 
-/* A whole file of body (its end line and checksum added), parsed. */
-static int parse_signed_body(const char *body, struct bnd_state_file *g, char *why, size_t len)
+/* A whole file of body, one record: its end line and checksum added
+ * (malloc'd). */
+static char *framed(const char *body)
 {
-	char text[2048];
-	snprintf(text, sizeof(text), "%send %d crc32=%08x\n", body, 1,
-		 (unsigned)bnd_crc32(body, strlen(body)));
-	return bnd_statefile_parse(text, strlen(text), g, why, len);
+	char *t = malloc(strlen(body) + 64);
+	ck_assert_ptr_nonnull(t);
+	sprintf(t, "%send 1 crc32=%08x\n", body, (unsigned)bnd_crc32(body, strlen(body)));
+	return t;
 }
 
+/* framed(body), parsed. */
+static int parse_signed_body(const char *body, struct bnd_state_file *g, char *why, size_t len)
+{
+	char *t = framed(body);
+	int rc = bnd_statefile_parse(t, strlen(t), g, why, len);
+	free(t);
+	return rc;
+}
+
+/* numamem (version 4): a record keeps its job's booking (booked=) and how
+ * many of its tasks Slurm split (split=), both optional, after version
+ * 3's fields, and they come back as written. Malformed ones make the
+ * record unreadable, and so do they in a version 3 file, which has
+ * neither. */
+START_TEST(booked_and_split_round_trip)
+{
+	struct bnd_state_file g;
+	char why[256], *out;
+	size_t len;
+	const char *body = "spank-binding-state 4\nboot " BOOT "\nscan 0\n"
+			   "rec job=13 step=0 pid=77 start=5 uid=1000 status=active created=1 cpus=0 "
+			   "tasks=0 mem=0:50,1:350 jobmem=400 mbind=cores:strict hist=1/bound@1=0 "
+			   "booked=0:50,1:350 split=1 req=linear:1\n";
+	char *t = framed(body);
+	ck_assert_int_eq(bnd_statefile_parse(t, strlen(t), &g, why, sizeof(why)), BND_SF_CLEAN);
+	ck_assert_int_eq(g.nrec, 1);
+	ck_assert_int_eq(g.rec[0].nbooked, 2);
+	ck_assert_int_eq(g.rec[0].booked[1].node, 1);
+	ck_assert_uint_eq(g.rec[0].booked[1].mib, 350);
+	ck_assert_int_eq(g.rec[0].split, 1);
+	ck_assert_int_eq(g.rec[0].mbind, BND_M_CORES_STRICT);
+	ck_assert_str_eq(g.rec[0].hist, "1/bound@1=0");
+	ck_assert_int_eq(bnd_statefile_format(&g, &out, &len, NULL, 0), BND_OK);
+	ck_assert_str_eq(out, t);
+	free(out);
+	/* a copy keeps them */
+	struct bnd_state_file h;
+	bnd_statefile_init(&h);
+	ck_assert_int_eq(bnd_statefile_add(&h, &g.rec[0]), BND_OK);
+	ck_assert_int_eq(h.rec[0].nbooked, 2);
+	ck_assert_ptr_ne(h.rec[0].booked, g.rec[0].booked);
+	bnd_statefile_free(&h);
+	bnd_statefile_free(&g);
+	free(t);
+	/* version 4 with a bad one; version 3 with a good one (or with them
+	 * ahead of its own fields) */
+	static const struct { int version; const char *fields; } bad[] = {
+		{ 4, "booked= req=" }, { 4, "booked=0 req=" }, { 4, "booked=0:x req=" },
+		{ 4, "split=0 req=" }, { 4, "split=x req=" }, { 4, "booked=0:5 split= req=" },
+		{ 4, "booked=0:5 mbind=cores req=" }, { 3, "booked=0:5 req=" },
+		{ 3, "split=1 req=" }, { 3, "mbind=cores booked=0:5 req=" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char b[512];
+		snprintf(b, sizeof(b), "spank-binding-state %d\nboot " BOOT "\nscan 0\nrec job=1 "
+			 "step=0 pid=7 start=5 uid=1000 status=active created=1 cpus=0 tasks=0 mem= %s"
+			 "linear:1\n", bad[i].version, bad[i].fields);
+		ck_assert_msg(parse_signed_body(b, &g, why, sizeof(why)) == BND_SF_CORRUPT &&
+			      g.nrec == 0, "%d: %s", bad[i].version, bad[i].fields);
+		bnd_statefile_free(&g);
+	}
+}
+END_TEST
+
+
 /* Version 3: unbound records, counters (an unknown key is a reset, not
- * damage), and a version 2 file read and written as 3. */
+ * damage), and a version 2 file read and written as 4; a version 3 file
+ * (no booked=, split=) read and written as 4 with its fields kept. */
 START_TEST(version_3_fields)
 {
 	struct bnd_state_file g;
@@ -575,15 +643,30 @@ START_TEST(version_3_fields)
 		bnd_statefile_free(&g);
 	}
 
-	/* version 2 has none of it, and is rewritten as 3 */
+	/* version 2 has none of it, and is rewritten as 4 */
 	const char *v2 = "spank-binding-state 2\nboot " BOOT "\nnode n1\nscan 0\n"
 			 "rec job=13 step=0 pid=77 start=5 uid=1000 status=active created=1 cpus=0 "
 			 "tasks=0 mem=0:64 jobmem=128 req=linear:1\n";
 	ck_assert_int_eq(parse_signed_body(v2, &g, why, sizeof(why)), BND_SF_CLEAN);
 	ck_assert_ptr_null(g.rec[0].hist);
 	ck_assert_int_eq(bnd_statefile_format(&g, &text, &len, NULL, 0), BND_OK);
-	ck_assert_ptr_nonnull(strstr(text, "spank-binding-state 3\n"));
+	ck_assert_ptr_nonnull(strstr(text, "spank-binding-state 4\n"));
 	ck_assert_ptr_nonnull(strstr(text, "mem=0:64 jobmem=128 req=linear:1\n"));
+	free(text);
+	bnd_statefile_free(&g);
+
+	/* version 3 is rewritten as 4, its own fields as they were */
+	const char *v3 = "spank-binding-state 3\nboot " BOOT "\nnode n1\nscan 0\n"
+			 "rec job=13 step=0 pid=77 start=5 uid=1000 status=active created=1 cpus=0 "
+			 "tasks=0 mem=0:64 jobmem=128 mbind=cores:strict gpus=0 hist=1/bound@1=0 "
+			 "req=linear:1\n";
+	ck_assert_int_eq(parse_signed_body(v3, &g, why, sizeof(why)), BND_SF_CLEAN);
+	ck_assert_int_eq(g.rec[0].nbooked, 0);
+	ck_assert_int_eq(g.rec[0].split, 0);
+	ck_assert_int_eq(bnd_statefile_format(&g, &text, &len, NULL, 0), BND_OK);
+	ck_assert_ptr_nonnull(strstr(text, "spank-binding-state 4\n"));
+	ck_assert_ptr_nonnull(strstr(text, "mem=0:64 jobmem=128 mbind=cores:strict gpus=0 "
+					   "hist=1/bound@1=0 req=linear:1\n"));
 	free(text);
 	bnd_statefile_free(&g);
 }
@@ -603,6 +686,7 @@ int main(void)
 	tcase_add_test(tc, every_truncation);
 	tcase_add_test(tc, every_flipped_byte);
 	tcase_add_test(tc, garbage);
+	tcase_add_test(tc, booked_and_split_round_trip);
 	tcase_add_test(tc, invalid_lines_with_good_checksum);
 	tcase_add_test(tc, newer_version_refused);
 	tcase_add_test(tc, records_edit);

@@ -204,6 +204,39 @@ START_TEST(metrics_file_follows_every_change)
 }
 END_TEST
 
+/* Slurm's GRES detail for the job on this node (numamem=yes). */
+static char *detail_100m(void *ctx, const char *host, char *err, size_t errlen)
+{
+	(void)ctx;
+	(void)host;
+	(void)err;
+	(void)errlen;
+	return strdup("numamem:n0(CNT:104857600)");
+}
+
+/* numamem=yes: a refused step's unbound record keeps its job's booking,
+ * which Slurm holds for the job whatever became of the step, so the
+ * node's accounting still counts it (occupancy.c). */
+START_TEST(refused_step_keeps_its_jobs_booking)
+{
+	cfg.numamem = true;
+	struct bnd_step s;
+	struct bnd_step_in in = base(17, 0, 1, "0", "linear:2");
+	in.mbind = tu_option(BND_OPT_MBIND, "cores:strict");
+	in.gres_detail = detail_100m;
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(s.booking.n, 1);
+	char path[160];
+	snprintf(path, sizeof(path), "%s/state", state);
+	ck_assert_int_eq(unbound_records(), 1);
+	ck_assert_msg(strstr(slurp(path), " why=allocation_too_small ") &&
+		      strstr(slurp(path), " booked=0:100 "), "%s", slurp(path));
+	bnd_step_finish(&s);
+	bnd_step_free(&s);
+	ck_assert_int_eq(unbound_records(), 0);
+}
+END_TEST
+
 START_TEST(two_tasks_bound_and_released)
 {
 	if (!need_cores(2))
@@ -1729,6 +1762,7 @@ int main(void)
 	TCase *tc = tcase_create("step");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, two_tasks_bound_and_released);
+	tcase_add_test(tc, refused_step_keeps_its_jobs_booking);
 	tcase_add_test(tc, metrics_file_follows_every_change);
 	tcase_add_test(tc, allocation_too_small_names_both_numbers);
 	tcase_add_test(tc, explicit_list_reasons);

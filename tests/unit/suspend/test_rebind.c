@@ -202,15 +202,18 @@ END_TEST
 /* Which tasks may move on resume, by memory policy: the one rule. */
 START_TEST(move_rule_by_memory_policy)
 {
-	ck_assert_int_eq(bnd_rebind_rule(BND_M_NONE, BND_I_SET), BND_MOVE_FREE);
-	ck_assert_int_eq(bnd_rebind_rule(BND_M_CORES, BND_I_SET), BND_MOVE_MIGRATE);
-	ck_assert_int_eq(bnd_rebind_rule(BND_M_CORES_STRICT, BND_I_SET), BND_MOVE_KEEP);
-	ck_assert_int_eq(bnd_rebind_rule(BND_M_GPU, BND_I_SET), BND_MOVE_FREE);
-	ck_assert_int_eq(bnd_rebind_rule(BND_M_GPU, BND_I_ENV), BND_MOVE_KEEP);
-	ck_assert_int_eq(bnd_rebind_rule(BND_M_NLOCAL, BND_I_SET), BND_MOVE_KEEP);
-	ck_assert_int_eq(bnd_rebind_rule(BND_M_ROUND_ROBIN, BND_I_SET), BND_MOVE_KEEP);
-	ck_assert_int_eq(bnd_rebind_rule(BND_M_NONE, BND_I_ENV), BND_MOVE_KEEP);
-	ck_assert_int_eq(bnd_rebind_rule(BND_M_CORES, BND_I_PE), BND_MOVE_KEEP);
+	ck_assert_int_eq(bnd_rebind_rule(BND_M_NONE, BND_I_SET, 0), BND_MOVE_FREE);
+	ck_assert_int_eq(bnd_rebind_rule(BND_M_CORES, BND_I_SET, 0), BND_MOVE_MIGRATE);
+	ck_assert_int_eq(bnd_rebind_rule(BND_M_CORES_STRICT, BND_I_SET, 0), BND_MOVE_KEEP);
+	ck_assert_int_eq(bnd_rebind_rule(BND_M_GPU, BND_I_SET, 0), BND_MOVE_FREE);
+	ck_assert_int_eq(bnd_rebind_rule(BND_M_GPU, BND_I_ENV, 0), BND_MOVE_KEEP);
+	ck_assert_int_eq(bnd_rebind_rule(BND_M_NLOCAL, BND_I_SET, 0), BND_MOVE_KEEP);
+	ck_assert_int_eq(bnd_rebind_rule(BND_M_ROUND_ROBIN, BND_I_SET, 0), BND_MOVE_KEEP);
+	ck_assert_int_eq(bnd_rebind_rule(BND_M_NONE, BND_I_ENV, 0), BND_MOVE_KEEP);
+	ck_assert_int_eq(bnd_rebind_rule(BND_M_CORES, BND_I_PE, 0), BND_MOVE_KEEP);
+	/* memory where Slurm booked it (numamem) never moves */
+	ck_assert_int_eq(bnd_rebind_rule(BND_M_CORES, BND_I_SET, 1), BND_MOVE_KEEP);
+	ck_assert_int_eq(bnd_rebind_rule(BND_M_NONE, BND_I_SET, 1), BND_MOVE_KEEP);
 }
 END_TEST
 
