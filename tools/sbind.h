@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "binding/util/cpuset.h"
@@ -77,6 +78,9 @@ int sbind_gpus_tasks(const struct bnd_topology *t, const int *topo, int n, int n
 void sbind_gpus_task_json(const struct bnd_topology *t, const struct bnd_task_place *tp,
 			  struct json_t *task);
 
+/* --mem-reserve SIZE|N% into out; said on stderr (SBIND_EXIT_USAGE). */
+int sbind_parse_reserve(const char *cmd, const char *arg, struct bnd_mem_reserve *out);
+
 /* State repairs and warnings go to stderr (a bnd_state_opts log callback). */
 void sbind_log_stderr(void *ctx, const char *msg);
 
@@ -96,5 +100,13 @@ int sbind_cmd_metrics(int argc, char **argv);
 int sbind_cmd_draw(int argc, char **argv);
 /* gres-conf (sbind_gresconf.c): the node's numamem GRES lines */
 int sbind_cmd_gres_conf(int argc, char **argv);
+/* complete binding|mbind|commands|options CMD|value CMD OPT (sbind.c) */
+int sbind_cmd_complete(int argc, char **argv);
+/* sbind --help's whole text (sbind.c) */
+int sbind_help(FILE *f);
+/* sbind submit --help's Slurm options, after its own (sbind_submit.c) */
+void sbind_submit_help(FILE *f);
+/* The words a Slurm option's value may be ("a|b"), or NULL (sbind_submit.c). */
+const char *sbind_submit_words(const char *option);
 
 #endif

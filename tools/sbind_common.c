@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binding/util/memsize.h"
 #include "binding/util/defaults.h"
 #include "binding/util/error.h"
 #include "binding/state/statefile.h"
@@ -87,4 +88,13 @@ int sbind_parse_id(const char *s, int names, uint32_t *out)
 		return -1;
 	*out = (uint32_t)v;
 	return 0;
+}
+
+int sbind_parse_reserve(const char *cmd, const char *arg, struct bnd_mem_reserve *out)
+{
+	char err[BND_ERRLEN];
+	if (bnd_mem_parse_reserve(arg, out, err, sizeof(err)) == BND_OK)
+		return SBIND_EXIT_OK;
+	fprintf(stderr, "sbind %s: --mem-reserve: %s\n", cmd, err);
+	return SBIND_EXIT_USAGE;
 }

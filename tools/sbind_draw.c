@@ -2,7 +2,6 @@
  * XML for lstopo (report/draw.h), or rendered by lstopo itself. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,11 +14,9 @@
 #include "binding/util/error.h"
 #include "binding/util/textfile.h"
 #include "sbind.h"
+#include "sbind_opts.h"
 
 extern char **environ;
-
-static const char usage_text[] =
-	"usage: sbind draw [--state DIR] [--topology SRC] [--format xml|svg|png] [--output FILE]";
 
 /* lstopo ($SBIND_LSTOPO, else from PATH) renders the XML: svg is its
  * native SVG (each object an element with an id), png through cairo. */
@@ -64,37 +61,24 @@ static int write_xml(const char *xml, size_t len, const char *output)
 	return SBIND_EXIT_OK;
 }
 
+struct draw_opts {
+	const char *state, *source, *format, *output;
+};
+
+static int draw_set(void *ctx, int id, const char *arg)
+{
+	struct draw_opts *o = ctx;
+	*(id == 'S' ? &o->state : id == 't' ? &o->source : id == 'f' ? &o->format : &o->output) = arg;
+	return 0;
+}
+
 int sbind_cmd_draw(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "state", required_argument, NULL, 'S' },
-		{ "topology", required_argument, NULL, 't' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *state = NULL, *source = NULL, *format = "xml", *output = "-";
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'S': state = optarg; break;
-		case 't': source = optarg; break;
-		case 'f': format = optarg; break;
-		case 'o': output = optarg; break;
-		case 'h': puts(usage_text); return SBIND_EXIT_OK;
-		default: return SBIND_EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "sbind draw: unexpected argument \"%s\"\n", argv[optind]);
-		return SBIND_EXIT_USAGE;
-	}
-	if (strcmp(format, "xml") && strcmp(format, "svg") && strcmp(format, "png")) {
-		fprintf(stderr, "sbind draw: --format \"%s\": expected xml, svg or png\n", format);
-		return SBIND_EXIT_USAGE;
-	}
+	struct draw_opts d = { .format = "xml", .output = "-" };
+	int first, prc = sbind_getopt("draw", argc, argv, NULL, NULL, draw_set, &d, &first);
+	if (prc)
+		return prc < 0 ? SBIND_EXIT_OK : prc;
+	const char *state = d.state, *source = d.source, *format = d.format, *output = d.output;
 	char err[BND_ERRLEN] = "";
 	struct bnd_state_opts o = { .dir = sbind_state_dir(state), .log = sbind_log_stderr };
 	struct bnd_state_file f;

@@ -5,7 +5,6 @@
  * with its cores as Slurm numbers them (core L#, as the plugin reads
  * Slurm's core lists); and the node line's Gres= part from the same
  * figures. The same lines for every Slurm release the project supports. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 #include "binding/submit/siteconf.h"
 #include "binding/util/error.h"
 #include "sbind.h"
+#include "sbind_opts.h"
 
 struct gc_opts {
 	const char *source, *state, *node, *format, *slurm_conf;
@@ -24,58 +24,28 @@ struct gc_opts {
 	char reserve_from[BND_ERRLEN + 32];
 };
 
-static void usage(FILE *f)
+static int gc_set(void *ctx, int id, const char *arg)
 {
-	fputs("usage: sbind gres-conf [--topology SRC] [--state DIR] [--mem-reserve SIZE|N%]\n"
-	      "                       [--node-name NAME] [--slurm-conf PATH]\n"
-	      "                       [--format gres|node-line]\n"
-	      "  this node's NUMA memory as Slurm's GRES numamem (plugstack numamem=yes):\n"
-	      "  one gres.conf line per NUMA node with cpus, its memory less mem_reserve=\n"
-	      "  (the plugin's, from the plugstack.conf slurm.conf names, unless given),\n"
-	      "  with its cores as Slurm numbers them; node-line: the Gres= part of the\n"
-	      "  node's slurm.conf line alone.\n", f);
+	struct gc_opts *o = ctx;
+	switch (id) {
+	case 't': o->source = arg; break;
+	case 'S': o->state = arg; break;
+	case 'n': o->node = arg; break;
+	case 'c': o->slurm_conf = arg; break;
+	case 'f': o->format = arg; break;
+	case 'R':
+		o->reserve_given = 1;
+		snprintf(o->reserve_from, sizeof(o->reserve_from), "--mem-reserve %s", arg);
+		return sbind_parse_reserve("gres-conf", arg, &o->reserve);
+	}
+	return 0;
 }
 
 static int parse(int argc, char **argv, struct gc_opts *o)
 {
-	static const struct option opts[] = {
-		{ "topology", required_argument, NULL, 't' }, { "state", required_argument, NULL, 'S' },
-		{ "mem-reserve", required_argument, NULL, 'R' },
-		{ "node-name", required_argument, NULL, 'n' },
-		{ "slurm-conf", required_argument, NULL, 'c' },
-		{ "format", required_argument, NULL, 'f' }, { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	char err[BND_ERRLEN];
-	int c;
+	int first;
 	*o = (struct gc_opts){ .format = "gres" };
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 't': o->source = optarg; break;
-		case 'S': o->state = optarg; break;
-		case 'n': o->node = optarg; break;
-		case 'c': o->slurm_conf = optarg; break;
-		case 'f': o->format = optarg; break;
-		case 'R':
-			if (bnd_mem_parse_reserve(optarg, &o->reserve, err, sizeof(err))) {
-				fprintf(stderr, "sbind gres-conf: --mem-reserve: %s\n", err);
-				return SBIND_EXIT_USAGE;
-			}
-			o->reserve_given = 1;
-			snprintf(o->reserve_from, sizeof(o->reserve_from), "--mem-reserve %s", optarg);
-			break;
-		case 'h': usage(stdout); return -1;
-		default: usage(stderr); return SBIND_EXIT_USAGE;
-		}
-	}
-	if (optind < argc || (strcmp(o->format, "gres") && strcmp(o->format, "node-line"))) {
-		fprintf(stderr, "sbind gres-conf: %s \"%s\": expected --format gres or node-line\n",
-			optind < argc ? "unexpected argument" : "--format",
-			optind < argc ? argv[optind] : o->format);
-		return SBIND_EXIT_USAGE;
-	}
-	return 0;
+	return sbind_getopt("gres-conf", argc, argv, NULL, NULL, gc_set, o, &first);
 }
 
 /* mem_reserve= of the plugin's plugstack line when not given. */

@@ -1,4 +1,4 @@
-/* sbind --list keys|variables|strategies: the tables the plugin works
+/* sbind --list keys|variables|strategies|options: the tables the plugin works
  * from, one entry a line, for the man-page check (tests/cli/t_manpage.sh),
  * admins and scripts. */
 #include <stdio.h>
@@ -9,6 +9,7 @@
 #include "binding/task/taskenv.h"
 #include "binding/util/error.h"
 #include "sbind.h"
+#include "sbind_opts.h"
 
 /* name, usage, default, help; tab separated. */
 static void list_keys(void)
@@ -41,9 +42,11 @@ int sbind_cmd_list(int argc, char **argv)
 		list_variables();
 	else if (!strcmp(what, "strategies"))
 		list_strategies();
+	else if (!strcmp(what, "options"))
+		return sbind_list_options();
 	else {
-		fprintf(stderr, "sbind: --list \"%s\": expected --list keys|variables|strategies\n",
-			what);
+		fprintf(stderr, "sbind: --list \"%s\": expected --list %s\n", what,
+			sbind_cmd_find("--list")->operands);
 		return SBIND_EXIT_USAGE;
 	}
 	return SBIND_EXIT_OK;

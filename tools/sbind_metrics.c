@@ -1,6 +1,5 @@
 /* sbind metrics: the node's binding state in Prometheus' text format
  * (report/metrics.h), on stdout or into node_exporter's textfile folder. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,10 +8,7 @@
 #include "binding/state/state.h"
 #include "binding/util/error.h"
 #include "sbind.h"
-
-static const char usage_text[] =
-	"usage: sbind metrics [--state DIR] [--topology SRC] [--mem-reserve SIZE|N%] "
-	"[--output FILE]";
+#include "sbind_opts.h"
 
 /* Without --output: the text on stdout, read without any lock. */
 static int print_metrics(const char *dir, const struct bnd_topology *t,
@@ -40,40 +36,32 @@ static int print_metrics(const char *dir, const struct bnd_topology *t,
 	return src == BND_OK ? SBIND_EXIT_OK : SBIND_EXIT_ERROR;
 }
 
+struct metrics_opts {
+	const char *state, *source, *output;
+	struct bnd_mem_reserve reserve;
+};
+
+static int metrics_set(void *ctx, int id, const char *arg)
+{
+	struct metrics_opts *o = ctx;
+	switch (id) {
+	case 'S': o->state = arg; break;
+	case 't': o->source = arg; break;
+	case 'o': o->output = arg; break;
+	case 'R': return sbind_parse_reserve("metrics", arg, &o->reserve);
+	}
+	return 0;
+}
+
 int sbind_cmd_metrics(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "state", required_argument, NULL, 'S' },
-		{ "topology", required_argument, NULL, 't' },
-		{ "mem-reserve", required_argument, NULL, 'R' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *state = NULL, *source = NULL, *output = NULL;
-	struct bnd_mem_reserve reserve = { 0, 0 };
+	struct metrics_opts mo = { 0 };
 	char err[BND_ERRLEN] = "";
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'S': state = optarg; break;
-		case 't': source = optarg; break;
-		case 'o': output = optarg; break;
-		case 'R':
-			if (bnd_mem_parse_reserve(optarg, &reserve, err, sizeof(err))) {
-				fprintf(stderr, "sbind metrics: --mem-reserve: %s\n", err);
-				return SBIND_EXIT_USAGE;
-			}
-			break;
-		case 'h': puts(usage_text); return SBIND_EXIT_OK;
-		default: return SBIND_EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "sbind metrics: unexpected argument \"%s\"\n", argv[optind]);
-		return SBIND_EXIT_USAGE;
-	}
+	int first, prc = sbind_getopt("metrics", argc, argv, NULL, NULL, metrics_set, &mo, &first);
+	if (prc)
+		return prc < 0 ? SBIND_EXIT_OK : prc;
+	const char *state = mo.state, *source = mo.source, *output = mo.output;
+	struct bnd_mem_reserve reserve = mo.reserve;
 	const char *dir = sbind_state_dir(state);
 	/* Without a topology the records and counters are still worth
 	 * writing: only the per-socket and per-NUMA gauges go. */

@@ -1,7 +1,6 @@
 /* sbind place: what a request would get (dry run), or recorded in the state
  * (--commit). */
 #include <errno.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
@@ -17,6 +16,7 @@
 #include "binding/task/taskenv.h"
 #include "binding/topology/topostring.h"
 #include "sbind.h"
+#include "sbind_opts.h"
 
 struct place_opts {
 	const char *binding, *mbind, *source, *mask, *state, *format, *host;
@@ -42,37 +42,6 @@ static int parse_long(const char *name, const char *s, long min, long max, long 
 	return SBIND_EXIT_OK;
 }
 
-static const struct option long_opts[] = {
-	{ "binding", required_argument, NULL, 'b' },
-	{ "mbind", required_argument, NULL, 'M' },
-	{ "tasks", required_argument, NULL, 'n' },
-	{ "topology", required_argument, NULL, 't' },
-	{ "mask", required_argument, NULL, 'm' },
-	{ "state", required_argument, NULL, 'S' },
-	{ "format", required_argument, NULL, 'f' },
-	{ "commit", no_argument, NULL, 'c' },
-	{ "job", required_argument, NULL, 'j' },
-	{ "step", required_argument, NULL, 's' },
-	{ "owner-pid", required_argument, NULL, 'o' },
-	{ "host", required_argument, NULL, 'H' },
-	{ "first-rank", required_argument, NULL, 'r' },
-	{ "mem", required_argument, NULL, 'G' },
-	{ "mem-reserve", required_argument, NULL, 'R' },
-	{ "gpus", required_argument, NULL, 'g' },
-	{ "gpus-per-task", required_argument, NULL, 'P' },
-	{ "gpu-bind", required_argument, NULL, 'B' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-static const char place_usage[] =
-	"usage: sbind place --binding SPEC|--mbind SPEC [--mem SIZE] "
-	"[--mem-reserve SIZE|N%] [--tasks N] [--gpus LIST [--gpus-per-task N] "
-	"[--gpu-bind SPEC]] "
-	"[--topology SRC] [--mask STR] [--state DIR [--commit --job J --step S "
-	"[--owner-pid PID]]] [--format text|sge|ocs|json|rankfile [--host NAME] "
-	"[--first-rank N]]\n";
-
 /* --job, --step */
 static int set_id(int c, const char *arg, struct place_opts *o)
 {
@@ -90,17 +59,19 @@ static int set_id(int c, const char *arg, struct place_opts *o)
 static int set_mem(int c, const char *arg, struct place_opts *o)
 {
 	char err[BND_ERRLEN];
-	if (c == 'G' ? bnd_mem_parse_size(arg, &o->mem_mib, err, sizeof(err))
-		     : bnd_mem_parse_reserve(arg, &o->reserve, err, sizeof(err))) {
-		fprintf(stderr, "sbind place: --%s: %s\n", c == 'G' ? "mem" : "mem-reserve", err);
+	if (c == 'R')
+		return sbind_parse_reserve("place", arg, &o->reserve);
+	if (bnd_mem_parse_size(arg, &o->mem_mib, err, sizeof(err))) {
+		fprintf(stderr, "sbind place: --mem: %s\n", err);
 		return SBIND_EXIT_USAGE;
 	}
 	return SBIND_EXIT_OK;
 }
 
-/* One option; -1 after --help (printed). */
-static int set_opt(int c, const char *arg, struct place_opts *o)
+/* One option (the table's ids, sbind_opts.c). */
+static int set_opt(void *ctx, int c, const char *arg)
 {
+	struct place_opts *o = ctx;
 	long v = 1;
 	int rc = SBIND_EXIT_OK;
 	switch (c) {
@@ -131,8 +102,6 @@ static int set_opt(int c, const char *arg, struct place_opts *o)
 	case 'o': return parse_long("--owner-pid", arg, 1, INT_MAX, &o->owner);
 	case 'G':
 	case 'R': return set_mem(c, arg, o);
-	case 'h': fputs(place_usage, stdout); return -1;
-	default: return SBIND_EXIT_USAGE;
 	}
 	return rc;
 }
@@ -146,12 +115,7 @@ static int check_opts(struct place_opts *o)
 		o->binding = "none";
 	if (!o->binding)
 		why = "--binding SPEC or --mbind SPEC is required (see sbind place --binding help)";
-	else if (strcmp(o->format, "text") && strcmp(o->format, "sge") && strcmp(o->format, "ocs") &&
-		 strcmp(o->format, "json") && strcmp(o->format, "rankfile")) {
-		fprintf(stderr, "sbind place: --format \"%s\": expected text, sge, ocs, json or "
-			"rankfile\n", o->format);
-		return SBIND_EXIT_USAGE;
-	} else if ((o->gpus_per_task || o->gpu_bind) && !o->gpus)
+	else if ((o->gpus_per_task || o->gpu_bind) && !o->gpus)
 		why = "--gpus-per-task and --gpu-bind go with --gpus LIST";
 	else if ((o->host || o->first_rank) && strcmp(o->format, "rankfile"))
 		why = "--host and --first-rank go with --format rankfile";
@@ -167,18 +131,10 @@ static int check_opts(struct place_opts *o)
 
 static int parse_opts(int argc, char **argv, struct place_opts *o)
 {
-	int c, rc = 0;
+	int first;
 	*o = (struct place_opts){ .format = "text", .ntasks = 1, .owner = -1 };
-	optind = 1;
-	while (!rc && (c = getopt_long(argc, argv, "", long_opts, NULL)) != -1)
-		rc = set_opt(c, optarg, o);
-	if (rc)
-		return rc;
-	if (optind < argc) {
-		fprintf(stderr, "sbind place: unexpected argument \"%s\"\n", argv[optind]);
-		return SBIND_EXIT_USAGE;
-	}
-	return check_opts(o);
+	int rc = sbind_getopt("place", argc, argv, NULL, NULL, set_opt, o, &first);
+	return rc ? rc : check_opts(o);
 }
 
 static void print_mem_text(const struct bnd_topology *t, const struct bnd_mem_result *m,

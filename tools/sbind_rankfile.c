@@ -2,12 +2,12 @@
  * of a pe step writes a rankfile with only its own ranks, and mpirun
  * rejects a rankfile with a rank missing ("A rank is missing its location
  * specification"): a multi-node job merges the nodes' files into one. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sbind.h"
+#include "sbind_opts.h"
 
 #define MAX_RANKS (1 << 20)
 
@@ -103,33 +103,28 @@ static int check(const struct line *v, size_t n)
 	return shown ? SBIND_EXIT_USAGE : SBIND_EXIT_OK;
 }
 
+static int rankfile_set(void *ctx, int id, const char *arg)
+{
+	(void)id;
+	*(const char **)ctx = arg;
+	return 0;
+}
+
 int sbind_cmd_rankfile(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *output = NULL;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o': output = optarg; break;
-		case 'h':
-			fputs("usage: sbind rankfile [--output FILE] FILE...   (- reads stdin)\n", stdout);
-			return SBIND_EXIT_OK;
-		default: return SBIND_EXIT_USAGE;
-		}
-	}
-	if (optind >= argc) {
+	int first, prc = sbind_getopt("rankfile", argc, argv, NULL, NULL, rankfile_set, &output,
+				      &first);
+	if (prc)
+		return prc < 0 ? SBIND_EXIT_OK : prc;
+	if (first >= argc) {
 		fprintf(stderr, "sbind rankfile: no input (give the nodes' rankfiles)\n");
 		return SBIND_EXIT_USAGE;
 	}
 	struct line *v = NULL;
 	size_t n = 0, cap = 0;
 	int rc = SBIND_EXIT_OK;
-	for (int i = optind; rc == SBIND_EXIT_OK && i < argc; i++)
+	for (int i = first; rc == SBIND_EXIT_OK && i < argc; i++)
 		rc = read_file(argv[i], &v, &n, &cap);
 	if (rc == SBIND_EXIT_OK && !n) {
 		fprintf(stderr, "sbind rankfile: the input has no rank lines\n");

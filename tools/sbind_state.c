@@ -1,6 +1,5 @@
 /* sbind status / release / gc: the node's records, read without the lock
  * (status) or changed through one state transaction (release, gc). */
-#include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -16,6 +15,7 @@
 #include "binding/task/rankfile.h"
 #include "binding/topology/topostring.h"
 #include "sbind.h"
+#include "sbind_opts.h"
 #include "sbind_state.h"
 
 static void format_age(long long secs, char *buf, size_t len)
@@ -348,42 +348,31 @@ static int print_receipt(const struct bnd_state_file *f, const struct bnd_topolo
 	return SBIND_EXIT_OK;
 }
 
+struct status_opts {
+	const char *state, *source, *format, *jtext, *node;
+};
+
+static int status_set(void *ctx, int id, const char *arg)
+{
+	struct status_opts *o = ctx;
+	switch (id) {
+	case 'S': o->state = arg; break;
+	case 't': o->source = arg; break;
+	case 'f': o->format = arg; break;
+	case 'j': o->jtext = arg; break;
+	case 'n': o->node = arg; break;
+	}
+	return 0;
+}
+
 int sbind_cmd_status(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "state", required_argument, NULL, 'S' },
-		{ "topology", required_argument, NULL, 't' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "job", required_argument, NULL, 'j' },
-		{ "node", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *state = NULL, *source = NULL, *format = "text", *jtext = NULL, *node = NULL;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'S': state = optarg; break;
-		case 't': source = optarg; break;
-		case 'f': format = optarg; break;
-		case 'j': jtext = optarg; break;
-		case 'n': node = optarg; break;
-		case 'h':
-			puts("usage: sbind status [--state DIR] [--topology SRC] [--format text|json] "
-			     "[--job J [--node NAME]]");
-			return SBIND_EXIT_OK;
-		default: return SBIND_EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "sbind status: unexpected argument \"%s\"\n", argv[optind]);
-		return SBIND_EXIT_USAGE;
-	}
-	if (strcmp(format, "text") && strcmp(format, "json")) {
-		fprintf(stderr, "sbind status: --format \"%s\": expected text or json\n", format);
-		return SBIND_EXIT_USAGE;
-	}
+	struct status_opts so = { .format = "text" };
+	int first, prc = sbind_getopt("status", argc, argv, NULL, NULL, status_set, &so, &first);
+	if (prc)
+		return prc < 0 ? SBIND_EXIT_OK : prc;
+	const char *state = so.state, *source = so.source, *format = so.format;
+	const char *jtext = so.jtext, *node = so.node;
 	uint32_t job = 0;
 	if (jtext && sbind_parse_id(jtext, 0, &job)) {
 		fprintf(stderr, "sbind status: --job: expected a job id, got \"%s\"\n", jtext);
@@ -434,35 +423,25 @@ static int exit_of(int rc)
 	return rc == BND_EINVAL ? SBIND_EXIT_USAGE : SBIND_EXIT_ERROR;
 }
 
+struct release_opts {
+	const char *state, *jtext, *stext;
+};
+
+static int release_set(void *ctx, int id, const char *arg)
+{
+	struct release_opts *o = ctx;
+	*(id == 'S' ? &o->state : id == 'j' ? &o->jtext : &o->stext) = arg;
+	return 0;
+}
+
 int sbind_cmd_release(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "state", required_argument, NULL, 'S' },
-		{ "job", required_argument, NULL, 'j' },
-		{ "step", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *state = NULL, *jtext = NULL, *stext = NULL;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'S': state = optarg; break;
-		case 'j': jtext = optarg; break;
-		case 's': stext = optarg; break;
-		case 'h':
-			puts("usage: sbind release --job J [--step S|batch|extern|interactive] "
-			     "[--state DIR]");
-			return SBIND_EXIT_OK;
-		default: return SBIND_EXIT_USAGE;
-		}
-	}
+	struct release_opts ro = { 0 };
+	int first, prc = sbind_getopt("release", argc, argv, NULL, NULL, release_set, &ro, &first);
+	if (prc)
+		return prc < 0 ? SBIND_EXIT_OK : prc;
+	const char *state = ro.state, *jtext = ro.jtext, *stext = ro.stext;
 	uint32_t job, step = 0;
-	if (optind < argc) {
-		fprintf(stderr, "sbind release: unexpected argument \"%s\"\n", argv[optind]);
-		return SBIND_EXIT_USAGE;
-	}
 	if (!jtext || sbind_parse_id(jtext, 0, &job)) {
 		fprintf(stderr, "sbind release: --job: expected a job id, got \"%s\"\n",
 			jtext ? jtext : "(nothing)");
@@ -490,29 +469,19 @@ int sbind_cmd_release(int argc, char **argv)
 	return SBIND_EXIT_OK;
 }
 
+static int gc_set(void *ctx, int id, const char *arg)
+{
+	(void)id;
+	*(const char **)ctx = arg;
+	return 0;
+}
+
 int sbind_cmd_gc(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "state", required_argument, NULL, 'S' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *state = NULL;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'S': state = optarg; break;
-		case 'h':
-			puts("usage: sbind gc [--state DIR]");
-			return SBIND_EXIT_OK;
-		default: return SBIND_EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "sbind gc: unexpected argument \"%s\"\n", argv[optind]);
-		return SBIND_EXIT_USAGE;
-	}
+	int first, prc = sbind_getopt("gc", argc, argv, NULL, NULL, gc_set, &state, &first);
+	if (prc)
+		return prc < 0 ? SBIND_EXIT_OK : prc;
 	struct bnd_state_opts o = { .dir = sbind_state_dir(state), .log = sbind_log_stderr };
 	char err[BND_ERRLEN] = "";
 	int n = 0;

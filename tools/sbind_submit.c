@@ -2,24 +2,23 @@
  * the allocation, given the options the user gave (lib/submit), or why it
  * is refused. The cli_filter runs it and reads its text; admins and users
  * run it to see and test the translation without a cluster. */
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "binding/submit/allocopt.h"
+#include "binding/submit/clijson.h"
 #include "binding/submit/siteconf.h"
 #include "binding/submit/submission.h"
 #include "binding/submit/translate.h"
 #include "binding/util/error.h"
+#include "binding/util/textfile.h"
 #include "sbind.h"
-
-enum { OPT_BINDING = 1000, OPT_MBIND, OPT_COMMAND, OPT_MODE, OPT_FORMAT, OPT_SLURM_CONF,
-       OPT_LIST, OPT_SITE, OPT_HELP, OPT_NUMAMEM_GRES, OPT_KEY0 };
+#include "sbind_opts.h"
 
 struct submit_opts {
-	const char *binding, *mbind, *format, *slurm_conf;
+	const char *binding, *mbind, *format, *slurm_conf, *cli_json;
 	int mode_given, list, site, numamem_given;
 	enum bnd_submit_mode mode;
 	struct bnd_numamem_site numamem;
@@ -32,63 +31,48 @@ static const char *need_unit_name(enum bnd_need_unit u)
 		: u == BND_NEED_SOCKET ? "socket" : "none";
 }
 
-static void usage(FILE *f)
+/* After the table's options (sbind_opts.c): the Slurm options it reads,
+ * from the library's table (allocopt.h). */
+void sbind_submit_help(FILE *f)
 {
-	fputs("usage: sbind submit [--binding SPEC] [--mbind SPEC] [--command srun|sbatch|salloc]\n"
-	      "                    [--mode translate|refuse|off] [--slurm-conf PATH] [--site]\n"
-	      "                    [--format text|json] [SLURM OPTIONS]\n"
-	      "       sbind submit --list-options\n"
-	      "  the Slurm options the request needs from the allocation, given the\n"
-	      "  allocation options the user gave (exit 3: refused, with the reason).\n"
-	      "  SLURM OPTIONS, as srun/sbatch/salloc spell them:\n", f);
+	fputs("SLURM OPTIONS, as srun/sbatch/salloc spell them:\n", f);
 	for (const struct bnd_alloc_key *k = bnd_alloc_keys; k->name; k++) {
 		char left[64];
 		snprintf(left, sizeof(left), "%s%c%s--%s%s%s%s", k->short_opt ? "-" : "",
 			 k->short_opt ? k->short_opt : ' ', k->short_opt ? ", " : "  ", k->name,
 			 k->arg == BND_ARG_OPTIONAL ? "[=" : k->arg ? "=" : "",
 			 k->value ? k->value : "", k->arg == BND_ARG_OPTIONAL ? "]" : "");
-		fprintf(f, "    %s\n", left + (k->short_opt ? 0 : 1));
+		fprintf(f, "  %s\n", left + (k->short_opt ? 0 : 1));
 	}
-	fputs("  --jobid (srun inside an allocation) asks for a step of that job.\n"
-	      "  --list-options prints the Slurm option names above, one per line (the\n"
-	      "  ones the cli_filter passes on, and the only ones it sets).\n"
-	      "  --site prints the site's settings for the filter (submit=, submit_error=)\n"
-	      "  and where they come from.\n"
-	      "  --mode: the site's plugstack.conf submit= by default (slurm.conf's\n"
-	      "  PlugStackConfig, from --slurm-conf or $SLURM_CONF).\n"
-	      "  --numamem-gres GRES: numamem=yes with a node line's Gres= value\n"
-	      "  (numamem:n0:497M,numamem:n1:503M; repeat for more node lines) instead\n"
-	      "  of the site's plugstack.conf numamem= and slurm.conf's node lines.\n", f);
+	fputs("--jobid (srun inside an allocation) asks for a step of that job.\n"
+	      "Exit 3: refused, with the reason.\n", f);
 }
 
-/* getopt's table: sbind's own options, then one per allocation key. */
-static struct option *long_options(char *shorts, size_t slen)
+const char *sbind_submit_words(const char *option)
 {
-	static const struct option own[] = {
-		{ "binding", required_argument, NULL, OPT_BINDING },
-		{ "mbind", required_argument, NULL, OPT_MBIND },
-		{ "command", required_argument, NULL, OPT_COMMAND },
-		{ "mode", required_argument, NULL, OPT_MODE },
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "slurm-conf", required_argument, NULL, OPT_SLURM_CONF },
-		{ "list-options", no_argument, NULL, OPT_LIST },
-		{ "site", no_argument, NULL, OPT_SITE },
-		{ "numamem-gres", required_argument, NULL, OPT_NUMAMEM_GRES },
-		{ "help", no_argument, NULL, OPT_HELP },
-	};
-	size_t nown = sizeof(own) / sizeof(own[0]), nkeys = 0, used = 0;
+	for (const struct bnd_alloc_key *k = bnd_alloc_keys; k->name; k++)
+		if (!strncmp(option, "--", 2) && !strcmp(option + 2, k->name) && k->value &&
+		    strchr(k->value, '|'))
+			return k->value;
+	return NULL;
+}
+
+/* getopt's rows for the Slurm options, one per allocation key, and
+ * their short letters. */
+static struct option *key_options(char *shorts, size_t slen)
+{
+	size_t nkeys = 0, used = 0;
 	while (bnd_alloc_keys[nkeys].name)
 		nkeys++;
-	struct option *o = calloc(nown + nkeys + 1, sizeof(*o));
+	struct option *o = calloc(nkeys + 1, sizeof(*o));
 	if (!o)
 		return NULL;
-	memcpy(o, own, sizeof(own));
 	for (size_t i = 0; i < nkeys; i++) {
 		const struct bnd_alloc_key *k = &bnd_alloc_keys[i];
 		/* A flag takes an ignored value too: a cli_filter shows it as
 		 * "set", and passes --overcommit=set on. */
-		o[nown + i] = (struct option){ k->name, k->arg == BND_ARG_REQUIRED ? required_argument
-					       : optional_argument, NULL, OPT_KEY0 + (int)i };
+		o[i] = (struct option){ k->name, k->arg == BND_ARG_REQUIRED ? required_argument
+					: optional_argument, NULL, SO_KEY0 + (int)i };
 		if (k->short_opt && used + 3 < slen) {
 			shorts[used++] = k->short_opt;
 			if (k->arg == BND_ARG_REQUIRED)
@@ -107,28 +91,29 @@ static int key_of_short(int c)
 	return -1;
 }
 
-static int one_opt(struct submit_opts *o, int c, const char *arg)
+static int one_opt(void *ctx, int c, const char *arg)
 {
+	struct submit_opts *o = ctx;
 	char err[BND_ERRLEN] = "";
-	int key = c >= OPT_KEY0 ? c - OPT_KEY0 : key_of_short(c);
+	int key = c >= SO_KEY0 ? c - SO_KEY0 : key_of_short(c);
 	switch (c) {
-	case OPT_BINDING: o->binding = arg; return 0;
-	case OPT_MBIND: o->mbind = arg; return 0;
-	case OPT_FORMAT: o->format = arg; return 0;
-	case OPT_SLURM_CONF: o->slurm_conf = arg; return 0;
-	case OPT_LIST: o->list = 1; return 0;
-	case OPT_SITE: o->site = 1; return 0;
-	case OPT_NUMAMEM_GRES:
+	case SO_BINDING: o->binding = arg; return 0;
+	case SO_MBIND: o->mbind = arg; return 0;
+	case SO_FORMAT: o->format = arg; return 0;
+	case SO_SLURM_CONF: o->slurm_conf = arg; return 0;
+	case SO_LIST: o->list = 1; return 0;
+	case SO_SITE: o->site = 1; return 0;
+	case SO_CLI_JSON: o->cli_json = arg; return 0;
+	case SO_NUMAMEM_GRES:
 		o->numamem_given = o->numamem.on = 1;
 		bnd_numamem_site_add(&o->numamem, arg);
 		return 0;
-	case OPT_HELP: usage(stdout); return -1;
-	case OPT_COMMAND:
+	case SO_COMMAND:
 		/* parse_opts read it first: --jobid depends on it */
 		if (bnd_submit_cmd_parse(arg, &o->alloc.cmd, err, sizeof(err)) == BND_OK)
 			return 0;
 		break;
-	case OPT_MODE:
+	case SO_MODE:
 		o->mode_given = 1;
 		if (bnd_submit_mode_parse(arg, &o->mode, err, sizeof(err)) == BND_OK)
 			return 0;
@@ -147,10 +132,10 @@ static int one_opt(struct submit_opts *o, int c, const char *arg)
 static int parse_opts(int argc, char **argv, struct submit_opts *o)
 {
 	char shorts[32];
-	struct option *longs = long_options(shorts, sizeof(shorts));
+	struct option *keys = key_options(shorts, sizeof(shorts));
 	enum bnd_submit_cmd cmd = BND_CMD_SRUN;
-	int c, rc = 0;
-	if (!longs)
+	int first;
+	if (!keys)
 		return SBIND_EXIT_ERROR;
 	*o = (struct submit_opts){ .format = "text" };
 	/* The command decides what --jobid means: find it first. */
@@ -160,21 +145,9 @@ static int parse_opts(int argc, char **argv, struct submit_opts *o)
 		else if (!strncmp(argv[i], "--command=", 10))
 			bnd_submit_cmd_parse(argv[i] + 10, &cmd, NULL, 0);
 	bnd_alloc_init(&o->alloc, cmd);
-	optind = 1;
-	while (!rc && (c = getopt_long(argc, argv, shorts, longs, NULL)) != -1)
-		rc = one_opt(o, c, optarg);
-	free(longs);
-	if (rc)
-		return rc;
-	if (optind < argc) {
-		fprintf(stderr, "sbind submit: unexpected argument \"%s\"\n", argv[optind]);
-		return SBIND_EXIT_USAGE;
-	}
-	if (strcmp(o->format, "text") && strcmp(o->format, "json")) {
-		fprintf(stderr, "sbind submit: --format \"%s\": expected text or json\n", o->format);
-		return SBIND_EXIT_USAGE;
-	}
-	return 0;
+	int rc = sbind_getopt("submit", argc, argv, shorts, keys, one_opt, o, &first);
+	free(keys);
+	return rc;
 }
 
 static void print_text(const struct bnd_submit *s, enum bnd_submit_mode mode, const char *why,
@@ -235,11 +208,42 @@ static void list_options(void)
 		printf("%s\n", k->name);
 }
 
+/* --cli-json FILE: the request and the options from Slurm's JSON
+ * (submit/clijson.h) into o, their values said first for the filter
+ * (its check of a heterogeneous job's components). -1: nothing asked,
+ * said so (the filter leaves the submission as it is). */
+static int read_cli_json(struct submit_opts *o, struct bnd_cli_request *req)
+{
+	char err[BND_ERRLEN] = "", *json = NULL;
+	size_t len;
+	const char *path = !strcmp(o->cli_json, "-") ? "/dev/stdin" : o->cli_json;
+	int rc = bnd_textfile_read(path, 1 << 24, &json, &len, err, sizeof(err));
+	if (rc == BND_OK)
+		rc = bnd_cli_json_read(json, req, &o->alloc, err, sizeof(err));
+	free(json);
+	if (rc != BND_OK) {
+		fprintf(stderr, "sbind submit: --cli-json: %s\n", err);
+		return rc == BND_EINVAL ? SBIND_EXIT_USAGE : SBIND_EXIT_ERROR;
+	}
+	printf("binding: %s\nmbind: %s\n", req->binding[0] ? req->binding : "none",
+	       req->mbind[0] ? req->mbind : "none");
+	if (!bnd_cli_request_binds(req)) {
+		puts("untouched: neither --binding nor --mbind=nlocal");
+		return -1;
+	}
+	o->binding = req->binding[0] ? req->binding : o->binding;
+	o->mbind = req->mbind[0] ? req->mbind : o->mbind;
+	return 0;
+}
+
 int sbind_cmd_submit(int argc, char **argv)
 {
 	struct submit_opts o;
+	struct bnd_cli_request req;
 	char err[BND_ERRLEN] = "";
 	int rc = parse_opts(argc, argv, &o);
+	if (!rc && o.cli_json)
+		rc = read_cli_json(&o, &req);
 	if (rc)
 		return rc < 0 ? SBIND_EXIT_OK : rc;
 	if (o.list) {

@@ -1,5 +1,4 @@
 /* sbind topology: the node's topology string, taken units lower case. */
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 #include "binding/state/state.h"
 #include "binding/topology/topostring.h"
 #include "sbind.h"
+#include "sbind_opts.h"
 
 /* The kernel's free memory of an OS node (MemFree in its sysfs meminfo),
  * -1 when this machine has no such node (an XML or synthetic topology). */
@@ -190,52 +190,32 @@ static int render(const struct bnd_topology *t, const char *format, const bnd_cp
 	return rc;
 }
 
+struct topology_opts {
+	const char *source, *mask, *state, *format;
+	struct bnd_mem_reserve reserve;
+};
+
+static int topology_set(void *ctx, int id, const char *arg)
+{
+	struct topology_opts *o = ctx;
+	switch (id) {
+	case 't': o->source = arg; break;
+	case 'm': o->mask = arg; break;
+	case 'S': o->state = arg; break;
+	case 'f': o->format = arg; break;
+	case 'R': return sbind_parse_reserve("topology", arg, &o->reserve);
+	}
+	return 0;
+}
+
 int sbind_cmd_topology(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "topology", required_argument, NULL, 't' },
-		{ "mask", required_argument, NULL, 'm' },
-		{ "state", required_argument, NULL, 'S' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "mem-reserve", required_argument, NULL, 'R' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *source = NULL, *mask = NULL, *state = NULL, *format = "sge";
-	struct bnd_mem_reserve reserve = { 0, 0 };
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 't': source = optarg; break;
-		case 'm': mask = optarg; break;
-		case 'S': state = optarg; break;
-		case 'f': format = optarg; break;
-		case 'R': {
-			char err[BND_ERRLEN];
-			if (bnd_mem_parse_reserve(optarg, &reserve, err, sizeof(err))) {
-				fprintf(stderr, "sbind topology: --mem-reserve: %s\n", err);
-				return SBIND_EXIT_USAGE;
-			}
-			break;
-		}
-		case 'h':
-			puts("usage: sbind topology [--topology SRC] [--mask STR] [--state DIR] "
-			     "[--mem-reserve SIZE|N%] [--format sge|ocs|numa|uge|json]");
-			return SBIND_EXIT_OK;
-		default: return SBIND_EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "sbind topology: unexpected argument \"%s\"\n", argv[optind]);
-		return SBIND_EXIT_USAGE;
-	}
-	if (strcmp(format, "sge") && strcmp(format, "ocs") && strcmp(format, "json") &&
-	    strcmp(format, "numa") && strcmp(format, "uge")) {
-		fprintf(stderr, "sbind topology: --format \"%s\": expected sge, ocs, numa, uge or "
-			"json\n", format);
-		return SBIND_EXIT_USAGE;
-	}
+	struct topology_opts o = { .format = "sge" };
+	int first, prc = sbind_getopt("topology", argc, argv, NULL, NULL, topology_set, &o, &first);
+	if (prc)
+		return prc < 0 ? SBIND_EXIT_OK : prc;
+	const char *source = o.source, *mask = o.mask, *state = o.state, *format = o.format;
+	struct bnd_mem_reserve reserve = o.reserve;
 	struct bnd_topology *t = sbind_load_topology(source, sbind_state_dir(state));
 	if (!t)
 		return print_none(format);

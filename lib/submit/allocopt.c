@@ -219,7 +219,7 @@ const struct bnd_alloc_key bnd_alloc_keys[] = {
 	{ "sockets-per-node", 0, BND_ARG_REQUIRED, "N", set_sockets },
 	{ "cores-per-socket", 0, BND_ARG_REQUIRED, "N", set_cores },
 	{ "extra-node-info", 'B', BND_ARG_REQUIRED, "S[:C[:T]]", set_extra },
-	{ "hint", 0, BND_ARG_REQUIRED, "TYPE", set_hint },
+	{ "hint", 0, BND_ARG_REQUIRED, "compute_bound|memory_bound|multithread|nomultithread", set_hint },
 	{ "cpu-bind", 0, BND_ARG_REQUIRED, "TYPE", set_cpu_bind },
 	{ "exclusive", 0, BND_ARG_OPTIONAL, "user|mcs", set_exclusive },
 	{ "oversubscribe", 's', BND_ARG_NONE, NULL, set_oversubscribe },

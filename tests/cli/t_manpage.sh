@@ -89,16 +89,17 @@ done
 # sbind(1)'s SYNOPSIS against the commands themselves: each command's
 # synopsis starts with "sbind", and names every option and every list of
 # values (a|b|c) that the command's own usage names (sbind CMD --help), and
-# --list's words as the code's error gives them. One source of the two
-# texts is issue 33's option table; until then this keeps them in step.
+# --list's words as the code's error gives them. Both come from sbind's
+# option table (tools/sbind_opts.c) through man/build.sh: this checks the
+# build put them in.
 syn=$(section "$text1" SYNOPSIS)
 none "sbind(1) SYNOPSIS: every command line starts with the command's name" "lines" \
 	"$(printf '%s\n' "$syn" | grep -E '^       [^ ]' | grep -vE '^       sbind ')"
-bad=$(for cmd in topology place rankfile submit status release gc; do
+bad=$(for cmd in topology place rankfile submit gres-conf status metrics draw release gc; do
 	s=$(printf '%s\n' "$syn" | awk -v c="$cmd" '
 		/^       sbind / { on = $2 == c } on')
 	[ -n "$s" ] || { echo "$cmd:(no synopsis)"; continue; }
-	$SBIND "$cmd" --help | awk '/^usage:/ || (u && /^ +(\[|sbind )/) { u = 1; print; next } { u = 0 }' |
+	$SBIND "$cmd" --help | awk '/^usage:/ || (u && /^   +[^ ]/) { u = 1; print; next } { u = 0 }' |
 		grep -oE -- '--[a-z][a-z-]*|[a-z_]+(\|[a-z_]+)+' | sort -u | while read -r w; do
 		printf '%s\n' "$s" | grep -qF -- "$w" || echo "$cmd:$w"
 	done

@@ -26,7 +26,7 @@ x=$TESTXML/hwloc1-cpuless-node.xml
 	expect_out "gres-conf: a NUMA node without cpus is left out, and said so" "1" \
 		sh -c "$SBIND gres-conf --topology '$x' --mem-reserve 0 | grep -c 'without cpus left out'"
 }
-expect_err "gres-conf: a bad format" 2 'expected --format gres or node-line' \
+expect_err "gres-conf: a bad format" 2 '--format "yaml": expected gres or node-line' \
 	$SBIND gres-conf --topology "$GUEST" --format yaml
 expect_err "gres-conf: a bad reserve" 2 '--mem-reserve' \
 	$SBIND gres-conf --topology "$GUEST" --mem-reserve lots

@@ -59,9 +59,9 @@ comp="$root/tools/sbind.bash-completion"
 if ! command -v bash >/dev/null 2>&1; then
 	skip "bash completion" "bash is not installed"
 else
-	for cmd in topology place submit rankfile status metrics draw release gc; do
+	for cmd in topology place submit gres-conf rankfile status metrics draw release gc; do
 		# shellcheck disable=SC2016 # for the inner bash
-		offered=$(bash -c '. "$1"; COMP_WORDS=(sbind "$2" -); COMP_CWORD=2; _sbind; printf "%s\n" "${COMPREPLY[@]}"' _ "$comp" "$cmd" | grep '^--')
+		offered=$(bash -c '. "$1"; COMP_WORDS=("$3" "$2" -); COMP_CWORD=2; _sbind; printf "%s\n" "${COMPREPLY[@]}"' _ "$comp" "$cmd" "$SBIND" | grep '^--')
 		usage=$($SBIND "$cmd" --help 2>&1)
 		bad=$(for o in $offered; do [ "$o" = --help ] || printf '%s\n' "$usage" | grep -qF -- "$o" || echo "$o"; done)
 		if [ -n "$offered" ] && [ -z "$bad" ]; then _report 1 "completion of sbind $cmd offers only its options"

@@ -57,7 +57,7 @@ struct bnd_alloc_key {
 	const char *name;     /* Slurm's long option name */
 	char short_opt;       /* srun's letter, 0 for none */
 	enum bnd_alloc_arg arg;
-	const char *value;    /* the value's form, for help: "N", "N[-M]" */
+	const char *value;    /* the value's form, for help: "N", "N[-M]"; words "a|b" */
 	int (*set)(struct bnd_alloc *a, const char *value, char *err, size_t errlen);
 };
 
