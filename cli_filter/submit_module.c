@@ -5,9 +5,11 @@
  * the two.
  *
  *   local m = package.loadlib(path, "luaopen_spank_binding_submit")()
- *   local r = m.translate("srun", "linear:2", nil, { "ntasks=4", "cpus-per-task=1" })
- *   -- r.request, r.options, r.sets = { { name=, value=, why= }, ... },
- *   -- r.notes = { ... }, r.refused = reason or nil, r.error = reason or nil
+ *   local r = m.translate("srun", slurm.json_cli_options(options))
+ *   -- r.binding, r.mbind (as given, "none" when not), r.untouched = true
+ *   -- when neither asks anything; r.request, r.options,
+ *   -- r.sets = { { name=, value=, why= }, ... }, r.notes = { ... },
+ *   -- r.refused = reason or nil, r.error = reason or nil
  *   local site = m.site()  -- { mode=, on_error=, why= }: submit=, submit_error=
  *
  * It never raises a Lua error into Slurm's filter: bad input comes back as
@@ -17,11 +19,13 @@
  */
 #include <lauxlib.h>
 #include <lua.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "binding/request/request.h"
 #include "binding/submit/allocopt.h"
+#include "binding/submit/clijson.h"
 #include "binding/submit/siteconf.h"
 #include "binding/submit/submission.h"
 #include "binding/submit/translate.h"
@@ -55,72 +59,56 @@ static void push_sets(lua_State *L, const struct bnd_submit *s)
 	lua_setfield(L, -2, "notes");
 }
 
-/* The user's options from the array of "name=value" strings (argument 4). */
-static int read_options(lua_State *L, struct bnd_alloc *a, char *err, size_t errlen)
-{
-	if (!lua_istable(L, 4))
-		return BND_OK;
-	for (int i = 1;; i++) {
-		lua_rawgeti(L, 4, i);
-		const char *kv = lua_tostring(L, -1);
-		if (!kv) {
-			lua_pop(L, 1);
-			return BND_OK;
-		}
-		char name[64];
-		const char *eq = strchr(kv, '=');
-		size_t n = eq ? (size_t)(eq - kv) : strlen(kv);
-		if (n >= sizeof(name)) {
-			lua_pop(L, 1);
-			return bnd_fail(err, errlen, BND_EINVAL, "option name too long");
-		}
-		memcpy(name, kv, n);
-		name[n] = '\0';
-		int rc = bnd_alloc_set(a, name, eq ? eq + 1 : NULL, err, errlen);
-		lua_pop(L, 1);
-		if (rc != BND_OK)
-			return rc;
-	}
-}
-
-/* Everything but the answer's table: parse, read the site's mode,
- * translate. BND_OK or BND_ENOFIT fill s; others fill err. */
-static int run(lua_State *L, struct bnd_request *r, struct bnd_submit *s, char *err,
-	       size_t errlen)
+/* Everything but the answer's table: Slurm's JSON read (clijson.h), the
+ * site's mode, the translation. BND_OK or BND_ENOFIT fill s; others fill
+ * err. *asked: whether the JSON asks anything (else nothing is done). */
+static int run(lua_State *L, struct bnd_cli_request *req, bool *asked, struct bnd_request *r,
+	       struct bnd_submit *s, char *err, size_t errlen)
 {
 	struct bnd_alloc a;
 	enum bnd_submit_cmd cmd = BND_CMD_SRUN;
 	enum bnd_mbind m = BND_M_NONE;
 	struct bnd_submit_site site;
-	const char *c = luaL_optstring(L, 1, "srun"), *b = luaL_optstring(L, 2, "none");
-	const char *mb = luaL_optstring(L, 3, NULL);
+	const char *c = luaL_optstring(L, 1, "srun"), *json = luaL_optstring(L, 2, "");
+	*asked = false;
 	if (bnd_submit_cmd_parse(c, &cmd, err, errlen) != BND_OK)
 		return BND_EINVAL;
 	bnd_alloc_init(&a, cmd);
-	if (read_options(L, &a, err, errlen) != BND_OK ||
-	    bnd_request_parse(r, b, err, errlen) != BND_OK ||
-	    (mb && bnd_mbind_parse(&m, mb, err, errlen) != BND_OK))
+	if (bnd_cli_json_read(json, req, &a, err, errlen) != BND_OK)
+		return BND_EINVAL;
+	if (!(*asked = bnd_cli_request_binds(req)))
+		return BND_OK;
+	if (bnd_request_parse(r, req->binding[0] ? req->binding : "none", err, errlen) != BND_OK ||
+	    (req->mbind[0] && bnd_mbind_parse(&m, req->mbind, err, errlen) != BND_OK))
 		return BND_EINVAL;
 	bnd_siteconf_submit(NULL, &site);
 	return bnd_submit_at_site(r, m, &a, &site, s, err, errlen);
 }
 
-/* translate(command, binding, mbind, { "name=value", ... }) -> table */
+/* translate(command, json) -> table */
 static int l_translate(lua_State *L)
 {
+	struct bnd_cli_request req = { "", "" };
 	struct bnd_request *r = calloc(1, sizeof(*r));
 	struct bnd_submit *s = calloc(1, sizeof(*s));
 	char err[BND_ERRLEN] = "", opts[BND_SUBMIT_TEXT] = "";
-	int rc = r && s ? run(L, r, s, err, sizeof(err)) : bnd_fail(err, sizeof(err), BND_ENOMEM,
-								    "out of memory");
+	bool asked = false;
+	int rc = r && s ? run(L, &req, &asked, r, s, err, sizeof(err))
+			: bnd_fail(err, sizeof(err), BND_ENOMEM, "out of memory");
 	lua_newtable(L);
-	if (rc == BND_OK || rc == BND_ENOFIT)
+	set_string(L, "binding", req.binding[0] ? req.binding : "none");
+	set_string(L, "mbind", req.mbind[0] ? req.mbind : "none");
+	if (rc == BND_OK && !asked) {
+		lua_pushboolean(L, 1);
+		lua_setfield(L, -2, "untouched");
+	} else if (rc == BND_OK || rc == BND_ENOFIT) {
 		set_string(L, "request", s->what);
-	if (rc == BND_OK) {
+	}
+	if (rc == BND_OK && asked) {
 		bnd_submit_options_text(s, opts, sizeof(opts));
 		set_string(L, "options", opts);
 		push_sets(L, s);
-	} else {
+	} else if (rc != BND_OK) {
 		set_string(L, rc == BND_ENOFIT ? "refused" : "error", err);
 	}
 	if (r)
