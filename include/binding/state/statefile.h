@@ -1,4 +1,5 @@
-/* The state file's format: records in memory, text on disk.
+/* The state file's format: records in memory (statefile.c), text on disk
+ * (written by stateformat.c, read by stateparse.c).
  *
  * Plain text so an admin can read it with cat:
  *
@@ -194,6 +195,14 @@ int bnd_state_record_booked(struct bnd_state_record *r, int n);
  * BND_ENOMEM. */
 int bnd_state_record_want(struct bnd_state_record *r, const bnd_cpuset_t *want, int groups,
 			  int need);
+/* The file's first word, before its version (stateformat.c writes it,
+ * stateparse.c checks it). */
+#define BND_STATE_MAGIC "spank-binding-state "
+/* Room for cap records in f->rec (0, or -1 out of memory), and the next
+ * free record (NULL out of memory; f->nrec is the caller's to raise): for
+ * the parser, which fills records in place. */
+int bnd_statefile_reserve(struct bnd_state_file *f, int cap);
+struct bnd_state_record *bnd_statefile_slot(struct bnd_state_file *f);
 /* Appends a deep copy of r; BND_OK or BND_ENOMEM. */
 int bnd_statefile_add(struct bnd_state_file *f, const struct bnd_state_record *r);
 /* Index of (job, step)'s record in f, -1 when it has none. */
