@@ -333,14 +333,6 @@ static int print_receipt(const struct bnd_state_file *f, const struct bnd_topolo
 	else if (gethostname(host, sizeof(host) - 1))
 		snprintf(host, sizeof(host), "localhost");
 	struct bnd_receipt_in in = { f, t, host, job, now_ms() };
-	int here = 0;
-	for (int i = 0; i < f->nrec; i++)
-		here += f->rec[i].job == job;
-	if (!here && !json) {
-		printf("job %" PRIu32 ": no record on %s (not here, ended, or no binding asked)\n", job,
-		       host);
-		return SBIND_EXIT_OK;
-	}
 	if ((json ? bnd_receipt_json(&in, stdout) : bnd_receipt_text(&in, stdout)) != BND_OK) {
 		fprintf(stderr, "sbind status: out of memory\n");
 		return SBIND_EXIT_ERROR;
