@@ -242,12 +242,11 @@ static int show(uint32_t job, const json_t *m, int json, const struct run *r)
 		return SBIND_EXIT_OK;
 	fprintf(stderr, "sbind status: --job %" PRIu32 " --all-nodes: ", job);
 	if (json_array_size(missing)) {
-		size_t i;
-		json_t *v;
+		size_t n = json_array_size(missing);
 		fputs("no answer from node", stderr);
-		json_array_foreach(missing, i, v)
-			fprintf(stderr, "%s%s", i ? "," : (json_array_size(missing) > 1 ? "s " : " "),
-				json_string_value(v));
+		for (size_t i = 0; i < n; i++)
+			fprintf(stderr, "%s%s", i ? "," : (n > 1 ? "s " : " "),
+				json_string_value(json_array_get(missing, i)));
 		fputs(": ", stderr);
 	}
 	fprintf(stderr, "srun exited %d%s%s\n", r->status, r->err[0] ? ": " : "", r->err);

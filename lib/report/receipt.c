@@ -247,11 +247,9 @@ static long long jint(const json_t *o, const char *key)
 static void ints_text(const json_t *a, char *buf, size_t len)
 {
 	bnd_cpuset_t s;
-	size_t i;
-	json_t *v;
 	bnd_cpuset_zero(&s);
-	json_array_foreach(a, i, v) {
-		json_int_t n = json_integer_value(v);
+	for (size_t i = 0; i < json_array_size(a); i++) {
+		json_int_t n = json_integer_value(json_array_get(a, i));
 		if (n >= 0 && n < BND_MAX_CPUS)
 			bnd_cpuset_set(&s, (int)n);
 	}
@@ -262,10 +260,10 @@ static void ints_text(const json_t *a, char *buf, size_t len)
 /* An array of strings joined by sep, or "-". */
 static void strings_text(const json_t *a, char sep, FILE *o)
 {
-	size_t i;
-	json_t *v;
-	json_array_foreach(a, i, v)
-		fprintf(o, "%s%s", i ? (char[2]){ sep, 0 } : "", json_string_value(v) ? json_string_value(v) : "");
+	for (size_t i = 0; i < json_array_size(a); i++) {
+		const char *v = json_string_value(json_array_get(a, i));
+		fprintf(o, "%s%s", i ? (char[2]){ sep, 0 } : "", v ? v : "");
+	}
 	if (!json_array_size(a))
 		fputs("-", o);
 }
@@ -274,9 +272,8 @@ static void history_render(const json_t *st, long long now_ms, FILE *o)
 {
 	const json_t *h = json_object_get(st, "history");
 	long long total = jint(st, "history_total");
-	size_t i;
-	json_t *ev;
-	json_array_foreach(h, i, ev) {
+	for (size_t i = 0; i < json_array_size(h); i++) {
+		const json_t *ev = json_array_get(h, i);
 		char at[64];
 		const char *cpus = jstr(ev, "cpus"), *why = jstr(ev, "why");
 		when(jint(ev, "ms"), now_ms, at, sizeof(at));
@@ -311,13 +308,11 @@ static void memory_render(const json_t *st, FILE *o)
 {
 	const json_t *mem = json_object_get(st, "memory_mib");
 	long long job = jint(st, "job_memory_mib");
-	const char *node;
-	json_t *v;
 	int k = 0;
 	fputs("  memory:             ", o);
-	json_object_foreach((json_t *)mem, node, v)
-		fprintf(o, "%snuma %s: %lld MiB", k++ ? ", " : "", node,
-			(long long)json_integer_value(v));
+	for (void *it = json_object_iter((json_t *)mem); it; it = json_object_iter_next((json_t *)mem, it))
+		fprintf(o, "%snuma %s: %lld MiB", k++ ? ", " : "", json_object_iter_key(it),
+			(long long)json_integer_value(json_object_iter_value(it)));
 	if (job)
 		fprintf(o, "%sthe job's %lld MiB on this node", k ? "; " : "", job);
 	fputs(k || job ? "\n" : "-\n", o);
@@ -341,16 +336,15 @@ static void head_render(const json_t *node, const json_t *st, long long now_ms, 
 int bnd_receipt_render(const json_t *node, long long now_ms, FILE *out)
 {
 	const json_t *steps = json_object_get(node, "steps");
-	size_t i, k;
-	json_t *st, *task;
 	if (!json_array_size(steps))
 		fprintf(out, "job %lld: no record on %s (not here, ended, or no binding asked)\n",
 			jint(node, "job"), jstr(node, "node"));
-	json_array_foreach(steps, i, st) {
+	for (size_t i = 0; i < json_array_size(steps); i++) {
+		const json_t *st = json_array_get(steps, i), *tasks = json_object_get(st, "tasks");
 		head_render(node, st, now_ms, out);
-		json_array_foreach(json_object_get(st, "tasks"), k, task)
-			task_render(task, out);
-		if (!json_array_size(json_object_get(st, "tasks")))
+		for (size_t k = 0; k < json_array_size(tasks); k++)
+			task_render(json_array_get(tasks, k), out);
+		if (!json_array_size(tasks))
 			fputs("  tasks:              none bound now\n", out);
 		history_render(st, now_ms, out);
 	}

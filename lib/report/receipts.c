@@ -161,10 +161,9 @@ int bnd_receipts_merge(uint32_t job, const char *const *nodes, int nnodes, char 
 
 int bnd_receipts_render(const json_t *merged, long long now_ms, FILE *out)
 {
-	size_t i;
-	json_t *node;
-	json_array_foreach(json_object_get(merged, "nodes"), i, node)
-		if (bnd_receipt_render(node, now_ms, out) != BND_OK)
+	const json_t *nodes = json_object_get(merged, "nodes");
+	for (size_t i = 0; i < json_array_size(nodes); i++)
+		if (bnd_receipt_render(json_array_get(nodes, i), now_ms, out) != BND_OK)
 			return BND_ENOMEM;
 	return ferror(out) ? BND_ENOMEM : BND_OK;
 }

@@ -79,6 +79,9 @@ assert_eq 1 "$E2E_RC" "... exit 1"
 scontrol resume "$job"
 wait_until 60 _all_status "$job" active 3 || e2e_fail "job $job: records not active again"
 text=$(receipt --job "$job" --all-nodes)
+# docs/operations.md's example, the node names made generic
+{ echo "\$ sbind status --job $job --all-nodes"; echo "$text"; } | sed "s/$n1/node1/g; s/$n2/node2/g" |
+	doc_block receipt-nodes
 for n in $n1 $n2; do
 	block=$(echo "$text" | awk -v h="job $job step 0 on $n:" 'index($0, h) == 1 { on = 1; print; next } /^job / { on = 0 } on')
 	assert_match "$block" "^  history:            bound .* on cpus [0-9,-]+$" "$n: step 0 was bound"
