@@ -43,24 +43,17 @@ all() { env PATH="$D/bin:$PATH" STANDIN_LOG="$D/srun.log" "$@"; }
 all_text() { all $SBIND status --state "$SD" --topology "$T" --job 12 --all-nodes "$@" | norm; }
 norm() { sed -E "s/since [0-9]+s/since Ns/; s/[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8} \([0-9]+s ago\)/D/; s/pid $owner/pid P/"; }
 
+# job 12's receipt on node $1, as the stand-in's node gives it
+node_text() {
+	printf '%s\n' "job 12 step 0 on $1: active since Ns, uid 0, owner pid P" \
+		"  binding:            set linear:1" "  exec_binding_list:  $1=0,0:0,1" \
+		"  mbind:              none" "  memory:             -" \
+		"  task 0:             cores 0,0 (L#0) cpus 0 (L#0) numa 0 gpus -" \
+		"  task 1:             cores 0,1 (L#1) cpus 1 (L#1) numa 0 gpus -" \
+		"  history:            bound D on cpus 0-1"
+}
 expect_out "--all-nodes: each node's receipt in the job's node order, named by Slurm's node name" \
-"job 12 step 0 on n1: active since Ns, uid 0, owner pid P
-  binding:            set linear:1
-  exec_binding_list:  n1=0,0:0,1
-  mbind:              none
-  memory:             -
-  task 0:             cores 0,0 (L#0) cpus 0 (L#0) numa 0 gpus -
-  task 1:             cores 0,1 (L#1) cpus 1 (L#1) numa 0 gpus -
-  history:            bound D on cpus 0-1
-job 12 step 0 on n2: active since Ns, uid 0, owner pid P
-  binding:            set linear:1
-  exec_binding_list:  n2=0,0:0,1
-  mbind:              none
-  memory:             -
-  task 0:             cores 0,0 (L#0) cpus 0 (L#0) numa 0 gpus -
-  task 1:             cores 0,1 (L#1) cpus 1 (L#1) numa 0 gpus -
-  history:            bound D on cpus 0-1" \
-	all_text
+	"$(node_text n1; node_text n2)" all_text
 expect_out "srun: one overlap step of job 12, a task per node, labeled, asking for no binding" \
 "--jobid=12 --overlap -N2 --ntasks-per-node=1 --label --quiet --job-name=sbind-status --binding=none /bin/sh -c" \
 	sh -c "head -n 1 '$D/srun.log' | cut -d' ' -f1-10"
