@@ -103,7 +103,7 @@ FUZZ_OBJ     := $(LIB_SRC:lib/%.c=$(B)/fuzz/lib/%.o)
 export BINDING_TOPOLOGIES ?= $(CURDIR)/tests/topologies
 export BINDING_BUILD := $(abspath $(B))
 
-.PHONY: all deps check check-host check-releases releases unit-programs e2e-helpers unit unit-plain unit-san cli e2e pkg numa fuzz fuzz-run fuzz-long lint demo bench install clean \
+.PHONY: all deps check check-guests check-rest releases unit-programs e2e-helpers unit unit-plain unit-san cli e2e pkg numa fuzz fuzz-run fuzz-long lint demo bench install clean \
 	doc-examples
 
 all: $(B)/libbinding.a $(TOOLS_BIN) $(if $(wildcard spank_binding.c),$(PLUGIN)) $(MANPAGES) $(CLI_FILTER) \
@@ -197,31 +197,43 @@ $(B)/bench/%: bench/%.c $(CGSCRATCH) $(B)/libbinding.a
 	$(CC) $(ALL_CFLAGS) -Itests/unit $< $(CGSCRATCH) -o $@ $(B)/libbinding.a $(PKG_LIBS) -lm
 
 # The README's test command. Each stage appends "name passed failed skipped"
-# to $(B)/results; the last line is the total.
-# Two lanes at once: the host's own stages, and the other Slurm releases
-# in their chroots (mostly waiting on Slurm daemons and jobs, they fill the
-# host stages' idle CPU; their log is printed when they end, and one QEMU
-# guest boots at a time: the guest cache's lock).
+# to $(B)/results; the last line is the total, and make check's verdict.
+# Two lanes side by side, each about one CPU's work, so that neither waits
+# on the other (docs/testing.md, "Time"):
+#   check-guests: every QEMU boot, one after the other (TCG keeps about one
+#     CPU busy): the host's numa and guest stages, then each other
+#     release's guest node (built in its chroot first);
+#   check-rest: the host's unit, cli, e2e, pkg and fuzz stages, then each
+#     other release's build, e2e files, package and upgrade in its chroot.
+# Every stage runs whatever an earlier one did; one that exits non-zero
+# without counting a failure (a build error) counts one (tests/stage.sh).
+# What both lanes use is built, and the chroots made when stale, before
+# the lanes start.
 check: deps
 	@rm -f $(B)/results
-	$(MAKE) -j$(JOBS) all
+	$(MAKE) -j$(JOBS) all e2e-helpers $(B)/guest/pagenode
 	$(MAKE) lint
-	$(MAKE) -j2 check-host check-releases
+	@sh tests/releases/run.sh --ensure
+	$(MAKE) -j2 check-guests check-rest
 	@sh tests/summary.sh $(B)/results
 
-check-host:
-	$(MAKE) unit
-	$(MAKE) cli
-	$(MAKE) e2e
-	$(MAKE) pkg
-	$(MAKE) numa
-	$(MAKE) e2e-guest
-	$(MAKE) fuzz
+STAGE = sh tests/stage.sh $(B)/results
 
-check-releases: all
-	@echo "releases: the other Slurm releases run beside the host's stages; their log: $(B)/releases.log"
-	@sh tests/releases/run.sh >$(B)/releases.log 2>&1; rc=$$?; \
-		echo "===== make releases (tests/releases/run.sh), its log:"; cat $(B)/releases.log; exit $$rc
+check-guests: all
+	@echo "guests: the QEMU lane runs beside the others; its log: $(B)/guests.log"
+	@{ $(STAGE) numa $(MAKE) numa; \
+	  $(STAGE) e2e-guest $(MAKE) e2e-guest; \
+	  $(STAGE) releases-guest env RELEASE_PARTS="build guest" sh tests/releases/run.sh; } >$(B)/guests.log 2>&1; \
+		echo "===== the QEMU lane (numa, e2e-guest, the releases' guests), its log:"; cat $(B)/guests.log
+
+check-rest: all
+	@$(STAGE) unit $(MAKE) unit
+	@$(STAGE) cli $(MAKE) cli
+	@$(STAGE) e2e $(MAKE) e2e
+	@$(STAGE) pkg $(MAKE) pkg
+	@$(STAGE) fuzz $(MAKE) fuzz
+	@$(STAGE) releases env RELEASE_PARTS="build e2e pkg upgrade" sh tests/releases/run.sh >$(B)/releases.log 2>&1; \
+		echo "===== make releases (tests/releases/run.sh: build e2e pkg upgrade), its log:"; cat $(B)/releases.log
 
 # Every test program built first, JOBS at a time (serially the two builds
 # were most of the stage); then each runs in turn.

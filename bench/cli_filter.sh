@@ -11,7 +11,13 @@
 # loaded machine inflates far less than the wall time), the ratios to the
 # run without a filter and the differences (goal: the filter adds at most
 # 5 ms); and `sh -c true`, the anchor of one fork and exec, in the same
-# run. Rounds interleave the four, spreading machine noise over all; nothing
+# run. With the module, a numamem site too (issue 29, docs/memory.md): the
+# node offers its numamem GRES (sbind gres-conf), and `srun -n2
+# --binding=linear:1 --mbind=cores:strict --mem=100 true` runs through the
+# module once with numamem=no and once with numamem=yes in plugstack.conf
+# (the filter then reads slurm.conf's node lines and adds
+# --gres=numamem:...): the difference is what a numamem site's srun pays.
+# Rounds interleave the kinds, spreading machine noise over all; nothing
 # here is asserted. Needs root and Slurm; otherwise says why and exits 0.
 # Environment: FILTER_ROUNDS (default 20), cluster.sh's knobs.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -29,10 +35,12 @@ fi
 have_module=0
 [ -f "$E2E_BUILD/spank_binding_submit.so" ] && have_module=1
 
-# "wall cpu" of one srun in microseconds (bash's time), or "fail".
+# "wall cpu" of one srun of KIND in microseconds (bash's time), or "fail".
 one() {
-	local t
-	t=$( { TIMEFORMAT='%3R %3U %3S'; time run_as_user srun -n2 --binding=linear:1 true \
+	local t args="-n2 --binding=linear:1"
+	case $1 in mbind|numamem) args="$args --mbind=cores:strict --mem=100" ;; esac
+	# shellcheck disable=SC2086 # srun's arguments
+	t=$( { TIMEFORMAT='%3R %3U %3S'; time run_as_user srun $args true \
 		>/dev/null 2>&1; } 2>&1) || { echo fail; return; }
 	# shellcheck disable=SC2086 # three words
 	set -- $t
@@ -48,10 +56,15 @@ anchor() {	# microseconds of one sh -c true
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ms() { awk -v u="$1" 'BEGIN { printf "%.1f", u / 1000 }'; }
 
-setup() {	# none | module | sbind | empty
+setup() {	# none | module | sbind | empty | mbind | numamem
+	# shellcheck disable=SC2086 # the default plugin arguments, several words
+	case $1 in
+	numamem) cluster_plugstack ${E2E_PLUGSTACK_DEFAULT:-} numamem=yes ;;
+	*) cluster_plugstack ${E2E_PLUGSTACK_DEFAULT:-} ;;
+	esac
 	case $1 in
 	none) cluster_cli_filter off ;;
-	module) E2E_CLI_FILTER_MODULE="$E2E_DIR/lib/spank_binding_submit.so" cluster_cli_filter on ;;
+	module|mbind|numamem) E2E_CLI_FILTER_MODULE="$E2E_DIR/lib/spank_binding_submit.so" cluster_cli_filter on ;;
 	sbind) E2E_CLI_FILTER_MODULE="" cluster_cli_filter on ;;
 	empty)
 		cluster_cli_filter on
@@ -63,37 +76,57 @@ setup() {	# none | module | sbind | empty
 }
 
 kinds="none empty sbind"
-[ "$have_module" = 1 ] && kinds="none empty module sbind"
+if [ "$have_module" = 1 ]; then
+	kinds="none empty module sbind"
+	cluster_numamem on --state "$E2E_STATE" >/dev/null 2>&1 && kinds="$kinds mbind numamem" ||
+		echo "cli_filter: the numamem site left out (the node would not offer numamem)"
+fi
 tmp=$(mktemp -d /tmp/bench-cli-filter.XXXXXX)
-for k in $kinds; do setup "$k"; one >/dev/null; : >"$tmp/$k"; done
+for k in $kinds; do setup "$k"; one "$k" >/dev/null; : >"$tmp/$k"; done
+# What is measured must be what it says: the numamem site's srun asks Slurm
+# for numamem (srun -v prints the filter's additions).
+case " $kinds " in *" numamem "*)
+	setup numamem
+	if ! run_as_user srun -v -n2 --binding=linear:1 --mbind=cores:strict --mem=100 true 2>&1 | grep -q 'gres=numamem'; then
+		echo "cli_filter: the numamem site left out (its srun asked for no numamem)"
+		kinds=${kinds% mbind numamem}
+	fi ;;
+esac
 : >"$tmp/anchor"
 fails=0
 for _ in $(seq 1 "$rounds"); do
 	for k in $kinds; do
 		setup "$k"
-		r=$(one)
+		r=$(one "$k")
 		if [ "$r" = fail ]; then fails=$((fails + 1)); else echo "$r" >>"$tmp/$k"; fi
 	done
 	anchor >>"$tmp/anchor"
 done
 cluster_cli_filter off
+cluster_numamem off >/dev/null 2>&1
 wall() { awk '{ print $1 }' "$tmp/$1" | median; }
 cpu() { awk '{ print $2 }' "$tmp/$1" | median; }
-wn=$(wall none) cn=$(cpu none) an=$(median <"$tmp/anchor")
+an=$(median <"$tmp/anchor")
 echo "cli_filter: $rounds rounds of srun -n2 --binding=linear:1 true ($E2E_MODE); sh -c true (the anchor): median $(ms "$an") ms"
+line() {	# KIND WHAT BASE: the medians of KIND and their ratio to BASE's
+	local w c wb cb
+	w=$(wall "$1") c=$(cpu "$1") wb=$(wall "$3") cb=$(cpu "$3")
+	printf 'cli_filter: %-44s wall %7s ms (x%s, %+.1f ms)  cpu %6s ms (x%s, %+.1f ms)\n' "$2" \
+		"$(ms "$w")" "$(awk -v a="$wb" -v b="$w" 'BEGIN { printf "%.3f", b / a }')" \
+		"$(awk -v a="$wb" -v b="$w" 'BEGIN { print (b - a) / 1000 }')" "$(ms "$c")" \
+		"$(awk -v a="$cb" -v b="$c" 'BEGIN { printf "%.3f", b / a }')" \
+		"$(awk -v a="$cb" -v b="$c" 'BEGIN { print (b - a) / 1000 }')"
+}
 for k in $kinds; do
-	w=$(wall "$k") c=$(cpu "$k")
 	case $k in
-	none) what="without a cli_filter" ;;
-	empty) what="an empty cli_filter.lua (Slurm's own cost)" ;;
-	module) what="cli_filter.lua, the module in process" ;;
-	sbind) what="cli_filter.lua running sbind submit" ;;
+	none) line none "without a cli_filter" none ;;
+	empty) line empty "an empty cli_filter.lua (Slurm's own cost)" none ;;
+	module) line module "cli_filter.lua, the module in process" none ;;
+	sbind) line sbind "cli_filter.lua running sbind submit" none ;;
+	mbind) echo "cli_filter: --mbind=cores:strict --mem=100, the module in process:" ;;
+	numamem) line mbind "numamem=no (the base of the next line)" mbind
+		line numamem "numamem=yes: adds --gres=numamem" mbind ;;
 	esac
-	printf 'cli_filter: %-44s wall %7s ms (x%s, %+.1f ms)  cpu %6s ms (x%s, %+.1f ms)\n' "$what" \
-		"$(ms "$w")" "$(awk -v a="$wn" -v b="$w" 'BEGIN { printf "%.3f", b / a }')" \
-		"$(awk -v a="$wn" -v b="$w" 'BEGIN { print (b - a) / 1000 }')" "$(ms "$c")" \
-		"$(awk -v a="$cn" -v b="$c" 'BEGIN { printf "%.3f", b / a }')" \
-		"$(awk -v a="$cn" -v b="$c" 'BEGIN { print (b - a) / 1000 }')"
 done
 [ "$fails" -gt 0 ] && echo "cli_filter: $fails failed runs left out"
 echo "cli_filter: goal: the filter adds at most 5 ms to an srun"

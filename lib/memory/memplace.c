@@ -234,15 +234,7 @@ static int place_nlocal(const struct bnd_topology *t, const struct bnd_domain *d
 			struct bnd_mem_result *res, uint64_t *demand, char *err, size_t errlen)
 {
 	struct bnd_request lin;
-	const struct bnd_request *r = given;
-	if (given->strategy == BND_S_NONE) {
-		/* nlocal brings its own binding: one core per task, linear. */
-		memset(&lin, 0, sizeof(lin));
-		lin.strategy = BND_S_LINEAR;
-		lin.amount = 1;
-		snprintf(lin.text, sizeof(lin.text), "linear:1");
-		r = &lin;
-	}
+	const struct bnd_request *r = bnd_request_cores(given, &lin);
 	bnd_nodeset_t one;
 	if (nlocal_one_node(t, dom, r, ntasks, m, out, &one) == BND_OK) {
 		res->nodes = one;

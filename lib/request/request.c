@@ -871,6 +871,17 @@ int bnd_request_places(const struct bnd_request *r, enum bnd_mbind m)
 	return (r && r->strategy != BND_S_NONE) || m == BND_M_NLOCAL;
 }
 
+const struct bnd_request *bnd_request_cores(const struct bnd_request *r, struct bnd_request *lin)
+{
+	if (r->strategy != BND_S_NONE)
+		return r;
+	memset(lin, 0, sizeof(*lin));
+	lin->strategy = BND_S_LINEAR;
+	lin->amount = 1;
+	snprintf(lin->text, sizeof(lin->text), "linear:1");
+	return lin;
+}
+
 int bnd_mbind_unbound(enum bnd_mbind m, int binding_asked, char *err, size_t errlen)
 {
 	const struct bnd_mbind_def *d = mbind_def(m);

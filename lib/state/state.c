@@ -51,13 +51,7 @@ static int place_booked(const struct bnd_topology *t, const struct bnd_domain *d
 			struct bnd_mem_result *mres, char *err, size_t errlen)
 {
 	struct bnd_request lin;
-	if (r->strategy == BND_S_NONE) {
-		memset(&lin, 0, sizeof(lin));
-		lin.strategy = BND_S_LINEAR;
-		lin.amount = 1;
-		snprintf(lin.text, sizeof(lin.text), "linear:1");
-		r = &lin;
-	}
+	r = bnd_request_cores(r, &lin);
 	uint64_t mib = booked_step_mib(t, a, avail), demand[BND_BOOKING_MAX];
 	struct bnd_mem_request m = { a->mbind == BND_M_ROUND_ROBIN ? BND_M_ROUND_ROBIN : BND_M_CORES,
 				     mib, avail };

@@ -4,7 +4,8 @@
 #   vmlinux, modules/  the Debian kernel tests/numa/build-guest.sh fetches
 #                      (shared cache $NUMA_CACHE) and, from the same package,
 #                      the modules the guest loads: virtio PCI, 9p, overlay,
-#                      dummy; fetched once, kept across runs
+#                      dummy; unpacked once per machine
+#                      (tests/numa/kernel_tree.sh), kept across runs
 #   initramfs.cpio     busybox-static, the modules and tests/guest/init
 # Everything else the guest runs (munged, slurmctld, slurmd, slurmstepd,
 # the clients, the plugin and tests/guest/pagenode.c built by make) is the
@@ -50,18 +51,14 @@ if ! have_modules; then
 	*) [ -n "${GUEST_MODULES:-}" ] ||
 		skip "kernel $src is not a Debian package: set GUEST_MODULES to its lib/modules/<version> dir" ;;
 	esac
-	rm -rf "$cache/modules" "$cache/dl"
-	mkdir -p "$cache/modules" "$cache/dl"
+	rm -rf "$cache/modules"
+	mkdir -p "$cache/modules"
 	if [ -n "${GUEST_MODULES:-}" ]; then
 		kdir=$GUEST_MODULES
 	else
-		t0=$(date +%s)
-		(cd "$cache/dl" && apt-get download -qq "$src" >/dev/null 2>&1) ||
-			skip "apt-get download $src failed (no package registry?)"
-		deb=$(find "$cache/dl" -maxdepth 1 -name '*.deb' | head -n 1)
-		(cd "$cache/dl" && dpkg-deb --fsys-tarfile "$deb" | tar -x --wildcards './lib/modules/*/kernel')
-		kdir=$(find "$cache/dl/lib/modules" -mindepth 1 -maxdepth 1 -type d | head -n 1)
-		log "modules of $src fetched in $(($(date +%s) - t0)) s"
+		tree=$(NUMA_CACHE="$NUMA_CACHE" sh "$top/tests/numa/kernel_tree.sh" "$src") ||
+			skip "the kernel package $src cannot be had (no package registry?)"
+		kdir=$(find "$tree/lib/modules" -mindepth 1 -maxdepth 1 -type d | head -n 1)
 	fi
 	for m in $MODS; do
 		f=$kdir/kernel/$m.ko
@@ -69,7 +66,6 @@ if ! have_modules; then
 		cp "$f" "$cache/modules/"
 	done
 	echo "$src" >"$cache/modules/source"
-	rm -rf "$cache/dl"
 fi
 
 chmod 755 "$cache"

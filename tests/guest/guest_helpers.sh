@@ -22,17 +22,20 @@ gsrun() {
 
 # expect_tasks MSG OUT CPUS...: task r is bound (status "bound") to CPUS[r]
 # exactly, and that is inside its cgroup's cpuset (never a cpu Slurm did
-# not give the step).
+# not give the step). Builtins only, as the task line.
 expect_tasks() {
-	local msg=$1 out=$2 r=0 want line cpus cg st; shift 2
-	e2e_note "$msg: $(echo "$out" | tr '\n' ';')"
-	[ "$(echo "$out" | grep -cE '^[0-9]+ ')" -eq $# ] ||
-		{ e2e_fail "$msg: expected $# task lines, got: $(echo "$out" | head -c 600)"; return 1; }
+	local msg=$1 out=$2 r=0 want n=0 rank cpus cg st; shift 2
+	local -A task_cpus=() task_cg=() task_st=()
+	while read -r rank cpus cg st; do
+		[[ $rank =~ ^[0-9]+$ ]] || continue
+		task_cpus[$rank]=$cpus task_cg[$rank]=$cg task_st[$rank]=$st
+		n=$((n + 1))
+	done <<<"$out"
+	e2e_note "$msg: ${out//$'\n'/;}"
+	[ "$n" -eq $# ] ||
+		{ e2e_fail "$msg: expected $# task lines, got: ${out:0:600}"; return 1; }
 	for want in "$@"; do
-		line=$(echo "$out" | awk -v r="$r" '$1 == r')
-		cpus=$(echo "$line" | awk '{ print $2 }')
-		cg=$(echo "$line" | awk '{ print $3 }')
-		st=$(echo "$line" | cut -d' ' -f4-)
+		cpus=${task_cpus[$r]-} cg=${task_cg[$r]-} st=${task_st[$r]-}
 		if [ "$st" != bound ]; then
 			e2e_fail "$msg: task $r not bound: $st"
 		elif ! cpulist_same "$cpus" "$want"; then

@@ -3,7 +3,9 @@
 # $BINDING_BUILD/numa, i.e. build/numa):
 #   vmlinux          uncompressed ELF of the Debian 6.1 kernel (QEMU boots it
 #                    through its PVH entry, skipping the slow in-guest xz
-#                    decompression of vmlinuz); fetched once, kept across runs
+#                    decompression of vmlinuz); its package fetched and
+#                    unpacked once per machine (kernel_tree.sh), the ELF
+#                    kept across runs
 #   numa_guest_test  tests/numa/numa_guest_test.c linked against libbinding.a
 #   initramfs.cpio   busybox-static + the test + the libraries ldd names
 #
@@ -67,25 +69,19 @@ fetch_kernel() {
 		pkg=$(kernel_package)
 	fi
 	[ -n "$pkg" ] || return 1
-	dl=$cache/dl
-	rm -rf "$dl" && mkdir -p "$dl"
-	if ! (cd "$dl" && apt-get download -qq "$pkg" > /dev/null 2>&1); then
+	if ! tree=$(NUMA_CACHE="$cache" sh "$here/kernel_tree.sh" "$pkg"); then
 		# Stale lists name an ABI the mirror no longer has; fresh ones may
 		# name a newer one.
-		log "apt-get download $pkg failed; apt-get update once and retry"
+		log "apt-get update once and retry"
 		apt-get update -qq > /dev/null 2>&1 || true
 		pkg=$(kernel_package)
 		[ -n "$pkg" ] || return 1
-		(cd "$dl" && apt-get download -qq "$pkg" > /dev/null 2>&1) || return 1
+		tree=$(NUMA_CACHE="$cache" sh "$here/kernel_tree.sh" "$pkg") || return 1
 	fi
-	deb=$(find "$dl" -maxdepth 1 -name '*.deb' | head -n 1)
-	[ -n "$deb" ] || return 1
-	(cd "$dl" && dpkg-deb --fsys-tarfile "$deb" | tar -x --wildcards './boot/vmlinuz-*')
-	z=$(find "$dl/boot" -maxdepth 1 -name 'vmlinuz-*' 2> /dev/null | head -n 1)
+	z=$(find "$tree/boot" -maxdepth 1 -name 'vmlinuz-*' 2> /dev/null | head -n 1)
 	[ -n "$z" ] || return 1
 	extract_vmlinux "$z" "$cache/vmlinux" || return 1
 	echo "$pkg" > "$cache/vmlinux.source"
-	rm -rf "$dl"
 	log "kernel: $pkg ($(du -m "$cache/vmlinux" | cut -f1) MiB vmlinux, cached)"
 }
 

@@ -18,6 +18,7 @@
 # Each part appends "<part>@<release> N M K" to $BINDING_BUILD/results.
 #   sh tests/releases/run.sh [SUITE...]     default: every suite but the host's
 #   sh tests/releases/run.sh --others       prints those suites
+#   sh tests/releases/run.sh --ensure       makes their chroots, if stale
 # Environment: RELEASE_E2E, RELEASE_GUEST (which files; empty: none),
 # RELEASE_SOAK_STEPS, RELEASE_GANG_STEPS,
 # RELEASE_PARTS (default "build e2e pkg upgrade guest"), BINDING_CHROOTS,
@@ -62,6 +63,7 @@ host_suite() {	# the suite of this machine, by its Slurm's spank.h
 	awk -v r="$v" '$1 !~ /^#/ && $2 == r { print $1 }' "$here/suites"
 }
 
+release_of() { awk -v s="$1" '$1 == s { print $2 }' "$here/suites"; }
 others() { awk -v h="$(host_suite)" '$1 !~ /^#/ && NF >= 2 && $1 != h { print $1 }' "$here/suites"; }
 # --others: the suites this machine tests in chroots (bench/releases.sh).
 [ "${1:-}" = --others ] && { others; exit 0; }
@@ -78,6 +80,17 @@ suites=("$@")
 CHROOT_LIB=1
 # shellcheck source=tests/releases/chroot.sh
 . "$here/chroot.sh"
+
+# --ensure: every other suite's chroot made or found current, one after the
+# other, before make check's two lanes each run some parts: two runs that
+# both found a chroot stale would each wait for the other's shared lock.
+if [ "${suites[0]:-}" = --ensure ]; then
+	mapfile -t suites < <(others)
+	for suite in "${suites[@]}"; do
+		( ensure "$suite" ) || { record chroot "$(release_of "$suite")" 0 1 0; rc=1; }
+	done
+	exit "${rc:-0}"
+fi
 
 in_chroot() {	# SUITE CMD...: CMD in the tree's copy, inside
 	local s=$1; shift
@@ -170,7 +183,6 @@ run_parts() {	# SUITE RELEASE PART...
 		say "$rel: $part took $((SECONDS - tp)) s"
 	done
 }
-release_of() { awk -v s="$1" '$1 == s { print $2 }' "$here/suites"; }
 first=$(echo " $RELEASE_PARTS " | sed 's/ guest / /')
 for suite in "${suites[@]}"; do
 	rel=$(release_of "$suite")

@@ -120,6 +120,11 @@ const char *bnd_mbind_name(enum bnd_mbind m);
  * plugin and sbind place both ask this. */
 int bnd_request_places(const struct bnd_request *r, enum bnd_mbind m);
 
+/* The request whose cores a placing step takes: r itself, or, when r names
+ * no strategy (--mbind=nlocal alone, which brings its own binding),
+ * linear:1 per task, built in *lin. */
+const struct bnd_request *bnd_request_cores(const struct bnd_request *r, struct bnd_request *lin);
+
 /* Memory policy m for a task without cores of its own: BND_OK when it
  * applies without them (none; round_robin over the nodes the task may
  * use; nlocal and gpu, which choose their nodes), else BND_EINVAL and err

@@ -762,6 +762,17 @@ START_TEST(test_mbind_without_cores)
 	ck_assert(!bnd_request_places(&r, BND_M_NONE));
 	ck_assert_int_eq(bnd_request_parse(&r, "linear:1", err, sizeof(err)), BND_OK);
 	ck_assert(bnd_request_places(&r, BND_M_NONE));
+	/* the cores such a step takes: its own request, or linear:1 per task
+	 * for nlocal alone */
+	struct bnd_request lin, two;
+	ck_assert_int_eq(bnd_request_parse(&two, "linear:2", err, sizeof(err)), BND_OK);
+	ck_assert_ptr_eq(bnd_request_cores(&two, &lin), &two);
+	ck_assert_int_eq(bnd_request_parse(&r, "none", err, sizeof(err)), BND_OK);
+	const struct bnd_request *c = bnd_request_cores(&r, &lin);
+	ck_assert_ptr_eq(c, &lin);
+	ck_assert_int_eq(c->strategy, BND_S_LINEAR);
+	ck_assert_int_eq(c->amount, 1);
+	ck_assert_str_eq(c->text, "linear:1");
 }
 END_TEST
 

@@ -12,6 +12,7 @@
 #include "binding/submit/numamem.h"
 #include "binding/submit/submission.h"
 #include "binding/util/error.h"
+#include "submittest.h"
 #include "testutil.h"
 
 #define GUEST_GRES "numamem:n0:458M,numamem:n1:503M,numamem:n2:503M,numamem:n3:503M"
@@ -80,20 +81,6 @@ static const struct row rows[] = {
 	  "--mbind=cores needs --gres=numamem:100M (the node's 100 MiB booked per NUMA node" },
 };
 
-static void set_user(struct bnd_alloc *a, const char *user)
-{
-	char buf[256], err[BND_ERRLEN];
-	snprintf(buf, sizeof(buf), "%s", user);
-	char *save = NULL;
-	for (char *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-		char *eq = strchr(tok, '=');
-		ck_assert_ptr_nonnull(eq);
-		*eq = '\0';
-		ck_assert_msg(bnd_alloc_set(a, tok, eq + 1, err, sizeof(err)) == BND_OK, "%s=%s: %s",
-			      tok, eq + 1, err);
-	}
-}
-
 static int run_row(const struct row *w, struct bnd_submit *s, char *err, size_t errlen)
 {
 	struct bnd_request *r = calloc(1, sizeof(*r));
@@ -105,7 +92,7 @@ static int run_row(const struct row *w, struct bnd_submit *s, char *err, size_t 
 	bnd_numamem_site_add(&site.numamem, GUEST_GRES);
 	ck_assert_int_eq(bnd_submit_cmd_parse(w->cmd, &cmd, err, errlen), BND_OK);
 	bnd_alloc_init(&a, cmd);
-	set_user(&a, w->user);
+	st_set_user(&a, w->user);
 	ck_assert_int_eq(bnd_request_parse(r, w->binding ? w->binding : "none", err, errlen),
 			 BND_OK);
 	if (w->mbind)
@@ -146,7 +133,7 @@ START_TEST(off_at_the_site_adds_nothing)
 	char err[BND_ERRLEN], opts[BND_SUBMIT_TEXT];
 	bnd_numamem_site_add(&site.numamem, GUEST_GRES);
 	bnd_alloc_init(&a, BND_CMD_SRUN);
-	set_user(&a, "ntasks=1 mem=600");
+	st_set_user(&a, "ntasks=1 mem=600");
 	ck_assert_int_eq(bnd_request_parse(&r, "linear:1", err, sizeof(err)), BND_OK);
 	ck_assert_int_eq(bnd_submit_at_site(&r, BND_M_CORES_STRICT, &a, &site, s, err, sizeof(err)),
 			 BND_OK);
@@ -166,7 +153,7 @@ START_TEST(unknown_sizes_ask_untyped)
 	struct bnd_submit *s = calloc(1, sizeof(*s));
 	char err[BND_ERRLEN];
 	bnd_alloc_init(&a, BND_CMD_SRUN);
-	set_user(&a, "ntasks=1 mem=5000");
+	st_set_user(&a, "ntasks=1 mem=5000");
 	ck_assert_int_eq(bnd_request_parse(&r, "linear:1", err, sizeof(err)), BND_OK);
 	ck_assert_int_eq(bnd_submit_numamem(&r, BND_M_CORES_STRICT, &a, &site, BND_SUBMIT_TRANSLATE,
 					    s, err, sizeof(err)), BND_OK);

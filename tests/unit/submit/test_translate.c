@@ -15,6 +15,7 @@
 #include "binding/submit/need.h"
 #include "binding/submit/translate.h"
 #include "binding/util/error.h"
+#include "submittest.h"
 #include "testutil.h"
 
 struct row {
@@ -242,20 +243,6 @@ static const struct row rows[] = {
 	{ "packed:1:unit=S", NULL, "srun", "ntasks=2", "off", BND_OK, "" },
 };
 
-static void set_user(struct bnd_alloc *a, const char *user)
-{
-	char buf[256], err[BND_ERRLEN];
-	snprintf(buf, sizeof(buf), "%s", user);
-	char *save = NULL;
-	for (char *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-		char *eq = strchr(tok, '=');
-		ck_assert_ptr_nonnull(eq);
-		*eq = '\0';
-		ck_assert_msg(bnd_alloc_set(a, tok, eq + 1, err, sizeof(err)) == BND_OK, "%s=%s: %s",
-			      tok, eq + 1, err);
-	}
-}
-
 static int run_row(const struct row *w, struct bnd_submit *s, char *err, size_t errlen)
 {
 	struct bnd_request *r = calloc(1, sizeof(*r));
@@ -266,7 +253,7 @@ static int run_row(const struct row *w, struct bnd_submit *s, char *err, size_t 
 	ck_assert_ptr_nonnull(r);
 	ck_assert_int_eq(bnd_submit_cmd_parse(w->cmd, &cmd, err, errlen), BND_OK);
 	bnd_alloc_init(&a, cmd);
-	set_user(&a, w->user);
+	st_set_user(&a, w->user);
 	ck_assert_int_eq(bnd_request_parse(r, w->binding ? w->binding : "none", err, errlen),
 			 BND_OK);
 	if (w->mbind)
