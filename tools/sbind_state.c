@@ -333,14 +333,6 @@ static int print_receipt(const struct bnd_state_file *f, const struct bnd_topolo
 	else if (gethostname(host, sizeof(host) - 1))
 		snprintf(host, sizeof(host), "localhost");
 	struct bnd_receipt_in in = { f, t, host, job, now_ms() };
-	int here = 0;
-	for (int i = 0; i < f->nrec; i++)
-		here += f->rec[i].job == job;
-	if (!here && !json) {
-		printf("job %" PRIu32 ": no record on %s (not here, ended, or no binding asked)\n", job,
-		       host);
-		return SBIND_EXIT_OK;
-	}
 	if ((json ? bnd_receipt_json(&in, stdout) : bnd_receipt_text(&in, stdout)) != BND_OK) {
 		fprintf(stderr, "sbind status: out of memory\n");
 		return SBIND_EXIT_ERROR;
@@ -356,11 +348,12 @@ int sbind_cmd_status(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "job", required_argument, NULL, 'j' },
 		{ "node", required_argument, NULL, 'n' },
+		{ "all-nodes", no_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *state = NULL, *source = NULL, *format = "text", *jtext = NULL, *node = NULL;
-	int c;
+	int c, all = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -369,9 +362,10 @@ int sbind_cmd_status(int argc, char **argv)
 		case 'f': format = optarg; break;
 		case 'j': jtext = optarg; break;
 		case 'n': node = optarg; break;
+		case 'a': all = 1; break;
 		case 'h':
 			puts("usage: sbind status [--state DIR] [--topology SRC] [--format text|json] "
-			     "[--job J [--node NAME]]");
+			     "[--job J [--node NAME | --all-nodes]]");
 			return SBIND_EXIT_OK;
 		default: return SBIND_EXIT_USAGE;
 		}
@@ -389,6 +383,14 @@ int sbind_cmd_status(int argc, char **argv)
 		fprintf(stderr, "sbind status: --job: expected a job id, got \"%s\"\n", jtext);
 		return SBIND_EXIT_USAGE;
 	}
+	if (all && (!jtext || node)) {
+		fprintf(stderr, "sbind status: --all-nodes %s; expected: sbind status --job J "
+			"--all-nodes\n", node ? "takes the node names from Slurm, not --node"
+					      : "needs --job J");
+		return SBIND_EXIT_USAGE;
+	}
+	if (all)
+		return sbind_status_all_nodes(job, !strcmp(format, "json"), state, source);
 	const char *dir = sbind_state_dir(state);
 	struct bnd_state_opts o = { .dir = dir, .log = sbind_log_stderr };
 	struct bnd_state_file f;
