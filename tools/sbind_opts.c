@@ -107,6 +107,9 @@ static const struct sbind_opt status_opts[] = {
 	O_FORMAT("text|json", "a table (default) or JSON"),
 	{ "job", 'j', SA_TEXT, "J", NULL, "the job's receipt on this node" },
 	{ "node", 'n', SA_TEXT, "NAME", NULL, "the node's name in the receipt (default: the host's)" },
+	{ "all-nodes", 'a', SA_NONE, NULL, NULL,
+	  "the receipt of the running job J from every node it runs on, in the job's node "
+	  "order (one srun step of the job that asks for no binding, run as its owner)" },
 	O_END,
 };
 
@@ -173,10 +176,13 @@ const struct sbind_cmd sbind_cmds[] = {
 	  "its gres.conf lines, each NUMA node's memory less mem_reserve= with its\n"
 	  "cores, and the node line's Gres= part",
 	  gres_conf_opts, NULL, NULL, NULL },
-	{ "status", sbind_cmd_status, "[--state] [--topology] [--format] [--job [--node]]",
+	{ "status", sbind_cmd_status,
+	  "[--state] [--topology] [--format] [--job [--node | --all-nodes]]",
 	  "current bindings on this node (suspended/deferred: since when, why);\n"
 	  "--job: the job's receipt here, each step's request, binding, tasks and\n"
-	  "history (NAME in it: the host's name by default)",
+	  "history (NAME in it: the host's name by default); --all-nodes: from\n"
+	  "every node the running job J has, by one srun step of the job that\n"
+	  "asks for no binding (run as the job's owner), in the job's node order",
 	  status_opts, NULL, NULL, NULL },
 	{ "metrics", sbind_cmd_metrics, "[--state] [--topology] [--mem-reserve] [--output]",
 	  "the node's binding state for Prometheus (text format): cores, threads and\n"

@@ -2,6 +2,7 @@
  * (status) or changed through one state transaction (release, gc). */
 #include <inttypes.h>
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -333,14 +334,6 @@ static int print_receipt(const struct bnd_state_file *f, const struct bnd_topolo
 	else if (gethostname(host, sizeof(host) - 1))
 		snprintf(host, sizeof(host), "localhost");
 	struct bnd_receipt_in in = { f, t, host, job, now_ms() };
-	int here = 0;
-	for (int i = 0; i < f->nrec; i++)
-		here += f->rec[i].job == job;
-	if (!here && !json) {
-		printf("job %" PRIu32 ": no record on %s (not here, ended, or no binding asked)\n", job,
-		       host);
-		return SBIND_EXIT_OK;
-	}
 	if ((json ? bnd_receipt_json(&in, stdout) : bnd_receipt_text(&in, stdout)) != BND_OK) {
 		fprintf(stderr, "sbind status: out of memory\n");
 		return SBIND_EXIT_ERROR;
@@ -350,6 +343,7 @@ static int print_receipt(const struct bnd_state_file *f, const struct bnd_topolo
 
 struct status_opts {
 	const char *state, *source, *format, *jtext, *node;
+	bool all;  /* --all-nodes */
 };
 
 static int status_set(void *ctx, int id, const char *arg)
@@ -361,6 +355,7 @@ static int status_set(void *ctx, int id, const char *arg)
 	case 'f': o->format = arg; break;
 	case 'j': o->jtext = arg; break;
 	case 'n': o->node = arg; break;
+	case 'a': o->all = true; break;
 	}
 	return 0;
 }
@@ -373,11 +368,20 @@ int sbind_cmd_status(int argc, char **argv)
 		return prc < 0 ? SBIND_EXIT_OK : prc;
 	const char *state = so.state, *source = so.source, *format = so.format;
 	const char *jtext = so.jtext, *node = so.node;
+	bool all = so.all;
 	uint32_t job = 0;
 	if (jtext && sbind_parse_id(jtext, 0, &job)) {
 		fprintf(stderr, "sbind status: --job: expected a job id, got \"%s\"\n", jtext);
 		return SBIND_EXIT_USAGE;
 	}
+	if (all && (!jtext || node)) {
+		fprintf(stderr, "sbind status: --all-nodes %s; expected: sbind status --job J "
+			"--all-nodes\n", node ? "takes the node names from Slurm, not --node"
+					      : "needs --job J");
+		return SBIND_EXIT_USAGE;
+	}
+	if (all)
+		return sbind_status_all_nodes(job, !strcmp(format, "json"), state, source);
 	const char *dir = sbind_state_dir(state);
 	struct bnd_state_opts o = { .dir = dir, .log = sbind_log_stderr };
 	struct bnd_state_file f;

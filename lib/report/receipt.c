@@ -63,19 +63,6 @@ static void pairs_of(const struct bnd_topology *t, const bnd_cpuset_t *cores, FI
 		fputs("-", o);
 }
 
-static void gpus_of(const struct bnd_topology *t, uint64_t gpus, FILE *o)
-{
-	int first = 1;
-	for (int g = 0; t && g < t->ngpus && g < 64; g++)
-		if (gpus >> g & 1) {
-			fprintf(o, "%s%s", first ? "" : ",", t->gpus[g].busid[0] ? t->gpus[g].busid
-										: t->gpus[g].names);
-			first = 0;
-		}
-	if (first)
-		fputs("-", o);
-}
-
 /* OCS's binding: line, "<instance> <request>": "set:linear:2" and
  * "linear:2" both read "set linear:2". */
 static void binding_line(const struct bnd_state_record *r, char *buf, size_t len)
@@ -100,51 +87,6 @@ static void when(long long ms, long long now_ms, char *buf, size_t len)
 	snprintf(buf, len, "%s (%llds ago)", at, ago);
 }
 
-static void history_text(const struct bnd_state_record *r, long long now_ms, FILE *o)
-{
-	struct bnd_hist_event ev;
-	size_t pos = 0;
-	unsigned long long total = bnd_hist_total(r->hist), shown = 0;
-	while (bnd_hist_next(r->hist, &pos, &ev)) {
-		char at[64];
-		when(ev.ms, now_ms, at, sizeof(at));
-		if (shown == 1 && total > BND_HIST_KEEP)
-			fprintf(o, "                      (%llu events not kept)\n", total - BND_HIST_KEEP);
-		fprintf(o, "%s%s %s%s%s%s%s\n", shown ? "                      " : "  history:            ",
-			bnd_hist_kind_name(ev.kind), at, ev.cpus[0] ? " on cpus " : "", ev.cpus,
-			ev.why[0] ? ": " : "", ev.why);
-		shown++;
-	}
-}
-
-static int task_text(const struct bnd_topology *t, const struct bnd_state_record *r, int i,
-		     FILE *o)
-{
-	struct task_view v;
-	view_of(t, r, i, &v);
-	char *cpus = list_of(&v.cpus), *pus = list_of(&v.pus), *cores = list_of(&v.cores);
-	char numa[256] = "-";
-	int rc = cpus && pus && cores ? BND_OK : BND_ENOMEM;
-	if (!bnd_nodeset_empty(&v.numa))
-		bnd_nodeset_format_list(&v.numa, numa, sizeof(numa));
-	if (!rc) {
-		char label[24];
-		snprintf(label, sizeof(label), "task %d:", i);
-		fprintf(o, "  %-20scores ", label);
-		if (t)
-			pairs_of(t, &v.cores, o, ' ');
-		else
-			fputs("?", o);
-		fprintf(o, " (L#%s) cpus %s (L#%s) numa %s gpus ", cores, cpus, t ? pus : "?", numa);
-		gpus_of(t, v.gpus, o);
-		fputc('\n', o);
-	}
-	free(cpus);
-	free(pus);
-	free(cores);
-	return rc;
-}
-
 /* "n1=0,0:0,1": the step's cores on this node, as OCS lists a job's. */
 static void exec_binding(const struct bnd_topology *t, const struct bnd_state_record *r,
 			 const char *node, FILE *o)
@@ -159,48 +101,6 @@ static void exec_binding(const struct bnd_topology *t, const struct bnd_state_re
 		pairs_of(t, &cores, o, ':');
 	else
 		fputs("-", o);
-}
-
-static void head_text(const struct bnd_receipt_in *in, const struct bnd_state_record *r, FILE *o)
-{
-	char step[16], since[BND_STATE_WHY_LEN + 48] = "", line[BND_MAX_REQUEST_TEXT + 16];
-	long long ms = r->status == BND_ST_ACTIVE ? r->created * 1000 : r->since_ms;
-	long long ago = ms > 0 && in->now_ms >= ms ? (in->now_ms - ms) / 1000 : 0;
-	snprintf(since, sizeof(since), " since %llds%s%s", ago, r->why[0] ? ": " : "", r->why);
-	fprintf(o, "job %" PRIu32 " step %s on %s: %s%s, uid %" PRIu32 ", owner pid %d%s\n",
-		r->job, bnd_step_name(r->step, step, sizeof(step)), in->node,
-		bnd_state_status_name(r->status), since, r->uid, r->owner_pid,
-		bnd_state_owner_alive(r) ? "" : " (gone: sbind gc drops it)");
-	binding_line(r, line, sizeof(line));
-	fprintf(o, "  binding:            %s%s\n", line,
-		r->status == BND_ST_UNBOUND ? " (not bound)" : "");
-	fputs("  exec_binding_list:  ", o);
-	exec_binding(in->t, r, in->node, o);
-	fprintf(o, "\n  mbind:              %s\n", bnd_mbind_name(r->mbind));
-	fputs("  memory:             ", o);
-	for (int m = 0; m < r->nmem; m++)
-		fprintf(o, "%snuma %d: %" PRIu64 " MiB", m ? ", " : "", r->mem[m].node, r->mem[m].mib);
-	if (r->job_mem_mib)
-		fprintf(o, "%sthe job's %" PRIu64 " MiB on this node", r->nmem ? "; " : "",
-			r->job_mem_mib);
-	fputs(r->nmem || r->job_mem_mib ? "\n" : "-\n", o);
-}
-
-int bnd_receipt_text(const struct bnd_receipt_in *in, FILE *out)
-{
-	for (int i = 0; i < in->f->nrec; i++) {
-		const struct bnd_state_record *r = &in->f->rec[i];
-		if (r->job != in->job)
-			continue;
-		head_text(in, r, out);
-		for (int k = 0; k < r->ntasks; k++)
-			if (task_text(in->t, r, k, out))
-				return BND_ENOMEM;
-		if (!r->ntasks)
-			fprintf(out, "  tasks:              none bound now\n");
-		history_text(r, in->now_ms, out);
-	}
-	return ferror(out) ? BND_ENOMEM : BND_OK;
 }
 
 /* ---- JSON ---- */
@@ -300,7 +200,7 @@ static json_t *step_json(const struct bnd_receipt_in *in, const struct bnd_state
 	return o;
 }
 
-int bnd_receipt_json(const struct bnd_receipt_in *in, FILE *out)
+json_t *bnd_receipt_node(const struct bnd_receipt_in *in)
 {
 	json_t *steps = json_array();
 	for (int i = 0; steps && i < in->f->nrec; i++)
@@ -309,12 +209,144 @@ int bnd_receipt_json(const struct bnd_receipt_in *in, FILE *out)
 			json_decref(steps);
 			steps = NULL;
 		}
-	json_t *o = steps ? json_pack("{s:I, s:s, s:o}", "job", (json_int_t)in->job, "node",
-				      in->node, "steps", steps) : NULL;
-	if (!o || json_dumpf(o, out, JSON_COMPACT) || fputc('\n', out) == EOF) {
-		json_decref(o);
-		return BND_ENOMEM;
-	}
+	return steps ? json_pack("{s:I, s:s, s:o}", "job", (json_int_t)in->job, "node", in->node,
+				 "steps", steps) : NULL;
+}
+
+int bnd_receipt_json(const struct bnd_receipt_in *in, FILE *out)
+{
+	json_t *o = bnd_receipt_node(in);
+	int rc = !o || json_dumpf(o, out, JSON_COMPACT) || fputc('\n', out) == EOF;
 	json_decref(o);
-	return BND_OK;
+	return rc ? BND_ENOMEM : BND_OK;
+}
+
+int bnd_receipt_text(const struct bnd_receipt_in *in, FILE *out)
+{
+	json_t *o = bnd_receipt_node(in);
+	int rc = o ? bnd_receipt_render(o, in->now_ms, out) : BND_ENOMEM;
+	json_decref(o);
+	return rc;
+}
+
+/* ---- text, from the JSON: one rendering for this node's records and for
+ * another node's answer (receipts.h) ---- */
+
+static const char *jstr(const json_t *o, const char *key)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+	return v ? v : "";
+}
+
+static long long jint(const json_t *o, const char *key)
+{
+	return (long long)json_integer_value(json_object_get(o, key));
+}
+
+/* An array of small integers as a list ("0-1,4"), or "-". */
+static void ints_text(const json_t *a, char *buf, size_t len)
+{
+	bnd_cpuset_t s;
+	bnd_cpuset_zero(&s);
+	for (size_t i = 0; i < json_array_size(a); i++) {
+		json_int_t n = json_integer_value(json_array_get(a, i));
+		if (n >= 0 && n < BND_MAX_CPUS)
+			bnd_cpuset_set(&s, (int)n);
+	}
+	if (bnd_cpuset_empty(&s) || bnd_cpuset_format_list(&s, buf, len) != BND_OK)
+		snprintf(buf, len, "-");
+}
+
+/* An array of strings joined by sep, or "-". */
+static void strings_text(const json_t *a, char sep, FILE *o)
+{
+	for (size_t i = 0; i < json_array_size(a); i++) {
+		const char *v = json_string_value(json_array_get(a, i));
+		fprintf(o, "%s%s", i ? (char[2]){ sep, 0 } : "", v ? v : "");
+	}
+	if (!json_array_size(a))
+		fputs("-", o);
+}
+
+static void history_render(const json_t *st, long long now_ms, FILE *o)
+{
+	const json_t *h = json_object_get(st, "history");
+	long long total = jint(st, "history_total");
+	for (size_t i = 0; i < json_array_size(h); i++) {
+		const json_t *ev = json_array_get(h, i);
+		char at[64];
+		const char *cpus = jstr(ev, "cpus"), *why = jstr(ev, "why");
+		when(jint(ev, "ms"), now_ms, at, sizeof(at));
+		if (i == 1 && total > BND_HIST_KEEP)
+			fprintf(o, "                      (%lld events not kept)\n", total - BND_HIST_KEEP);
+		fprintf(o, "%s%s %s%s%s%s%s\n", i ? "                      " : "  history:            ",
+			jstr(ev, "event"), at, *cpus ? " on cpus " : "", cpus, *why ? ": " : "", why);
+	}
+}
+
+/* Without a topology a task has cpus but no logical numbering: "?". */
+static void task_render(const json_t *task, FILE *o)
+{
+	const char *cpus = jstr(task, "cpus"), *pus = jstr(task, "cpus_logical");
+	int topo = *pus || !*cpus;
+	char label[24], cores[256], numa[256];
+	snprintf(label, sizeof(label), "task %lld:", jint(task, "task"));
+	ints_text(json_object_get(task, "cores_logical"), cores, sizeof(cores));
+	ints_text(json_object_get(task, "numa"), numa, sizeof(numa));
+	fprintf(o, "  %-20scores ", label);
+	if (topo)
+		strings_text(json_object_get(task, "cores"), ' ', o);
+	else
+		fputs("?", o);
+	fprintf(o, " (L#%s) cpus %s (L#%s) numa %s gpus ", cores, *cpus ? cpus : "-",
+		topo ? (*pus ? pus : "-") : "?", numa);
+	strings_text(json_object_get(task, "gpus"), ',', o);
+	fputc('\n', o);
+}
+
+static void memory_render(const json_t *st, FILE *o)
+{
+	const json_t *mem = json_object_get(st, "memory_mib");
+	long long job = jint(st, "job_memory_mib");
+	int k = 0;
+	fputs("  memory:             ", o);
+	for (void *it = json_object_iter((json_t *)mem); it; it = json_object_iter_next((json_t *)mem, it))
+		fprintf(o, "%snuma %s: %lld MiB", k++ ? ", " : "", json_object_iter_key(it),
+			(long long)json_integer_value(json_object_iter_value(it)));
+	if (job)
+		fprintf(o, "%sthe job's %lld MiB on this node", k ? "; " : "", job);
+	fputs(k || job ? "\n" : "-\n", o);
+}
+
+static void head_render(const json_t *node, const json_t *st, long long now_ms, FILE *o)
+{
+	long long ms = jint(st, "since_ms"), ago = ms > 0 && now_ms >= ms ? (now_ms - ms) / 1000 : 0;
+	const char *why = jstr(st, "why");
+	int unbound = !strcmp(jstr(st, "status"), "unbound");
+	fprintf(o, "job %lld step %s on %s: %s since %llds%s%s, uid %lld, owner pid %lld%s\n",
+		jint(node, "job"), jstr(st, "step_name"), jstr(node, "node"), jstr(st, "status"), ago,
+		*why ? ": " : "", why, jint(st, "uid"), jint(st, "owner_pid"),
+		json_is_false(json_object_get(st, "owner_alive")) ? " (gone: sbind gc drops it)" : "");
+	fprintf(o, "  binding:            %s%s\n", jstr(st, "binding"), unbound ? " (not bound)" : "");
+	fprintf(o, "  exec_binding_list:  %s\n", jstr(st, "exec_binding_list"));
+	fprintf(o, "  mbind:              %s\n", jstr(st, "mbind"));
+	memory_render(st, o);
+}
+
+int bnd_receipt_render(const json_t *node, long long now_ms, FILE *out)
+{
+	const json_t *steps = json_object_get(node, "steps");
+	if (!json_array_size(steps))
+		fprintf(out, "job %lld: no record on %s (not here, ended, or no binding asked)\n",
+			jint(node, "job"), jstr(node, "node"));
+	for (size_t i = 0; i < json_array_size(steps); i++) {
+		const json_t *st = json_array_get(steps, i), *tasks = json_object_get(st, "tasks");
+		head_render(node, st, now_ms, out);
+		for (size_t k = 0; k < json_array_size(tasks); k++)
+			task_render(json_array_get(tasks, k), out);
+		if (!json_array_size(tasks))
+			fputs("  tasks:              none bound now\n", out);
+		history_render(st, now_ms, out);
+	}
+	return ferror(out) ? BND_ENOMEM : BND_OK;
 }

@@ -13,8 +13,12 @@
 #
 # A boot that does not reach GUEST-READY within GUEST_BOOT_LIMIT seconds
 # (default 240; a hung boot prints nothing) is killed and retried once; once
-# the tests started they are never retried, and GUEST_RUN_LIMIT (default
-# 3600) only guards against a hang. Prints the guest's test lines and
+# the tests started they are never retried, and only a guest silent for
+# GUEST_QUIET_LIMIT seconds (default 3000: its log has not grown; each test
+# file inside prints as it goes and is itself bounded by E2E_TIMEOUT, 2400
+# s) is taken for hung. No limit on the whole run: how long the files take
+# together depends on the host's load (3718 s for the full stage beside
+# two CPU hogs, the other lane and two engineers' builds, 2026-11-27). Prints the guest's test lines and
 # "e2e-guest: N passed, M failed, K skipped"; appends "e2e-guest N M K" to
 # $BINDING_BUILD/results.
 # Environment: GUEST_FILTER (ERE on test file names, e.g. g30), GUEST_SHELL=1
@@ -40,7 +44,7 @@ guest_top=${GUEST_TOP:-$top}
 guest_build=${GUEST_BUILD:-$build}
 rundir=${GUEST_RUN:-$cache}
 BOOT_LIMIT=${GUEST_BOOT_LIMIT:-240}
-RUN_LIMIT=${GUEST_RUN_LIMIT:-3600}
+QUIET_LIMIT=${GUEST_QUIET_LIMIT:-3000}
 
 HARNESS_STAGE=e2e-guest
 # shellcheck source=tests/numa/harness.sh
@@ -99,8 +103,8 @@ trap cleanup EXIT
 trap 'cleanup; exit 130' INT TERM
 
 # One boot: 0 the tests ran to their end, 2 no GUEST-READY within
-# BOOT_LIMIT (hung boot), 3 the tests started and did not end in time or
-# the guest died.
+# BOOT_LIMIT (hung boot), 3 the tests started and then the guest fell
+# silent for QUIET_LIMIT or died.
 boot() {
 	rm -rf "$chan" "$console"
 	mkdir -p "$chan"
@@ -129,19 +133,21 @@ boot() {
 	[ "${GUEST_SHELL:-0}" = 1 ] && { wait "$qpid"; qpid=; return 0; }
 	b0=$(date +%s)
 	b0ms=$(ms)
-	ready=
+	ready= size=0 grew=$b0
 	while kill -0 "$qpid" 2>/dev/null; do
 		now=$(date +%s)
 		if [ -z "$ready" ] && grep -q '^GUEST-READY' "$chan/log" 2>/dev/null; then
 			ready=$now
 			t_boot=$(secs "$b0ms" "$(ms)")
 		fi
+		n=$(stat -c %s "$chan/log" 2>/dev/null || echo 0)
+		[ "$n" != "$size" ] && size=$n grew=$now
 		grep -q '^GUEST-EXIT' "$chan/log" 2>/dev/null && break
 		if [ -z "$ready" ] && [ $((now - b0)) -ge "$BOOT_LIMIT" ]; then
 			kill "$qpid" 2>/dev/null; wait "$qpid" 2>/dev/null; qpid=
 			return 2
 		fi
-		if [ -n "$ready" ] && [ $((now - ready)) -ge "$RUN_LIMIT" ]; then
+		if [ -n "$ready" ] && [ $((now - grew)) -ge "$QUIET_LIMIT" ]; then
 			kill "$qpid" 2>/dev/null; wait "$qpid" 2>/dev/null; qpid=
 			return 3
 		fi
@@ -191,7 +197,7 @@ case $brc in
 2) echo "not ok - guest boot: no GUEST-READY in two boots of ${BOOT_LIMIT} s"
    tail -n 40 "$console" "$rundir/qemu.log" 2>/dev/null | sed 's/^/#   /'
    failed=$((failed + 1)) ;;
-*) echo "not ok - the guest's tests did not end (limit ${RUN_LIMIT} s, or the guest died)"
+*) echo "not ok - the guest's tests did not end (silent for ${QUIET_LIMIT} s, or the guest died)"
    tail -n 40 "$console" "$rundir/qemu.log" 2>/dev/null | sed 's/^/#   /'
    failed=$((failed + 1)) ;;
 esac

@@ -40,7 +40,7 @@ JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 # linuxproc (t30, t31), the SIGKILL soak (t40), slurmd restart (t41), the
 # hostile user and privacy (t42, t43), two nodes (m10), mpirun with a
 # rankfile (m11), the cli_filter on two nodes (m12).
-: "${RELEASE_E2E:=t00 t10 t11 t12 t15 t16 t17 t20 t25 t26 t27 t28 t29 t30 t31 t40 t41 t42 t43 m10 m11 m12}"
+: "${RELEASE_E2E:=t00 t10 t11 t12 t15 t16 t17 t20 t25 t26 t27 t28 t29 t30 t31 t40 t41 t42 t43 t50 m10 m11 m12 m13}"
 # The guest node: strategies, SMT, mbind, suspend, submit (CR_CPU).
 : "${RELEASE_GUEST:=g10|g20|g30|g40|g60|c20}"
 # The soak and the gang's step storm, shorter than the host's (200 and 50):

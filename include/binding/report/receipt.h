@@ -38,8 +38,8 @@ struct bnd_receipt_in {
 	long long now_ms;                /* unix ms, for ages */
 };
 
-/* The text above on out, one block per step of the job here ("" when it
- * has none: the caller says so). BND_OK or BND_ENOMEM. */
+/* The text above on out, one block per step of the job here, or "job J:
+ * no record on NODE (...)" when it has none. BND_OK or BND_ENOMEM. */
 int bnd_receipt_text(const struct bnd_receipt_in *in, FILE *out);
 
 /* The same as one JSON object (compact, with a newline):
@@ -51,5 +51,13 @@ int bnd_receipt_text(const struct bnd_receipt_in *in, FILE *out);
  * "history":[{"event","ms","cpus","why"}],"history_total"}]}.
  * BND_OK or BND_ENOMEM. */
 int bnd_receipt_json(const struct bnd_receipt_in *in, FILE *out);
+
+/* That object (a new reference; NULL when memory runs out), and the text
+ * made from such an object, this node's or another node's answer
+ * (report/receipts.h): the text is always made from the JSON, so the two
+ * never disagree. now_ms: unix ms, for ages. BND_OK or BND_ENOMEM. */
+struct json_t;
+struct json_t *bnd_receipt_node(const struct bnd_receipt_in *in);
+int bnd_receipt_render(const struct json_t *node, long long now_ms, FILE *out);
 
 #endif
