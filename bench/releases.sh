@@ -14,7 +14,7 @@ if [ "$(id -u)" != 0 ]; then
 	echo "bench releases: skipped (needs root: chroots, private clusters)"
 	exit 0
 fi
-CHROOT_LIB=1
+CHROOT_LIB=1 CHROOT_HERE=$(cd "$rel" && pwd)
 # shellcheck source=tests/releases/chroot.sh
 . "$rel/chroot.sh"
 for suite in ${BENCH_RELEASES:-$(bash "$rel/run.sh" --others)}; do

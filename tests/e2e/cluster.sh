@@ -646,11 +646,23 @@ slurm_at_least() {
 # Restarts slurmd so that it re-reads plugstack.conf (job_prolog/epilog and
 # its own init only see the file at slurmd start).
 cluster_restart_slurmd() {
+	local n want
+	want=$(( $(_e2e_slurmd_starts) + $(set -- $E2E_NODE_LIST; echo $#) ))
 	_e2e_kill_recorded slurmd || return 1
-	local n
 	for n in $E2E_NODE_LIST; do _e2e_spawn_slurmd "$n"; done
+	# slurmctld still says idle from before the kill, and a new slurmd
+	# runs SPANK's slurmd init (plugstack.conf's settings, the state dir's
+	# mode) after it is alive: wait for each to log that its init is over.
+	_e2e_wait_until "$E2E_WAIT_MIN" _e2e_slurmd_started "$want" || { cluster_logs; return 1; }
 	_e2e_wait_until "$E2E_WAIT_MIN" _e2e_node_idle || { cluster_logs; return 1; }
 }
+
+# How many times a slurmd logged "slurmd version V started", the line it
+# writes once its init (SPANK's slurmd init among it) is done.
+_e2e_slurmd_starts() {
+	grep -c 'slurmd version .* started' "$E2E_DIR/log/slurmd.log" 2>/dev/null || true
+}
+_e2e_slurmd_started() { [ "$(_e2e_slurmd_starts)" -ge "$1" ]; }
 
 # cluster_numamem on [ARGS] | off: the node offers (or no longer offers)
 # its NUMA memory as the GRES numamem (docs/memory.md): gres.conf and the

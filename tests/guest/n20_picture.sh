@@ -33,8 +33,10 @@ suspended() { state_records | grep " job=$1 " | grep -q " status=suspended "; }
 deferred() { state_records | grep " job=$1 " | grep -q " status=deferred "; }
 start() {	# NAME SBATCH-ARGS... -- the job's script
 	local name=$1 j; shift
-	j=$(sbatch_as_user -J "$name" -o /dev/null "$@") || { e2e_fail "$name: sbatch refused"; return 1; }
-	wait_until "$HANG" active "$j" || e2e_fail "$name (job $j) not bound: $(state_records | grep " job=$j ")"
+	j=$(sbatch_as_user -J "$name" -o /dev/null "$@") || { e2e_fail "$name: sbatch refused" >&2; return 1; }
+	# The verdict to stderr: stdout is the job id the caller keeps (a failure
+	# printed there once made it "FAIL ... 8", and its scancel a no-op).
+	wait_until "$HANG" active "$j" || e2e_fail "$name (job $j) not bound: record: $(state_records | grep " job=$j "); Slurm: $(scontrol show job "$j" 2>&1 | grep -oE '(JobState|Reason|ExitCode|NodeList)=[^ ]*' | tr '\n' ' ')" >&2
 	echo "$j"
 }
 

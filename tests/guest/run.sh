@@ -133,7 +133,7 @@ boot() {
 	[ "${GUEST_SHELL:-0}" = 1 ] && { wait "$qpid"; qpid=; return 0; }
 	b0=$(date +%s)
 	b0ms=$(ms)
-	ready= size=0 grew=$b0
+	ready='' size=0 grew=$b0
 	while kill -0 "$qpid" 2>/dev/null; do
 		now=$(date +%s)
 		if [ -z "$ready" ] && grep -q '^GUEST-READY' "$chan/log" 2>/dev/null; then

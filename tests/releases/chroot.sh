@@ -21,7 +21,9 @@
 # the exclusive one, so two make checks on one machine never remake a chroot
 # under each other's feet. Sourced with CHROOT_LIB=1, it only defines the
 # functions (tests/releases/run.sh).
-here=$(cd "$(dirname "$0")" && pwd)
+# Sourced from elsewhere (bench/releases.sh), $0 is the caller: it sets
+# CHROOT_HERE to this folder.
+here=${CHROOT_HERE:-$(cd "$(dirname "$0")" && pwd)}
 top=$(cd "$here/../.." && pwd)
 CHROOTS=${BINDING_CHROOTS:-/var/cache/spank-binding/chroots}
 # What a chroot holds: the build, a private cluster, mpirun, the package

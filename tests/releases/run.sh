@@ -84,12 +84,16 @@ CHROOT_LIB=1
 # --ensure: every other suite's chroot made or found current, one after the
 # other, before make check's two lanes each run some parts: two runs that
 # both found a chroot stale would each wait for the other's shared lock.
+have_chroot() {	# SUITE: made or current, else a failed "chroot" part
+	( ensure "$1" ) && return 0
+	record chroot "$(release_of "$1")" 0 1 0
+	return 1
+}
 if [ "${suites[0]:-}" = --ensure ]; then
 	mapfile -t suites < <(others)
-	for suite in "${suites[@]}"; do
-		( ensure "$suite" ) || { record chroot "$(release_of "$suite")" 0 1 0; rc=1; }
-	done
-	exit "${rc:-0}"
+	rc=0
+	for suite in "${suites[@]}"; do have_chroot "$suite" || rc=1; done
+	exit "$rc"
 fi
 
 in_chroot() {	# SUITE CMD...: CMD in the tree's copy, inside
@@ -188,8 +192,7 @@ for suite in "${suites[@]}"; do
 	rel=$(release_of "$suite")
 	t0=$SECONDS
 	say "== $suite (Slurm $rel)"
-	if ! ( ensure "$suite" ); then
-		record chroot "$rel" 0 1 0
+	if ! have_chroot "$suite"; then
 		rc=1
 		continue
 	fi
