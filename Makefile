@@ -210,7 +210,7 @@ $(B)/bench/%: bench/%.c $(CGSCRATCH) $(B)/libbinding.a
 # What both lanes use is built, and the chroots made when stale, before
 # the lanes start.
 check: deps
-	@rm -f $(B)/results
+	@rm -f $(B)/results $(B)/results.times
 	$(MAKE) -j$(JOBS) all e2e-helpers $(B)/guest/pagenode
 	$(MAKE) lint
 	@sh tests/releases/run.sh --ensure

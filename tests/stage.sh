@@ -8,8 +8,14 @@
 [ $# -ge 3 ] || { echo "usage: $0 RESULTS NAME CMD..." >&2; exit 2; }
 results=$1 name=$2
 shift 2
+t0=$(cut -d' ' -f1 /proc/uptime)
 "$@"
 rc=$?
+# Its length beside the results (a lane's time is the sum of its stages'):
+# docs/testing.md's figures come from these lines.
+t1=$(cut -d' ' -f1 /proc/uptime)
+awk -v n="$name" -v a="$t0" -v b="$t1" 'BEGIN { printf "stage %s: %.0f s\n", n, b - a }' |
+	tee -a "$results.times"
 if [ $rc -ne 0 ]; then
 	echo "stage $name: exited $rc"
 	echo "stage:$name 0 1 0" >>"$results"
