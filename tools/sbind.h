@@ -32,6 +32,10 @@ int sbind_parse_mask(const struct bnd_topology *t, const char *mask, bnd_cpuset_
 const char *sbind_state_dir(const char *opt);
 
 /* Adds the cpus held by records in the state dir to `held`. */
+/* The state file's records, read without the lock; on failure says so on
+ * stderr as "sbind WHAT: why" and returns SBIND_EXIT_ERROR. */
+struct bnd_state_file;
+int sbind_state_read(const char *what, const char *state_dir, struct bnd_state_file *f);
 int sbind_state_held(const char *state_dir, bnd_cpuset_t *held);
 
 /* The memory side of a request (memory/memplace.h). */

@@ -9,15 +9,22 @@
 #include "binding/state/state.h"
 #include "sbind.h"
 
-int sbind_state_held(const char *state_dir, bnd_cpuset_t *held)
+int sbind_state_read(const char *what, const char *state_dir, struct bnd_state_file *f)
 {
 	struct bnd_state_opts o = { .dir = state_dir, .log = sbind_log_stderr };
-	struct bnd_state_file f;
 	char err[BND_ERRLEN] = "";
-	if (bnd_state_list(&o, &f, err, sizeof(err)) != BND_OK) {
-		fprintf(stderr, "sbind: state: %s\n", err);
+	if (bnd_state_list(&o, f, err, sizeof(err)) != BND_OK) {
+		fprintf(stderr, "sbind %s: %s\n", what, err);
 		return SBIND_EXIT_ERROR;
 	}
+	return SBIND_EXIT_OK;
+}
+
+int sbind_state_held(const char *state_dir, bnd_cpuset_t *held)
+{
+	struct bnd_state_file f;
+	if (sbind_state_read("state", state_dir, &f) != SBIND_EXIT_OK)
+		return SBIND_EXIT_ERROR;
 	bnd_cpuset_t h;
 	bnd_state_held(&f, 0, &h);
 	bnd_cpuset_or(held, &h);

@@ -80,14 +80,12 @@ int sbind_cmd_draw(int argc, char **argv)
 		return prc < 0 ? SBIND_EXIT_OK : prc;
 	const char *state = d.state, *source = d.source, *format = d.format, *output = d.output;
 	char err[BND_ERRLEN] = "";
-	struct bnd_state_opts o = { .dir = sbind_state_dir(state), .log = sbind_log_stderr };
+	const char *dir = sbind_state_dir(state);
 	struct bnd_state_file f;
-	if (bnd_state_list(&o, &f, err, sizeof(err)) != BND_OK) {
-		fprintf(stderr, "sbind draw: %s\n", err);
+	if (sbind_state_read("draw", dir, &f) != SBIND_EXIT_OK)
 		return SBIND_EXIT_ERROR;
-	}
 	/* The records' GPU indices are the plugin's topology's (its cache). */
-	struct bnd_topology *t = sbind_load_topology(source, o.dir);
+	struct bnd_topology *t = sbind_load_topology(source, dir);
 	struct bnd_draw_in in = { source, &f, t };
 	char *xml = NULL;
 	size_t len = 0;

@@ -383,13 +383,9 @@ int sbind_cmd_status(int argc, char **argv)
 	if (all)
 		return sbind_status_all_nodes(job, !strcmp(format, "json"), state, source);
 	const char *dir = sbind_state_dir(state);
-	struct bnd_state_opts o = { .dir = dir, .log = sbind_log_stderr };
 	struct bnd_state_file f;
-	char err[BND_ERRLEN] = "";
-	if (bnd_state_list(&o, &f, err, sizeof(err)) != BND_OK) {
-		fprintf(stderr, "sbind status: %s\n", err);
+	if (sbind_state_read("status", dir, &f) != SBIND_EXIT_OK)
 		return SBIND_EXIT_ERROR;
-	}
 	/* The records are worth showing without a topology: it is NONE then,
 	 * as Grid Engine reports it, and the reason is on stderr. */
 	struct bnd_topology *t = sbind_load_topology(source, dir);

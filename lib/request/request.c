@@ -116,6 +116,18 @@ static const char *find(struct span s, char ch)
 	return s.n ? memchr(s.p, ch, s.n) : NULL;
 }
 
+/* "key=value" into its two parts; false without '=' or without a key. */
+static bool split_kv(struct span s, struct span *key, struct span *val)
+{
+	const char *eq = find(s, '=');
+	if (!eq || eq == s.p)
+		return false;
+	size_t k = (size_t)(eq - s.p);
+	*key = sub(s, 0, k);
+	*val = sub(s, k + 1, s.n);
+	return true;
+}
+
 enum { NUM_OK, NUM_BAD, NUM_BIG };
 
 /* Plain decimal digits only: no sign, no blanks, no base prefix. */
@@ -408,11 +420,9 @@ static int parse_packed(const struct ctx *c, struct bnd_request *r, const struct
 	/* 0 is OCS's -bamount 0: binding disabled (checked for syntax still). */
 	int rc = num_field(c, a[0], a[0], "amount", 0, &r->amount);
 	for (size_t i = 1; i < n && rc == BND_OK; i++) {
-		const char *eq = find(a[i], '=');
-		if (!eq || eq == a[i].p)
+		struct span key, val;
+		if (!split_kv(a[i], &key, &val))
 			return fail(c, "\"%s\" is not <key>=<value>", T(&t, a[i]));
-		size_t k = (size_t)(eq - a[i].p);
-		struct span key = sub(a[i], 0, k), val = sub(a[i], k + 1, a[i].n);
 		int id = -1;
 		for (int j = 0; j < K_COUNT; j++)
 			if (is(key, packed_keys[j]))
@@ -444,11 +454,9 @@ static int parse_level(const struct ctx *c, struct bnd_request *r, const struct 
 	int seen = 0;
 	r->level = BND_L_CORE;
 	for (size_t i = 0; i < n; i++) {
-		const char *eq = find(a[i], '=');
-		if (!eq || eq == a[i].p)
+		struct span key, val;
+		if (!split_kv(a[i], &key, &val))
 			return fail(c, "unexpected \"%s\"", T(&t, a[i]));
-		size_t k = (size_t)(eq - a[i].p);
-		struct span key = sub(a[i], 0, k), val = sub(a[i], k + 1, a[i].n);
 		if (!is(key, "level"))
 			return fail(c, "unknown option \"%s\"", T(&t, key));
 		if (seen++)
@@ -562,11 +570,9 @@ static int parse_gpu(const struct ctx *c, struct bnd_request *r, const struct sp
 	r->near_gpu = true;
 	memcpy(r->unit, "C", 2);
 	for (size_t i = 1; i < n && rc == BND_OK; i++) {
-		const char *eq = find(a[i], '=');
-		if (!eq || eq == a[i].p)
+		struct span key, val;
+		if (!split_kv(a[i], &key, &val))
 			return fail(c, "unexpected \"%s\"", T(&t, a[i]));
-		size_t k = (size_t)(eq - a[i].p);
-		struct span key = sub(a[i], 0, k), val = sub(a[i], k + 1, a[i].n);
 		if (!is(key, "visible"))
 			return fail(c, "unknown key \"%s\"", T(&t, key));
 		if (i > 1)

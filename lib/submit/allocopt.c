@@ -146,22 +146,25 @@ static int set_overcommit(struct bnd_alloc *a, const char *v, char *err, size_t 
 	return BND_OK;
 }
 
-static int set_mem(struct bnd_alloc *a, const char *v, char *err, size_t errlen)
+/* A size option (--mem, --mem-per-cpu): its MiB, and that it was given. */
+static int set_size(const char *opt, uint64_t *mib, int *given, const char *v, char *err,
+		    size_t errlen)
 {
 	char perr[BND_ERRLEN] = "";
-	if (!v || bnd_mem_parse_size(v, &a->mem_mib, perr, sizeof(perr)) != BND_OK)
-		return bnd_fail(err, errlen, BND_EINVAL, "--mem: %s", perr);
-	a->has_mem = 1;
+	if (!v || bnd_mem_parse_size(v, mib, perr, sizeof(perr)) != BND_OK)
+		return bnd_fail(err, errlen, BND_EINVAL, "--%s: %s", opt, perr);
+	*given = 1;
 	return BND_OK;
+}
+
+static int set_mem(struct bnd_alloc *a, const char *v, char *err, size_t errlen)
+{
+	return set_size("mem", &a->mem_mib, &a->has_mem, v, err, errlen);
 }
 
 static int set_mem_per_cpu(struct bnd_alloc *a, const char *v, char *err, size_t errlen)
 {
-	char perr[BND_ERRLEN] = "";
-	if (!v || bnd_mem_parse_size(v, &a->mem_per_cpu_mib, perr, sizeof(perr)) != BND_OK)
-		return bnd_fail(err, errlen, BND_EINVAL, "--mem-per-cpu: %s", perr);
-	a->has_mem_per_cpu = 1;
-	return BND_OK;
+	return set_size("mem-per-cpu", &a->mem_per_cpu_mib, &a->has_mem_per_cpu, v, err, errlen);
 }
 
 static int set_mem_bind(struct bnd_alloc *a, const char *v, char *err, size_t errlen)

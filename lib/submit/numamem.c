@@ -165,17 +165,6 @@ struct nm {
 	char label[64];       /* "--mbind=cores:strict" */
 };
 
-static void nm_note(struct nm *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void nm_note(struct nm *m, const char *fmt, ...)
-{
-	if (m->out->nnotes >= BND_SUBMIT_MAX_NOTES)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(m->out->notes[m->out->nnotes++], BND_SUBMIT_TEXT, fmt, ap);
-	va_end(ap);
-}
-
 static int nm_refuse(struct nm *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int nm_refuse(struct nm *m, const char *fmt, ...)
 {
@@ -356,16 +345,16 @@ int bnd_submit_numamem(const struct bnd_request *r, enum bnd_mbind mbind,
 		return BND_OK;
 	snprintf(m.label, sizeof(m.label), "--mbind=%s", bnd_mbind_name(mbind));
 	if (a->in_job) {
-		nm_note(&m, "numamem: a step shares the memory Slurm booked for its job (the job's "
+		bnd_submit_note(m.out, "numamem: a step shares the memory Slurm booked for its job (the job's "
 			"own --mbind asked for it): nothing to add");
 		return BND_OK;
 	}
 	if (strstr(a->gres, BND_NUMAMEM_GRES ":")) {
-		nm_note(&m, "numamem: --gres=%s already asks for it: kept as given", a->gres);
+		bnd_submit_note(m.out, "numamem: --gres=%s already asks for it: kept as given", a->gres);
 		return BND_OK;
 	}
 	if (!a->has_mem && !a->has_mem_per_cpu) {
-		nm_note(&m, "numamem: without --mem or --mem-per-cpu Slurm books no memory per NUMA "
+		bnd_submit_note(m.out, "numamem: without --mem or --mem-per-cpu Slurm books no memory per NUMA "
 			"node (the site's DefMemPerCPU is not known here): the node's own accounting "
 			"holds");
 		return BND_OK;

@@ -63,14 +63,13 @@ static int add_count(struct tr *t, const char *name, long long value, const char
 	return BND_OK;
 }
 
-static void note(struct tr *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(struct tr *t, const char *fmt, ...)
+void bnd_submit_note(struct bnd_submit *out, const char *fmt, ...)
 {
-	if (t->out->nnotes >= BND_SUBMIT_MAX_NOTES)
+	if (out->nnotes >= BND_SUBMIT_MAX_NOTES)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(t->out->notes[t->out->nnotes++], BND_SUBMIT_TEXT, fmt, ap);
+	vsnprintf(out->notes[out->nnotes++], BND_SUBMIT_TEXT, fmt, ap);
 	va_end(ap);
 }
 
@@ -126,7 +125,7 @@ static int memory_checks(struct tr *t, enum bnd_mbind mbind)
 				bnd_mbind_name(mbind), a->mem_bind);
 	if ((mbind == BND_M_CORES_STRICT || mbind == BND_M_NLOCAL) && !a->has_mem &&
 	    !a->has_mem_per_cpu)
-		note(t, "--mbind=%s reserves the step's memory on the NUMA nodes of its cores: "
+		bnd_submit_note(t->out, "--mbind=%s reserves the step's memory on the NUMA nodes of its cores: "
 		     "without --mem or --mem-per-cpu that is the site's default (DefMemPerCPU)",
 		     bnd_mbind_name(mbind));
 	return BND_OK;
@@ -262,7 +261,7 @@ static int whole_node_rule(struct tr *t)
 			return refuse(t, "%s, so its step needs every CPU the job has on its nodes; "
 				      "%s makes a step use only the CPUs it asks for", why,
 				      a->cpus_per_task ? "-c" : a->exact ? "--exact" : "--exclusive");
-		note(t, "a step takes every CPU of its job on its nodes (it gives no -c, --exact or "
+		bnd_submit_note(t->out, "a step takes every CPU of its job on its nodes (it gives no -c, --exact or "
 		     "--exclusive): the job must hold whole nodes (--exclusive, which a job's own "
 		     "--binding of this kind asks for)");
 		return BND_OK;
@@ -395,7 +394,7 @@ static int per_node_rule(struct tr *t)
 	int fixed = 1, tmin = fewest_tasks_per_node(t->a, &fixed);
 	int s = bnd_div_ceil(t->n->amount, tmin);
 	if (!fixed)
-		note(t, "-n without -N or --ntasks-per-node: Slurm may put a task alone on a node, "
+		bnd_submit_note(t->out, "-n without -N or --ntasks-per-node: Slurm may put a task alone on a node, "
 		     "so each task asks for all %d %s; give --ntasks-per-node to share them",
 		     t->n->amount, t->n->unit_names);
 	return t->n->unit == BND_NEED_THREAD ? thread_rule(t, s) : core_rule(t, s);

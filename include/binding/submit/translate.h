@@ -54,6 +54,9 @@ int bnd_submit_translate(const struct bnd_request *r, enum bnd_mbind mbind,
 			 const struct bnd_alloc *a, enum bnd_submit_mode mode,
 			 struct bnd_submit *out, char *err, size_t errlen);
 
+/* Adds a note to out->notes; past BND_SUBMIT_MAX_NOTES it is dropped. */
+void bnd_submit_note(struct bnd_submit *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* "--cpus-per-task=2 --threads-per-core=1" ("--exclusive" for that flag),
  * "" when nothing is set. */
 int bnd_submit_options_text(const struct bnd_submit *s, char *buf, size_t buflen);
