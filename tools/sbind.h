@@ -31,11 +31,11 @@ int sbind_parse_mask(const struct bnd_topology *t, const char *mask, bnd_cpuset_
 /* The state dir: --state, else $BINDING_STATE_DIR, else the default. */
 const char *sbind_state_dir(const char *opt);
 
-/* Adds the cpus held by records in the state dir to `held`. */
 /* The state file's records, read without the lock; on failure says so on
  * stderr as "sbind WHAT: why" and returns SBIND_EXIT_ERROR. */
 struct bnd_state_file;
 int sbind_state_read(const char *what, const char *state_dir, struct bnd_state_file *f);
+/* Adds the cpus held by records in the state dir to `held`. */
 int sbind_state_held(const char *state_dir, bnd_cpuset_t *held);
 
 /* The memory side of a request (memory/memplace.h). */
@@ -104,9 +104,9 @@ int sbind_cmd_metrics(int argc, char **argv);
 int sbind_cmd_draw(int argc, char **argv);
 /* gres-conf (sbind_gresconf.c): the node's numamem GRES lines */
 int sbind_cmd_gres_conf(int argc, char **argv);
-/* complete binding|mbind|commands|options CMD|value CMD OPT (sbind.c) */
+/* complete binding|mbind|commands|options CMD|value CMD OPT (sbind_opts.c) */
 int sbind_cmd_complete(int argc, char **argv);
-/* sbind --help's whole text (sbind.c) */
+/* sbind --help's whole text (sbind_opts.c) */
 int sbind_help(FILE *f);
 /* sbind submit --help's Slurm options, after its own (sbind_submit.c) */
 void sbind_submit_help(FILE *f);

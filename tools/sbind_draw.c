@@ -75,7 +75,7 @@ static int draw_set(void *ctx, int id, const char *arg)
 int sbind_cmd_draw(int argc, char **argv)
 {
 	struct draw_opts d = { .format = "xml", .output = "-" };
-	int first, prc = sbind_getopt("draw", argc, argv, NULL, NULL, draw_set, &d, &first);
+	int prc = sbind_getopt("draw", argc, argv, NULL, NULL, draw_set, &d, NULL);
 	if (prc)
 		return prc < 0 ? SBIND_EXIT_OK : prc;
 	const char *state = d.state, *source = d.source, *format = d.format, *output = d.output;

@@ -43,9 +43,8 @@ static int gc_set(void *ctx, int id, const char *arg)
 
 static int parse(int argc, char **argv, struct gc_opts *o)
 {
-	int first;
 	*o = (struct gc_opts){ .format = "gres" };
-	return sbind_getopt("gres-conf", argc, argv, NULL, NULL, gc_set, o, &first);
+	return sbind_getopt("gres-conf", argc, argv, NULL, NULL, gc_set, o, NULL);
 }
 
 /* mem_reserve= of the plugin's plugstack line when not given. */

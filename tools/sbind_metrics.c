@@ -57,7 +57,7 @@ int sbind_cmd_metrics(int argc, char **argv)
 {
 	struct metrics_opts mo = { 0 };
 	char err[BND_ERRLEN] = "";
-	int first, prc = sbind_getopt("metrics", argc, argv, NULL, NULL, metrics_set, &mo, &first);
+	int prc = sbind_getopt("metrics", argc, argv, NULL, NULL, metrics_set, &mo, NULL);
 	if (prc)
 		return prc < 0 ? SBIND_EXIT_OK : prc;
 	const char *state = mo.state, *source = mo.source, *output = mo.output;

@@ -482,6 +482,13 @@ static const struct sbind_opt *opt_of_id(const struct sbind_cmd *c, int id)
 	return NULL;
 }
 
+int sbind_set_string(void *ctx, int id, const char *arg)
+{
+	(void)id;
+	*(const char **)ctx = arg;
+	return 0;
+}
+
 int sbind_getopt(const char *name, int argc, char **argv, const char *shorts,
 		 const struct option *more, sbind_set_fn set, void *ctx, int *operand)
 {
@@ -507,7 +514,8 @@ int sbind_getopt(const char *name, int argc, char **argv, const char *shorts,
 		fprintf(stderr, "sbind %s: unexpected argument \"%s\"\n", name, argv[optind]);
 		rc = SBIND_EXIT_USAGE;
 	}
-	*operand = optind;
+	if (operand)
+		*operand = optind;
 	return rc;
 }
 

@@ -68,12 +68,14 @@ int sbind_cmd_synopsis(const struct sbind_cmd *c, char *buf, size_t len);
 /* Parses argv (argv[0] the command's name) by the command's rows and
  * more (NULL, or extra getopt rows with their short letters in shorts):
  * set(ctx, id, optarg) for each option, an SA_WORDS value checked first.
- * Returns 0 with *operand the first operand's index (an operand where the
+ * Returns 0 with *operand (when not NULL) the first operand's index (an operand where the
  * command takes none is refused), -1 after --help (printed), else the
  * setter's code or SBIND_EXIT_USAGE (said on stderr). */
 typedef int (*sbind_set_fn)(void *ctx, int id, const char *arg);
 int sbind_getopt(const char *name, int argc, char **argv, const char *shorts,
 		 const struct option *more, sbind_set_fn set, void *ctx, int *operand);
+/* A setter for a command whose one option is a string: ctx is its const char *. */
+int sbind_set_string(void *ctx, int id, const char *arg);
 
 /* `sbind CMD --help`'s usage and options. */
 void sbind_cmd_usage(const struct sbind_cmd *c, FILE *f);

@@ -131,9 +131,8 @@ static int check_opts(struct place_opts *o)
 
 static int parse_opts(int argc, char **argv, struct place_opts *o)
 {
-	int first;
 	*o = (struct place_opts){ .format = "text", .ntasks = 1, .owner = -1 };
-	int rc = sbind_getopt("place", argc, argv, NULL, NULL, set_opt, o, &first);
+	int rc = sbind_getopt("place", argc, argv, NULL, NULL, set_opt, o, NULL);
 	return rc ? rc : check_opts(o);
 }
 

@@ -103,17 +103,10 @@ static int check(const struct line *v, size_t n)
 	return shown ? SBIND_EXIT_USAGE : SBIND_EXIT_OK;
 }
 
-static int rankfile_set(void *ctx, int id, const char *arg)
-{
-	(void)id;
-	*(const char **)ctx = arg;
-	return 0;
-}
-
 int sbind_cmd_rankfile(int argc, char **argv)
 {
 	const char *output = NULL;
-	int first, prc = sbind_getopt("rankfile", argc, argv, NULL, NULL, rankfile_set, &output,
+	int first, prc = sbind_getopt("rankfile", argc, argv, NULL, NULL, sbind_set_string, &output,
 				      &first);
 	if (prc)
 		return prc < 0 ? SBIND_EXIT_OK : prc;

@@ -363,7 +363,7 @@ static int status_set(void *ctx, int id, const char *arg)
 int sbind_cmd_status(int argc, char **argv)
 {
 	struct status_opts so = { .format = "text" };
-	int first, prc = sbind_getopt("status", argc, argv, NULL, NULL, status_set, &so, &first);
+	int prc = sbind_getopt("status", argc, argv, NULL, NULL, status_set, &so, NULL);
 	if (prc)
 		return prc < 0 ? SBIND_EXIT_OK : prc;
 	const char *state = so.state, *source = so.source, *format = so.format;
@@ -437,7 +437,7 @@ static int release_set(void *ctx, int id, const char *arg)
 int sbind_cmd_release(int argc, char **argv)
 {
 	struct release_opts ro = { 0 };
-	int first, prc = sbind_getopt("release", argc, argv, NULL, NULL, release_set, &ro, &first);
+	int prc = sbind_getopt("release", argc, argv, NULL, NULL, release_set, &ro, NULL);
 	if (prc)
 		return prc < 0 ? SBIND_EXIT_OK : prc;
 	const char *state = ro.state, *jtext = ro.jtext, *stext = ro.stext;
@@ -469,17 +469,10 @@ int sbind_cmd_release(int argc, char **argv)
 	return SBIND_EXIT_OK;
 }
 
-static int gc_set(void *ctx, int id, const char *arg)
-{
-	(void)id;
-	*(const char **)ctx = arg;
-	return 0;
-}
-
 int sbind_cmd_gc(int argc, char **argv)
 {
 	const char *state = NULL;
-	int first, prc = sbind_getopt("gc", argc, argv, NULL, NULL, gc_set, &state, &first);
+	int prc = sbind_getopt("gc", argc, argv, NULL, NULL, sbind_set_string, &state, NULL);
 	if (prc)
 		return prc < 0 ? SBIND_EXIT_OK : prc;
 	struct bnd_state_opts o = { .dir = sbind_state_dir(state), .log = sbind_log_stderr };

@@ -134,7 +134,6 @@ static int parse_opts(int argc, char **argv, struct submit_opts *o)
 	char shorts[32];
 	struct option *keys = key_options(shorts, sizeof(shorts));
 	enum bnd_submit_cmd cmd = BND_CMD_SRUN;
-	int first;
 	if (!keys)
 		return SBIND_EXIT_ERROR;
 	*o = (struct submit_opts){ .format = "text" };
@@ -145,7 +144,7 @@ static int parse_opts(int argc, char **argv, struct submit_opts *o)
 		else if (!strncmp(argv[i], "--command=", 10))
 			bnd_submit_cmd_parse(argv[i] + 10, &cmd, NULL, 0);
 	bnd_alloc_init(&o->alloc, cmd);
-	int rc = sbind_getopt("submit", argc, argv, shorts, keys, one_opt, o, &first);
+	int rc = sbind_getopt("submit", argc, argv, shorts, keys, one_opt, o, NULL);
 	free(keys);
 	return rc;
 }

@@ -211,7 +211,7 @@ static int topology_set(void *ctx, int id, const char *arg)
 int sbind_cmd_topology(int argc, char **argv)
 {
 	struct topology_opts o = { .format = "sge" };
-	int first, prc = sbind_getopt("topology", argc, argv, NULL, NULL, topology_set, &o, &first);
+	int prc = sbind_getopt("topology", argc, argv, NULL, NULL, topology_set, &o, NULL);
 	if (prc)
 		return prc < 0 ? SBIND_EXIT_OK : prc;
 	const char *source = o.source, *mask = o.mask, *state = o.state, *format = o.format;

@@ -243,7 +243,8 @@ static int explicit_pair(const struct ctx *c, struct bnd_request *r, struct span
 }
 
 /* Room for the pairs of fields a[0..n): one per field and one more per
- * ';' in them, at most one past the limit (for its message). */
+ * ';' in them, at most the limit (explicit_pair refuses the next pair
+ * before storing it). */
 static int alloc_pairs(const struct ctx *c, struct bnd_request *r, const struct span *a, size_t n)
 {
 	size_t room = 0;

@@ -3,10 +3,8 @@
  * by stateformat.c and read by stateparse.c. */
 #include "binding/state/statefile.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,10 +2,8 @@
  * record's line): unchanged records keep their own bytes. */
 #include "binding/state/statefile.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

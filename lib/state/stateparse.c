@@ -2,10 +2,8 @@
  * record read whole on demand): strict, a damaged line named. */
 #include "binding/state/statefile.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

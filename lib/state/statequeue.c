@@ -82,10 +82,11 @@ static const struct bnd_state_record **candidates(struct bnd_state_file *f,
  * was placed, 0 when it does not fit, -1 when its request (cut short in
  * the file) cannot be parsed again: only its own retry can tell. */
 static int serve(const struct bnd_topology *t, const struct bnd_state_file *f,
-		 const struct bnd_state_record *d, struct bnd_request *req, bnd_cpuset_t *ahead)
+		 const struct bnd_state_record *d, bnd_cpuset_t *ahead)
 {
 	char err[BND_ERRLEN];
-	if (bnd_request_parse(req, d->request, err, sizeof(err)) != BND_OK)
+	struct bnd_request req;
+	if (bnd_request_parse(&req, d->request, err, sizeof(err)) != BND_OK)
 		return -1;
 	struct bnd_alloc_args da = {
 		.job = d->job, .step = d->step, .ntasks = d->want_groups, .allowed = d->want,
@@ -96,8 +97,8 @@ static int serve(const struct bnd_topology *t, const struct bnd_state_file *f,
 	bnd_cpuset_or(&taken, ahead);
 	struct bnd_domain dom = { d->want, &taken, NULL };
 	struct bnd_placement p;
-	int rc = bnd_place(t, &dom, req, d->want_groups, &p, err, sizeof(err));
-	bnd_request_clear(req); /* req is reused for the next record */
+	int rc = bnd_place(t, &dom, &req, d->want_groups, &p, err, sizeof(err));
+	bnd_request_clear(&req);
 	if (rc != BND_OK)
 		return 0;
 	bnd_cpuset_or(ahead, &p.all_cpus);
@@ -140,12 +141,11 @@ int bnd_state_queue_fits(const struct bnd_topology *t, struct bnd_state_file *f,
 		free(v);
 		return BND_ENOMEM;
 	}
-	struct bnd_request req; /* each record's, parsed in turn (serve frees its lists) */
 	bnd_cpuset_t ahead, held;
 	bnd_cpuset_zero(&ahead);
 	bnd_state_held(f, 0, &held);
 	for (int k = 0; k < n; k++)
-		if (t ? serve(t, f, v[k], &req, &ahead) != 0 : count_fits(v[k], &held, &ahead))
+		if (t ? serve(t, f, v[k], &ahead) != 0 : count_fits(v[k], &held, &ahead))
 			v[kept++] = v[k];
 	if (!kept) {
 		free(v);
@@ -166,9 +166,8 @@ int bnd_state_queue_ahead(const struct bnd_topology *t, struct bnd_state_file *f
 		return BND_ENOMEM;
 	if (!n)
 		return BND_OK;
-	struct bnd_request req;
 	for (int k = 0; k < n; k++)
-		serve(t, f, v[k], &req, ahead);
+		serve(t, f, v[k], ahead);
 	free(v);
 	return BND_OK;
 }

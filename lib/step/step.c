@@ -640,9 +640,9 @@ static void task_memory(const struct bnd_step *s, const struct task_gpus *g, boo
 						      m->err, sizeof(m->err)) != BND_OK;
 	} else if (s->mbind != BND_M_NONE) {
 		/* without cores of its own: the rule sbind place says too */
-		if (!bound && bnd_mbind_unbound(s->mbind, bnd_step_asks_cores(s), m->err,
-						sizeof(m->err)) != BND_OK)
-			m->failed = bnd_step_asks_cores(s) || !why;
+		bool asks = bnd_step_asks_cores(s);
+		if (!bound && bnd_mbind_unbound(s->mbind, asks, m->err, sizeof(m->err)) != BND_OK)
+			m->failed = asks || !why;
 		else
 			m->failed = bnd_apply_mempolicy(s->topo, s->mbind, bound ? cpus : NULL, m->desc,
 							sizeof(m->desc), m->err, sizeof(m->err)) != BND_OK;

@@ -317,12 +317,9 @@ static void a_step(struct bnd_config *cfg)
 {
 	char err[BND_ERRLEN];
 	struct bnd_step s;
-	struct bnd_option_value binding;
-	memset(&binding, 0, sizeof(binding));
-	ck_assert_int_eq(bnd_option_value_set(&binding, BND_OPT_BINDING, "pe:linear:1"), BND_OK);
 	struct bnd_step_in in = {
 		.cfg = cfg, .job = 7, .step = 0, .uid = (uint32_t)getuid(), .ntasks = 1,
-		.step_cores = "0", .job_cores = "0", .binding = &binding,
+		.step_cores = "0", .job_cores = "0", .binding = tu_option(BND_OPT_BINDING, "pe:linear:1"),
 		.step_nodelist = "n1", .owner = getpid(),
 	};
 	ck_assert_int_eq(bnd_topocache_warmup(cfg->state_dir, NULL, err, sizeof(err)), BND_OK);
@@ -337,7 +334,7 @@ static void a_step(struct bnd_config *cfg)
 	bnd_taskenv_free(&r.env);
 	ck_assert_int_eq(bnd_step_finish(&s), BND_OK);
 	bnd_step_free(&s);
-	bnd_option_value_clear(&binding);
+	tu_options_free();
 }
 
 /* A damaged state kept aside, the next transaction finding it by inode. */
