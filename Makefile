@@ -200,11 +200,13 @@ $(B)/bench/%: bench/%.c $(CGSCRATCH) $(B)/libbinding.a
 # to $(B)/results; the last line is the total, and make check's verdict.
 # Two lanes side by side, each about one CPU's work, so that neither waits
 # on the other (docs/testing.md, "Time"):
-#   check-guests: every QEMU boot, one after the other (TCG keeps about one
-#     CPU busy): the host's numa and guest stages, then each other
-#     release's guest node (built in its chroot first);
-#   check-rest: the host's unit, cli, e2e, pkg and fuzz stages, then each
-#     other release's build, e2e files, package and upgrade in its chroot.
+#   check-guests: every QEMU boot, one after the other (single-threaded TCG
+#     keeps one CPU busy): the host's numa and guest stages, each other
+#     release's guest node (built in its chroot first); then the host's
+#     stages that start no Slurm: unit, cli and fuzz;
+#   check-rest: every private Slurm cluster on the host, one at a time:
+#     the host's e2e and pkg stages, then each other release's build, e2e
+#     files, package and upgrade in its chroot.
 # Every stage runs whatever an earlier one did; one that exits non-zero
 # without counting a failure (a build error) counts one (tests/stage.sh).
 # What both lanes use is built, and the chroots made when stale, before
@@ -220,18 +222,18 @@ check: deps
 STAGE = sh tests/stage.sh $(B)/results
 
 check-guests: all
-	@echo "guests: the QEMU lane runs beside the others; its log: $(B)/guests.log"
+	@echo "guests: the QEMU lane (then unit, cli, fuzz) runs beside the others; its log: $(B)/guests.log"
 	@{ $(STAGE) numa $(MAKE) numa; \
 	  $(STAGE) e2e-guest $(MAKE) e2e-guest; \
-	  $(STAGE) releases-guest env RELEASE_PARTS="build guest" sh tests/releases/run.sh; } >$(B)/guests.log 2>&1; \
-		echo "===== the QEMU lane (numa, e2e-guest, the releases' guests), its log:"; cat $(B)/guests.log
+	  $(STAGE) releases-guest env RELEASE_PARTS="build guest" sh tests/releases/run.sh; \
+	  $(STAGE) unit $(MAKE) unit; \
+	  $(STAGE) cli $(MAKE) cli; \
+	  $(STAGE) fuzz $(MAKE) fuzz; } >$(B)/guests.log 2>&1; \
+		echo "===== the QEMU lane (numa, e2e-guest, the releases' guests; unit, cli, fuzz), its log:"; cat $(B)/guests.log
 
 check-rest: all
-	@$(STAGE) unit $(MAKE) unit
-	@$(STAGE) cli $(MAKE) cli
 	@$(STAGE) e2e $(MAKE) e2e
 	@$(STAGE) pkg $(MAKE) pkg
-	@$(STAGE) fuzz $(MAKE) fuzz
 	@$(STAGE) releases env RELEASE_PARTS="build e2e pkg upgrade" sh tests/releases/run.sh >$(B)/releases.log 2>&1; \
 		echo "===== make releases (tests/releases/run.sh: build e2e pkg upgrade), its log:"; cat $(B)/releases.log
 

@@ -119,7 +119,7 @@ boot() {
 	stdin=/dev/null
 	if [ "${GUEST_SHELL:-0}" = 1 ]; then serial=stdio; stdin=/dev/tty; fi
 	# shellcheck disable=SC2086
-	"$qemu" -nodefaults -no-reboot -machine pc -accel tcg,thread=multi,tb-size=256 \
+	"$qemu" -nodefaults -no-reboot -machine pc -accel "$NUMA_ACCEL" \
 		-cpu max,vendor=GenuineIntel -smp 16,sockets=2,dies=2,cores=2,threads=2 \
 		-m 2048M $numa_args -display none -vga none -serial "$serial" \
 		-fsdev local,id=fsroot,path="$(qarg "${root:-/}")",security_model=none,readonly=on,multidevs=remap \

@@ -31,6 +31,16 @@ harness_lock() { # CACHE SECONDS
 	fi
 }
 
+# QEMU's accelerator for both guests: TCG with one host thread for all the
+# vCPUs. make check runs a guest beside the other lane's stages on 2 CPUs;
+# multi-threaded TCG's 16 vCPU threads kept 1.25 CPUs busy, spinning in the
+# guest's locks whenever the host preempted a vCPU, and took the other
+# lane's CPU. A g20-only guest run (2026-11-28) beside one CPU hog: 114 s
+# and 124 s of CPU with thread=multi, 58 s and 59 s with thread=single;
+# idle 77 s and 69 s.
+# shellcheck disable=SC2034 # used by the run.sh files that source this
+NUMA_ACCEL="tcg,thread=single,tb-size=256"
+
 # The guest kernels' command line after the console, for both guests.
 # no_ipi_broadcast=1: with the default all-but-self shorthand IPI, QEMU 7.2's
 # multi-threaded TCG seems to lose one now and then; the first cross-CPU call after

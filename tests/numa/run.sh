@@ -55,7 +55,7 @@ console=$cache/console.log
 boot() {
 	rm -f "$console"
 	# shellcheck disable=SC2086
-	"$qemu" -nodefaults -no-reboot -machine pc -accel tcg,thread=multi,tb-size=256 \
+	"$qemu" -nodefaults -no-reboot -machine pc -accel "$NUMA_ACCEL" \
 		-cpu max,vendor=GenuineIntel -smp 8,sockets=2,dies=2,cores=2,threads=1 \
 		-m 1024M $numa_args -display none -vga none \
 		-serial "file:$console" -kernel "$cache/vmlinux" -initrd "$cache/initramfs.cpio" \
