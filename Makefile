@@ -103,7 +103,7 @@ FUZZ_OBJ     := $(LIB_SRC:lib/%.c=$(B)/fuzz/lib/%.o)
 export BINDING_TOPOLOGIES ?= $(CURDIR)/tests/topologies
 export BINDING_BUILD := $(abspath $(B))
 
-.PHONY: all deps check check-guests check-rest releases unit-programs e2e-helpers unit unit-plain unit-san cli e2e pkg numa fuzz fuzz-run fuzz-long lint demo bench install clean \
+.PHONY: all deps check check-guests check-rest check-gang releases unit-programs e2e-helpers unit unit-plain unit-san cli e2e pkg numa fuzz fuzz-run fuzz-long lint demo bench install clean \
 	doc-examples
 
 all: $(B)/libbinding.a $(TOOLS_BIN) $(if $(wildcard spank_binding.c),$(PLUGIN)) $(MANPAGES) $(CLI_FILTER) \
@@ -198,44 +198,55 @@ $(B)/bench/%: bench/%.c $(CGSCRATCH) $(B)/libbinding.a
 
 # The README's test command. Each stage appends "name passed failed skipped"
 # to $(B)/results; the last line is the total, and make check's verdict.
-# Two lanes side by side, each about one CPU's work, so that neither waits
-# on the other (docs/testing.md, "Time"):
+# Three lanes side by side (docs/testing.md, "Time"):
 #   check-guests: every QEMU boot, one after the other (single-threaded TCG
-#     keeps one CPU busy): the host's numa and guest stages, each other
-#     release's guest node (built in its chroot first); then the host's
-#     stages that start no Slurm: unit, cli and fuzz;
-#   check-rest: every private Slurm cluster on the host, one at a time:
-#     the host's e2e and pkg stages, then each other release's build, e2e
-#     files, package and upgrade in its chroot.
+#     keeps one CPU busy): the host's numa and guest stages, then each
+#     other release's guest node (built in its chroot first). The longest
+#     lane: nothing else goes into it;
+#   check-rest: the host's e2e files but the gang ones, its package, each
+#     other release's build, e2e files (the same), package and upgrade in
+#     its chroot, one private Slurm cluster at a time; then cli;
+#   check-gang: the gang and suspend files (t30, t31) on every release,
+#     each on a private cluster of its own, which wait on Slurm's time
+#     slices and on srun's 60 s retry of a step a suspended job refused
+#     and so leave most of a CPU free; lint, unit and fuzz fill it.
 # Every stage runs whatever an earlier one did; one that exits non-zero
 # without counting a failure (a build error) counts one (tests/stage.sh).
-# What both lanes use is built, and the chroots made when stale, before
+# What the lanes use is built, and the chroots made when stale, before
 # the lanes start.
+GANG_FILES = t30 t31
+
 check: deps
 	@rm -f $(B)/results $(B)/results.times
 	$(MAKE) -j$(JOBS) all e2e-helpers $(B)/guest/pagenode
-	$(MAKE) lint
 	@sh tests/releases/run.sh --ensure
-	$(MAKE) -j2 check-guests check-rest
+	$(MAKE) -j3 check-guests check-rest check-gang
 	@sh tests/summary.sh $(B)/results
 
 STAGE = sh tests/stage.sh $(B)/results
 
 check-guests: all
-	@echo "guests: the QEMU lane (then unit, cli, fuzz) runs beside the others; its log: $(B)/guests.log"
+	@echo "guests: the QEMU lane runs beside the others; its log: $(B)/guests.log"
 	@{ $(STAGE) numa $(MAKE) numa; \
 	  $(STAGE) e2e-guest $(MAKE) e2e-guest; \
-	  $(STAGE) releases-guest env RELEASE_PARTS="build guest" sh tests/releases/run.sh; \
-	  $(STAGE) unit $(MAKE) unit; \
-	  $(STAGE) cli $(MAKE) cli; \
-	  $(STAGE) fuzz $(MAKE) fuzz; } >$(B)/guests.log 2>&1; \
-		echo "===== the QEMU lane (numa, e2e-guest, the releases' guests; unit, cli, fuzz), its log:"; cat $(B)/guests.log
+	  $(STAGE) releases-guest env RELEASE_PARTS="build guest" sh tests/releases/run.sh; } >$(B)/guests.log 2>&1; \
+		echo "===== the QEMU lane (numa, e2e-guest, the releases' guests), its log:"; cat $(B)/guests.log
 
 check-rest: all
-	@$(STAGE) e2e $(MAKE) e2e
+	@$(STAGE) e2e env E2E_SKIP="$(GANG_FILES)" $(MAKE) e2e
 	@$(STAGE) pkg $(MAKE) pkg
-	@$(STAGE) releases env RELEASE_PARTS="build e2e pkg upgrade" sh tests/releases/run.sh >$(B)/releases.log 2>&1; \
-		echo "===== make releases (tests/releases/run.sh: build e2e pkg upgrade), its log:"; cat $(B)/releases.log
+	@$(STAGE) releases env E2E_SKIP="$(GANG_FILES)" RELEASE_PARTS="build e2e pkg upgrade" sh tests/releases/run.sh >$(B)/releases.log 2>&1; \
+		echo "===== make releases (tests/releases/run.sh: build e2e pkg upgrade, no gang files), its log:"; cat $(B)/releases.log
+	@$(STAGE) cli $(MAKE) cli
+
+check-gang: all e2e-helpers
+	@{ $(STAGE) lint $(MAKE) lint; \
+	  $(STAGE) e2e-gang env E2E_STAGE=e2e-gang sh tests/e2e/run.sh $(GANG_FILES); \
+	  $(STAGE) releases-gang env RELEASE_PARTS="build e2e" RELEASE_E2E="$(GANG_FILES)" RELEASE_E2E_NAME=e2e-gang \
+		sh tests/releases/run.sh; \
+	  $(STAGE) unit $(MAKE) unit; \
+	  $(STAGE) fuzz $(MAKE) fuzz; } >$(B)/gang.log 2>&1; \
+		echo "===== the gang lane (lint, $(GANG_FILES) on every release, unit, fuzz), its log:"; cat $(B)/gang.log
 
 # Every test program built first, JOBS at a time (serially the two builds
 # were most of the stage); then each runs in turn.

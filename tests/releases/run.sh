@@ -20,6 +20,8 @@
 #   sh tests/releases/run.sh --others       prints those suites
 #   sh tests/releases/run.sh --ensure       makes their chroots, if stale
 # Environment: RELEASE_E2E, RELEASE_GUEST (which files; empty: none),
+# E2E_SKIP (e2e files left out, tests/e2e/run.sh), RELEASE_E2E_NAME (the
+# e2e part's name in the results, default e2e),
 # RELEASE_SOAK_STEPS, RELEASE_GANG_STEPS,
 # RELEASE_PARTS (default "build e2e pkg upgrade guest"), BINDING_CHROOTS,
 # KEEP_RELEASE=1 (keep the tree's copy in the chroot).
@@ -138,11 +140,11 @@ part_e2e() {	# SUITE RELEASE
 	local out rc
 	# shellcheck disable=SC2086 # a list of file-name prefixes
 	out=$(in_chroot "$1" env BINDING_BUILD="$copy/build" KEEP_E2E="${KEEP_E2E:-0}" \
-		E2E_DEBUG="${E2E_DEBUG:-info}" SOAK_STEPS="$RELEASE_SOAK_STEPS" \
+		E2E_DEBUG="${E2E_DEBUG:-info}" SOAK_STEPS="$RELEASE_SOAK_STEPS" E2E_SKIP="${E2E_SKIP:-}" \
 		GANG_STEPS="$RELEASE_GANG_STEPS" bash tests/e2e/run.sh $RELEASE_E2E 2>&1); rc=$?
 	printf '%s\n' "$out" | grep -E '^(== |  FAIL|   \(|cluster: (mode|up)|e2e)' | sed 's/^/  /'
 	[ $rc -ne 0 ] && printf '%s\n' "$out" | sed -n '/^e2e failures:/,$p' | tail -n 60 | sed 's/^/  /'
-	record_counts e2e "$2" e2e $rc "$out"
+	record_counts "${RELEASE_E2E_NAME:-e2e}" "$2" e2e $rc "$out"
 }
 
 part_pkg() {	# SUITE RELEASE
