@@ -1,5 +1,5 @@
 #!/bin/sh
-# One stage of make check's lanes (Makefile, check-guests and check-rest):
+# One stage of make check's lanes (Makefile: check-guests, check-rest, check-gang):
 #   sh tests/stage.sh RESULTS NAME CMD...
 # runs CMD and always exits 0, so that the lane's next stages run too. A
 # stage that exits non-zero appends "stage:NAME 0 1 0" to RESULTS: one that

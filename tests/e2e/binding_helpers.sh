@@ -24,13 +24,14 @@ wait_bg() {
 
 # job_named NAME [SECONDS=20]: the id of the running job called NAME.
 job_named() {
-	local id
-	for _ in $(seq 1 $(($(e2e_wait_secs "${2:-20}") * 10))); do
+	local id end
+	end=$(e2e_deadline "$(e2e_wait_secs "${2:-20}")")
+	while :; do
 		id=$(squeue -h -n "$1" -t R -o %i 2>/dev/null | head -1)
 		[ -n "$id" ] && { echo "$id"; return 0; }
-		sleep 0.1
+		e2e_before "$end" || return 1
+		e2e_nap
 	done
-	return 1
 }
 
 # jobs_known: every job id the controller knows, finished ones too (MinJobAge

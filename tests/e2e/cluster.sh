@@ -75,6 +75,24 @@ _e2e_say() { echo "cluster: $*" >&2; }
 
 _e2e_now() { date +%s.%N; }
 
+# Polling without starting programs. Each program started costs about
+# 80 ms of CPU in the guest node (single-threaded TCG: one host CPU for all
+# its vCPUs), and a wait loop that ran `date`, two `awk` and `sleep` every
+# 0.1 s kept that CPU from the Slurm daemons it waited for. A deadline is
+# microseconds since the epoch (bash's EPOCHREALTIME, its decimal point
+# dropped); a nap is `read -t` on a pipe no one writes (E2E_POLL seconds,
+# 0.1 by default, 0.5 in the guest).
+e2e_deadline() {	# SECONDS: the deadline that many seconds from now
+	echo $(( ${EPOCHREALTIME//[!0-9]/} + ${1%.*} * 1000000 ))
+}
+e2e_before() { [ "${EPOCHREALTIME//[!0-9]/}" -lt "$1" ]; }	# DEADLINE
+e2e_nap() {
+	[ -n "${_E2E_NAP_FD:-}" ] && [ "${_E2E_NAP_PID:-}" = "$BASHPID" ] ||
+		{ exec {_E2E_NAP_FD}<> <(:); _E2E_NAP_PID=$BASHPID; }
+	read -r -t "${E2E_POLL:-0.1}" -u "$_E2E_NAP_FD" _ || :
+	return 0
+}
+
 _e2e_elapsed() { awk -v a="$1" -v b="$(_e2e_now)" 'BEGIN { printf "%.1f", b - a }'; }
 
 # Why a random probe: fixed ports collide with a second cluster or a real
@@ -424,16 +442,15 @@ e2e_wait_secs() { if [ "${1:-0}" -lt "$E2E_WAIT_MIN" ]; then echo "$E2E_WAIT_MIN
 # wait_until SECONDS CMD...: what the tests use (the floor above applies).
 wait_until() { local s; s=$(e2e_wait_secs "$1"); shift; _e2e_wait_until "$s" "$@"; }
 
-_e2e_wait_until() {	# SECONDS CMD...: polls every 0.1 s; CMD's rc 2 means "give up"
+_e2e_wait_until() {	# SECONDS CMD...: polls every E2E_POLL s; CMD's rc 2 means "give up"
 	local end rc
-	end=$(awk -v t="$1" -v n="$(_e2e_now)" 'BEGIN { printf "%.1f", n + t }'); shift
+	end=$(e2e_deadline "$1"); shift
 	while :; do
 		"$@"; rc=$?
 		[ $rc -eq 0 ] && return 0
 		[ $rc -eq 2 ] && return 2
-		awk -v e="$end" -v n="$(_e2e_now)" 'BEGIN { exit !(n > e) }' && return 1
-		# E2E_POLL: a slower poll leaves an emulated guest's cpus to Slurm
-		sleep "${E2E_POLL:-0.1}"
+		e2e_before "$end" || return 1
+		e2e_nap
 	done
 }
 
@@ -498,13 +515,7 @@ run_as_user() {
 # Queue helpers: run.sh clears the queue between test files.
 squeue_empty() { [ -z "$(squeue -h -o %i 2>/dev/null)" ]; }
 
-wait_squeue_empty() {
-	for _ in $(seq 1 $(($(e2e_wait_secs "${1:-30}") * 10))); do
-		squeue_empty && return 0
-		sleep 0.1
-	done
-	return 1
-}
+wait_squeue_empty() { wait_until "${1:-30}" squeue_empty; }
 
 cancel_all_jobs() {
 	local jobs

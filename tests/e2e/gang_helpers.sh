@@ -237,6 +237,17 @@ gang_slices() {
 	# and for both jobs to have run bound after that
 	wait_bound_apart "$a" || true
 	wait_bound_apart "$b" || true
+	# and for the snapshots to show each job running bound while its record
+	# was active (what gang_overlaps counts): on a loaded machine a job's
+	# binding after a switch can come late in its slice, and its first
+	# bound samples just before the sampler stopped (24.11, three lanes of
+	# make check beside each other: job B had none counted).
+	_both_counted() {
+		local ov
+		ov=$(gang_overlaps "$snap" "$a" "$b")
+		[[ $ov == *"counted $a "[1-9]* ]] && [[ $ov == *"counted $b "[1-9]* ]]
+	}
+	_e2e_wait_until "$(e2e_wait_secs 400)" _both_counted || true
 	kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null
 	assert_eq 1 "$([ $switches -ge 4 ] && echo 1)" "job $a switched between running and suspended $switches times (>= 4)"
 	scancel "$a" "$b"

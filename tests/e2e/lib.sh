@@ -198,23 +198,27 @@ _e2e_end_state() {
 }
 
 wait_job_state() {	# JOBID STATE [SECONDS]
-	local s=
-	for _ in $(seq 1 $(($(e2e_wait_secs "${3:-30}") * 10))); do
+	local s= end
+	end=$(e2e_deadline "$(e2e_wait_secs "${3:-30}")")
+	while :; do
 		s=$(job_state "$1")
 		[ "$s" = "$2" ] && break
 		_e2e_end_state "$s" && break
-		sleep 0.1
+		e2e_before "$end" || break
+		e2e_nap
 	done
 	echo "$s"
 	[ "$s" = "$2" ]
 }
 
 wait_job_done() {	# JOBID [SECONDS]
-	local s=
-	for _ in $(seq 1 $(($(e2e_wait_secs "${2:-60}") * 10))); do
+	local s= end
+	end=$(e2e_deadline "$(e2e_wait_secs "${2:-60}")")
+	while :; do
 		s=$(job_state "$1")
 		_e2e_end_state "$s" && { echo "$s"; return 0; }
-		sleep 0.1
+		e2e_before "$end" || break
+		e2e_nap
 	done
 	echo "${s:-UNKNOWN}"
 	return 1
@@ -234,8 +238,9 @@ job_task_pids() {
 # whose program is no longer the shell slurmstepd forked (exec done), then
 # prints them in local task order.
 step_pids() {
-	local pids n
-	for _ in $(seq 1 $(($(e2e_wait_secs "${3:-20}") * 10))); do
+	local pids n end
+	end=$(e2e_deadline "$(e2e_wait_secs "${3:-20}")")
+	while :; do
 		pids=$(job_task_pids "$1" | tr '\n' ' ')
 		pids=${pids% }
 		n=$(printf '%s\n' "$pids" | wc -w)
@@ -246,23 +251,20 @@ step_pids() {
 			done
 			[ $ok = 1 ] && { echo "$pids"; return 0; }
 		fi
-		sleep 0.1
+		e2e_before "$end" || break
+		e2e_nap
 	done
 	echo "$pids"
 	return 1
 }
 
 
-wait_for_file() {	# PATH [SECONDS] [ERE]
-	for _ in $(seq 1 $(($(e2e_wait_secs "${2:-20}") * 10))); do
-		if [ -e "$1" ]; then
-			[ -z "${3:-}" ] && return 0
-			grep -qE -- "$3" "$1" 2>/dev/null && return 0
-		fi
-		sleep 0.1
-	done
-	return 1
+_file_has() {	# PATH [ERE]
+	[ -e "$1" ] || return 1
+	[ -z "${2:-}" ] && return 0
+	grep -qE -- "$2" "$1" 2>/dev/null
 }
+wait_for_file() { wait_until "${2:-20}" _file_has "$1" "${3:-}"; }	# PATH [SECONDS] [ERE]
 
 # Shell builtins only, here and in the cpu list helpers below: each program
 # started costs about 80 ms in the guest node (TCG), and the guest's checks
