@@ -226,7 +226,7 @@ check: deps
 
 STAGE = sh tests/stage.sh $(B)/results
 # The other lanes yield the CPU to the QEMU lane, the longest: beside them
-# at the same priority its guest ran g80 in 419 s instead of 213 s.
+# at one priority its guest ran g80 in 419 s, beside them niced in 209 s.
 STAGE_LOW = nice -n 10 $(STAGE)
 
 check-guests: all
