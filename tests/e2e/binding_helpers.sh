@@ -23,15 +23,10 @@ wait_bg() {
 }
 
 # job_named NAME [SECONDS=20]: the id of the running job called NAME.
+_job_running_named() { id=$(squeue -h -n "$1" -t R -o %i 2>/dev/null | head -1); [ -n "$id" ]; }	# NAME: sets id
 job_named() {
-	local id end
-	end=$(e2e_deadline "$(e2e_wait_secs "${2:-20}")")
-	while :; do
-		id=$(squeue -h -n "$1" -t R -o %i 2>/dev/null | head -1)
-		[ -n "$id" ] && { echo "$id"; return 0; }
-		e2e_before "$end" || return 1
-		e2e_nap
-	done
+	local id=
+	wait_until "${2:-20}" _job_running_named "$1" && echo "$id"
 }
 
 # jobs_known: every job id the controller knows, finished ones too (MinJobAge

@@ -440,7 +440,7 @@ _e2e_pid_of() { awk -v n="$1" '$1 == n { p = $2 } END { print p }' "$E2E_DIR/run
 e2e_wait_secs() { if [ "${1:-0}" -lt "$E2E_WAIT_MIN" ]; then echo "$E2E_WAIT_MIN"; else echo "$1"; fi; }
 
 # wait_until SECONDS CMD...: what the tests use (the floor above applies).
-wait_until() { local s; s=$(e2e_wait_secs "$1"); shift; _e2e_wait_until "$s" "$@"; }
+wait_until() { local _secs; _secs=$(e2e_wait_secs "$1"); shift; _e2e_wait_until "$_secs" "$@"; }
 
 _e2e_wait_until() {	# SECONDS CMD...: polls every E2E_POLL s; CMD's rc 2 means "give up"
 	local end rc

@@ -197,29 +197,26 @@ _e2e_end_state() {
 	return 1
 }
 
+# The waits below are predicates on wait_until (cluster.sh): one deadline
+# and one nap for every poll. A predicate runs in the caller's shell, so it
+# leaves what it read in the caller's local variable.
+_job_state_is() {	# JOBID STATE: sets s; 2 (give up) once the job has ended otherwise
+	s=$(job_state "$1")
+	[ "$s" = "$2" ] && return 0
+	_e2e_end_state "$s" && return 2
+	return 1
+}
 wait_job_state() {	# JOBID STATE [SECONDS]
-	local s= end
-	end=$(e2e_deadline "$(e2e_wait_secs "${3:-30}")")
-	while :; do
-		s=$(job_state "$1")
-		[ "$s" = "$2" ] && break
-		_e2e_end_state "$s" && break
-		e2e_before "$end" || break
-		e2e_nap
-	done
+	local s=
+	wait_until "${3:-30}" _job_state_is "$1" "$2"
 	echo "$s"
 	[ "$s" = "$2" ]
 }
 
+_job_ended() { s=$(job_state "$1"); _e2e_end_state "$s"; }	# JOBID: sets s
 wait_job_done() {	# JOBID [SECONDS]
-	local s= end
-	end=$(e2e_deadline "$(e2e_wait_secs "${2:-60}")")
-	while :; do
-		s=$(job_state "$1")
-		_e2e_end_state "$s" && { echo "$s"; return 0; }
-		e2e_before "$end" || break
-		e2e_nap
-	done
+	local s=
+	wait_until "${2:-60}" _job_ended "$1" && { echo "$s"; return 0; }
 	echo "${s:-UNKNOWN}"
 	return 1
 }
@@ -237,27 +234,22 @@ job_task_pids() {
 # step_pids JOB.STEP N [SECONDS=20]: waits until the step has N task pids
 # whose program is no longer the shell slurmstepd forked (exec done), then
 # prints them in local task order.
-step_pids() {
-	local pids n end
-	end=$(e2e_deadline "$(e2e_wait_secs "${3:-20}")")
-	while :; do
-		pids=$(job_task_pids "$1" | tr '\n' ' ')
-		pids=${pids% }
-		n=$(printf '%s\n' "$pids" | wc -w)
-		if [ "$n" -eq "$2" ]; then
-			local p ok=1
-			for p in $pids; do
-				[ "$(cat /proc/"$p"/comm 2>/dev/null)" = slurmstepd ] && ok=0
-			done
-			[ $ok = 1 ] && { echo "$pids"; return 0; }
-		fi
-		e2e_before "$end" || break
-		e2e_nap
+_step_started() {	# JOB.STEP N: sets pids
+	local p
+	pids=$(job_task_pids "$1" | tr '\n' ' ')
+	pids=${pids% }
+	[ "$(printf '%s\n' "$pids" | wc -w)" -eq "$2" ] || return 1
+	for p in $pids; do
+		[ "$(cat /proc/"$p"/comm 2>/dev/null)" = slurmstepd ] && return 1
 	done
+	return 0
+}
+step_pids() {
+	local pids=
+	wait_until "${3:-20}" _step_started "$1" "$2" && { echo "$pids"; return 0; }
 	echo "$pids"
 	return 1
 }
-
 
 _file_has() {	# PATH [ERE]
 	[ -e "$1" ] || return 1
