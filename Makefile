@@ -201,27 +201,33 @@ $(B)/bench/%: bench/%.c $(CGSCRATCH) $(B)/libbinding.a
 # Three lanes side by side (docs/testing.md, "Time"):
 #   check-guests: every QEMU boot, one after the other (single-threaded TCG
 #     keeps one CPU busy): the host's numa and guest stages, then each
-#     other release's guest node (built in its chroot first). The longest
-#     lane: nothing else goes into it;
+#     other release's guest node. The longest lane: nothing else goes
+#     into it;
 #   check-rest: the host's e2e files but the gang ones, its package, each
-#     other release's build, e2e files (the same), package and upgrade in
-#     its chroot, one private Slurm cluster at a time; then cli;
+#     other release's e2e files (the same), package and upgrade in its
+#     chroot, one private Slurm cluster at a time;
 #   check-gang: the gang and suspend files (t30, t31) on every release,
 #     each on a private cluster of its own, which wait on Slurm's time
 #     slices and on srun's 60 s retry of a step a suspended job refused
-#     and so leave most of a CPU free; lint, unit and fuzz fill it.
+#     and so leave most of a CPU free; lint, unit, fuzz and cli fill it.
 # The QEMU lane is the longest, and the two others run niced beside it.
 # Every stage runs whatever an earlier one did; one that exits non-zero
 # without counting a failure (a build error) counts one (tests/stage.sh).
 # What the lanes use is built, and the chroots made when stale, before
-# the lanes start.
+# the lanes start. Each other release's tree is built once, by the first
+# lane that needs it, and the others copy that build (RELEASE_SHARE,
+# tests/releases/run.sh); the copies go when the lanes end.
 GANG_FILES = t30 t31
+
+RELEASE_SHARE = $(abspath $(B))/release-share
 
 check: deps
 	@rm -f $(B)/results $(B)/results.times
 	$(MAKE) -j$(JOBS) all e2e-helpers $(B)/guest/pagenode
 	@sh tests/releases/run.sh --ensure
-	$(MAKE) -j3 check-guests check-rest check-gang
+	@RELEASE_SHARE="$(RELEASE_SHARE)" sh tests/releases/run.sh --drop-share
+	RELEASE_SHARE="$(RELEASE_SHARE)" $(MAKE) -j3 check-guests check-rest check-gang; \
+		rc=$$?; RELEASE_SHARE="$(RELEASE_SHARE)" sh tests/releases/run.sh --drop-share; exit $$rc
 	@sh tests/summary.sh $(B)/results
 
 STAGE = sh tests/stage.sh $(B)/results
@@ -241,16 +247,16 @@ check-rest: all
 	@$(STAGE_LOW) pkg $(MAKE) pkg
 	@$(STAGE_LOW) releases env E2E_SKIP="$(GANG_FILES)" RELEASE_PARTS="build e2e pkg upgrade" sh tests/releases/run.sh >$(B)/releases.log 2>&1; \
 		echo "===== make releases (tests/releases/run.sh: build e2e pkg upgrade, no gang files), its log:"; cat $(B)/releases.log
-	@$(STAGE_LOW) cli $(MAKE) cli
 
-check-gang: all e2e-helpers
+check-gang: all e2e-helpers $(TOOLS_BIN) $(MANPAGES) $(CLI_FILTER)
 	@{ $(STAGE_LOW) lint $(MAKE) lint; \
 	  $(STAGE_LOW) e2e-gang env E2E_STAGE=e2e-gang sh tests/e2e/run.sh $(GANG_FILES); \
 	  $(STAGE_LOW) releases-gang env RELEASE_PARTS="build e2e" RELEASE_E2E="$(GANG_FILES)" RELEASE_E2E_NAME=e2e-gang \
 		sh tests/releases/run.sh; \
 	  $(STAGE_LOW) unit $(MAKE) unit; \
-	  $(STAGE_LOW) fuzz $(MAKE) fuzz; } >$(B)/gang.log 2>&1; \
-		echo "===== the gang lane (lint, $(GANG_FILES) on every release, unit, fuzz), its log:"; cat $(B)/gang.log
+	  $(STAGE_LOW) fuzz $(MAKE) fuzz; \
+	  $(STAGE_LOW) cli $(MAKE) cli; } >$(B)/gang.log 2>&1; \
+		echo "===== the gang lane (lint, $(GANG_FILES) on every release, unit, fuzz, cli), its log:"; cat $(B)/gang.log
 
 # Every test program built first, JOBS at a time (serially the two builds
 # were most of the stage); then each runs in turn.

@@ -52,7 +52,7 @@
 # memory, S_STEP_ALLOC_MEM, which the plugin accounts per NUMA node; the node's
 # RealMemory is slurmd -C's), E2E_DEFMEM (DefMemPerCPU in MB, default 64: small
 # enough that every job of the tests shares the node as with CR_Core), E2E_NODES=1|2, E2E_POLL (seconds
-# between start-up polls, default 0.1),
+# between polls, default 0.1; a check that takes longer naps twice its time),
 # E2E_DEBUG (SlurmdDebug/SlurmctldDebug level, default info), E2E_FIRST_JOB_ID
 # (FirstJobId, default 1: two clusters on one state dir must not share job
 # ids, tests/releases/upgrade_new.sh), E2E_GANG=1
@@ -81,15 +81,24 @@ _e2e_now() { date +%s.%N; }
 # 0.1 s kept that CPU from the Slurm daemons it waited for. A deadline is
 # microseconds since the epoch (bash's EPOCHREALTIME, its decimal point
 # dropped); a nap is `read -t` on a pipe no one writes (E2E_POLL seconds,
-# 0.1 by default, 0.5 in the guest).
+# 0.1 by default, 0.2 in the guest). A poll whose check itself takes long
+# (scontrol in the guest: a few tenths of a second) naps twice that long,
+# so that waiting never takes more than a third of the CPU it waits for.
 e2e_deadline() {	# SECONDS: the deadline that many seconds from now
 	echo $(( ${EPOCHREALTIME//[!0-9]/} + ${1%.*} * 1000000 ))
 }
 e2e_before() { [ "${EPOCHREALTIME//[!0-9]/}" -lt "$1" ]; }	# DEADLINE
-e2e_nap() {
+e2e_nap() {	# [CHECK_US]: E2E_POLL seconds, or twice the check's time if longer
+	local p=${E2E_POLL:-0.1} i f us t
+	i=${p%%.*} f=
+	[ "$i" = "$p" ] || f=${p#*.}
+	f=${f}000000
+	us=$(( 10#${i:-0} * 1000000 + 10#${f:0:6} ))
+	[ $(( 2 * ${1:-0} )) -gt "$us" ] && us=$(( 2 * $1 ))
+	printf -v t '%d.%06d' $(( us / 1000000 )) $(( us % 1000000 ))
 	[ -n "${_E2E_NAP_FD:-}" ] && [ "${_E2E_NAP_PID:-}" = "$BASHPID" ] ||
 		{ exec {_E2E_NAP_FD}<> <(:); _E2E_NAP_PID=$BASHPID; }
-	read -r -t "${E2E_POLL:-0.1}" -u "$_E2E_NAP_FD" _ || :
+	read -r -t "$t" -u "$_E2E_NAP_FD" _ || :
 	return 0
 }
 
@@ -443,14 +452,15 @@ e2e_wait_secs() { if [ "${1:-0}" -lt "$E2E_WAIT_MIN" ]; then echo "$E2E_WAIT_MIN
 wait_until() { local _secs; _secs=$(e2e_wait_secs "$1"); shift; _e2e_wait_until "$_secs" "$@"; }
 
 _e2e_wait_until() {	# SECONDS CMD...: polls every E2E_POLL s; CMD's rc 2 means "give up"
-	local end rc
+	local end rc t0
 	end=$(e2e_deadline "$1"); shift
 	while :; do
+		t0=${EPOCHREALTIME//[!0-9]/}
 		"$@"; rc=$?
 		[ $rc -eq 0 ] && return 0
 		[ $rc -eq 2 ] && return 2
 		e2e_before "$end" || return 1
-		e2e_nap
+		e2e_nap $(( ${EPOCHREALTIME//[!0-9]/} - t0 ))
 	done
 }
 

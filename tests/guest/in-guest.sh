@@ -26,7 +26,7 @@ done
 chmod -R a+rX "$tree" "$build"
 here=$tree/tests/guest
 export BINDING_BUILD="$build"
-export E2E_CGROUP=v2 E2E_TIMEOUT=${E2E_TIMEOUT:-2400} E2E_POLL=${E2E_POLL:-0.5} E2E_WAIT_MIN=${E2E_WAIT_MIN:-900}
+export E2E_CGROUP=v2 E2E_TIMEOUT=${E2E_TIMEOUT:-2400} E2E_POLL=${E2E_POLL:-0.2} E2E_WAIT_MIN=${E2E_WAIT_MIN:-900}
 # The node offers 4 fake GPUs (GRES; g70_gpu.sh maps them to the PCI
 # device QEMU puts on each NUMA node): no second cluster to start for them.
 export E2E_GPUS=4

@@ -95,6 +95,17 @@ have_chroot() {	# SUITE: made or current, else a failed "chroot" part
 	record chroot "$(release_of "$1")" 0 1 0
 	return 1
 }
+# --drop-share: removes the built copies RELEASE_SHARE lists (make check,
+# before and after its lanes).
+if [ "${suites[0]:-}" = --drop-share ]; then
+	for f in "${RELEASE_SHARE:?}"/*.built; do
+		[ -s "$f" ] || continue
+		s=$(basename "$f" .built) p=$(cat "$f")
+		case "$p" in /build/spank-binding.*) rm -rf "${CHROOTS:?}/$s$p" ;; esac
+		rm -f "$f"
+	done
+	exit 0
+fi
 if [ "${suites[0]:-}" = --ensure ]; then
 	mapfile -t suites < <(others)
 	rc=0
@@ -118,6 +129,38 @@ record_counts() {
 	record "$1" "$2" "${p:-0}" "${f:-1}" "${s:-0}"
 }
 
+# The tree's copy for this run's parts (its path inside the chroot). Under
+# make check (RELEASE_SHARE, a directory of its build dir) its three lanes
+# each run some parts of every suite: the first one to get here builds a
+# copy once, under the suite's lock there, and every lane takes a copy of
+# that with its timestamps (part_build's make then finds it current).
+# Without a built copy (no RELEASE_SHARE, or its build failed) a bare copy
+# of the tree, which part_build builds and judges.
+tree_copy() {	# SUITE
+	local s=$1 p dst lfd
+	[ -n "${RELEASE_SHARE:-}" ] || { copy_tree "$s"; return; }
+	mkdir -p "$RELEASE_SHARE" || return 1
+	exec {lfd}>"$RELEASE_SHARE/$s.lock"
+	flock -w 3600 "$lfd" || { copy_tree "$s"; return; }
+	p=$(cat "$RELEASE_SHARE/$s.built" 2>/dev/null)
+	if [ -z "$p" ] || [ ! -d "$CHROOTS/$s$p/build" ]; then
+		p=$(copy_tree "$s")
+		if copy=$p in_chroot "$s" make -j"$JOBS" all e2e-helpers build/guest/pagenode \
+			>"$RELEASE_SHARE/$s.log" 2>&1; then
+			echo "$p" >"$RELEASE_SHARE/$s.built"
+		else
+			rm -rf "${CHROOTS:?}/$s$p"
+			exec {lfd}>&-
+			copy_tree "$s"
+			return
+		fi
+	fi
+	dst=$(mktemp -d "$CHROOTS/$s/build/spank-binding.XXXXXX") && chmod 755 "$dst" &&
+		cp -a "$CHROOTS/$s$p/." "$dst/" || { exec {lfd}>&-; return 1; }
+	exec {lfd}>&-
+	echo "${dst#"$CHROOTS/$s"}"
+}
+
 part_build() {	# SUITE RELEASE
 	local t0=$SECONDS out rc
 	out=$(in_chroot "$1" make -j"$JOBS" all e2e-helpers build/guest/pagenode 2>&1); rc=$?
@@ -126,7 +169,7 @@ part_build() {	# SUITE RELEASE
 		record build "$2" 0 1 0
 		return 1
 	fi
-	say "$2: built with $(in_chroot "$1" cc --version | head -n 1) in $((SECONDS - t0)) s"
+	say "$2: built with $(in_chroot "$1" cc --version | head -n 1) in $((SECONDS - t0)) s${RELEASE_SHARE:+ (a copy of this run's build, current)}"
 	record build "$2" 1 0 0
 }
 
@@ -205,7 +248,7 @@ for suite in "${suites[@]}"; do
 	# A shared lock on the chroot until the end (remaking takes it whole).
 	exec {lfd}>"$CHROOTS/.lock-$suite"
 	flock -s -w 3600 "$lfd" || { record chroot "$rel" 0 1 0; rc=1; continue; }
-	copy=$(copy_tree "$suite")
+	copy=$(tree_copy "$suite") || { record build "$rel" 0 1 0; rc=1; continue; }
 	copies[$suite]=$copy
 	# shellcheck disable=SC2086 # a list of parts
 	run_parts "$suite" "$rel" $first && built[$suite]=1
