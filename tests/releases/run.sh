@@ -169,7 +169,7 @@ part_build() {	# SUITE RELEASE
 		record build "$2" 0 1 0
 		return 1
 	fi
-	say "$2: built with $(in_chroot "$1" cc --version | head -n 1) in $((SECONDS - t0)) s${RELEASE_SHARE:+ (a copy of this run's build, current)}"
+	say "$2: built with $(in_chroot "$1" cc --version | head -n 1) in $((SECONDS - t0)) s${RELEASE_SHARE:+ (a copy of the build the lanes share, current)}"
 	record build "$2" 1 0 0
 }
 
