@@ -28,8 +28,16 @@ map=
 for n in 0 1 2 3; do map="$map${map:+,}$E2E_DIR/dev/fakegpu$n=${bus[$n]}"; done
 cluster_plugstack "gpu_devices=$map"
 
-active() { state_records | grep " job=$1 " | grep -q " status=active "; }
-suspended() { state_records | grep " job=$1 " | grep -q " status=suspended "; }
+# Each job's script runs its srun step at once: a job counts as started
+# when that step is bound, so that `scontrol suspend` never meets a step
+# still being launched, and as suspended when none of its records holds
+# cpus any more (the next job may be given them).
+active() { state_records | grep " job=$1 step=0 " | grep -q " status=active "; }
+suspended() {
+	local r
+	r=$(state_records | grep " job=$1 ")
+	printf '%s\n' "$r" | grep -q " status=suspended " && ! printf '%s\n' "$r" | grep -q " status=active "
+}
 deferred() { state_records | grep " job=$1 " | grep -q " status=deferred "; }
 start() {	# NAME SBATCH-ARGS... -- the job's script
 	local name=$1 j; shift
