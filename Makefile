@@ -165,9 +165,24 @@ SLURM_API   := $(shell readlink -f "$$($(CC) -print-file-name=libslurm.so)" 2>/d
 $(PLUGIN): $(GLUE_SRC) slurm_compat.h spank_binding.map $(B)/libbinding.a $(LIB_HDR)
 	$(CC) $(ALL_CFLAGS) -DBND_SLURM_API=$(or $(SLURM_API),0) -shared $(GLUE_SRC) -o $@ -Wl,--version-script=spank_binding.map -Wl,--whole-archive $(B)/libbinding.a -Wl,--no-whole-archive $(PKG_LIBS) $(LDFLAGS)
 
-$(B)/tests/%: tests/unit/%.c $(TESTUTIL) $(CGSCRATCH) $(B)/tests/libbinding.a
+# The helpers every test program links, compiled once per build (each
+# program compiled them again: 114 times each, most of a compile being the
+# headers).
+TEST_HELP_SRC := $(TESTUTIL) $(CGSCRATCH)
+TEST_HELP_HDR := $(wildcard tests/unit/*.h)
+TEST_HELPERS := $(TEST_HELP_SRC:tests/unit/%.c=$(B)/tests/helpers/%.o)
+SAN_HELPERS := $(TEST_HELP_SRC:tests/unit/%.c=$(B)/san/tests/helpers/%.o)
+.SECONDARY: $(TEST_HELPERS) $(SAN_HELPERS)
+$(B)/tests/helpers/%.o: tests/unit/%.c $(TEST_HELP_HDR) $(LIB_HDR)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(TEST_FLAGS) $(CHECK_CFLAGS) -Itests/unit $< $(TESTUTIL) $(CGSCRATCH) -o $@ $(B)/tests/libbinding.a $(PKG_LIBS) $(CHECK_LIBS) $(TEST_LDFLAGS)
+	$(CC) $(ALL_CFLAGS) $(TEST_FLAGS) $(CHECK_CFLAGS) -Itests/unit -c $< -o $@
+$(B)/san/tests/helpers/%.o: tests/unit/%.c $(TEST_HELP_HDR) $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(TEST_FLAGS) $(SAN_FLAGS) $(CHECK_CFLAGS) -Itests/unit -c $< -o $@
+
+$(B)/tests/%: tests/unit/%.c $(TEST_HELPERS) $(B)/tests/libbinding.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(TEST_FLAGS) $(CHECK_CFLAGS) -Itests/unit $< $(TEST_HELPERS) -o $@ $(B)/tests/libbinding.a $(PKG_LIBS) $(CHECK_LIBS) $(TEST_LDFLAGS)
 
 # A stand-in OpenCL vendor library that test_topology names to the ICD
 # loader (tests/unit/topology/fakeicd.c); nodelete: its thread outlives a
@@ -177,9 +192,9 @@ $(B)/tests/fakeicd.so: tests/unit/topology/fakeicd.c
 	$(CC) -std=c11 -D_GNU_SOURCE -O1 -fPIC -shared -Wall -Wextra -Werror $< -o $@ -lpthread -Wl,-z,nodelete
 $(B)/tests/topology/test_topology $(B)/san/tests/topology/test_topology: $(B)/tests/fakeicd.so
 
-$(B)/san/tests/%: tests/unit/%.c $(TESTUTIL) $(CGSCRATCH) $(B)/san/libbinding.a
+$(B)/san/tests/%: tests/unit/%.c $(SAN_HELPERS) $(B)/san/libbinding.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(TEST_FLAGS) $(SAN_FLAGS) $(CHECK_CFLAGS) -Itests/unit $< $(TESTUTIL) $(CGSCRATCH) -o $@ $(B)/san/libbinding.a $(PKG_LIBS) $(CHECK_LIBS) $(TEST_LDFLAGS)
+	$(CC) $(ALL_CFLAGS) $(TEST_FLAGS) $(SAN_FLAGS) $(CHECK_CFLAGS) -Itests/unit $< $(SAN_HELPERS) -o $@ $(B)/san/libbinding.a $(PKG_LIBS) $(CHECK_LIBS) $(TEST_LDFLAGS)
 
 $(B)/fuzz/lib/%.o: lib/%.c $(LIB_HDR)
 	@mkdir -p $(@D)
