@@ -9,6 +9,7 @@
 # impossible rows are refused at submission; with the filter off, the old
 # behaviour (two tasks per core) holds. The README's table is this file.
 . "$(dirname "$0")/../e2e/lib.sh"
+. "$(dirname "$0")/../e2e/binding_helpers.sh"
 . "$(dirname "$0")/guest_helpers.sh"
 need_plugin
 cluster_cli_filter on || { e2e_fail "cluster_cli_filter on"; e2e_done; }
@@ -92,7 +93,8 @@ out=$(run_as_user timeout "$(e2e_wait_secs 900)" salloc -n2 --binding=linear:2 \
 	srun --cpu-bind=none sh -c "$GUEST_TASKLINE" 2>&1 | sort -n)
 row "salloc -n2 linear:2 + srun" "$out" 0-3 4-7
 
-# Two jobs at once (a partition that does not oversubscribe): no core shared.
+# Two jobs at once (a partition that does not oversubscribe): no core
+# shared, and the node's state holds both.
 run_as_user srun -p "$P" -J g70_a -n2 --cpu-bind=none --binding=linear:1 sh -c "$GUEST_TASKLINE; sleep 600" \
 	>"$E2E_WORK/g70_a.out" 2>&1 &
 pa=$!
@@ -106,6 +108,9 @@ e2e_note "two jobs: $(echo "$both" | tr '\n' ';')"
 assert_eq "4 4 8" "$(echo "$both" | wc -l) $(echo "$both" | grep -c ' bound$') $(echo "$both" | awk '{ print $2 }' | while read -r c; do echo "$(cpulist_expand "$c")"; done | wc -w)" \
 	"two concurrent jobs: 4 tasks, all bound, a whole core (2 cpus) each"
 expect_disjoint "two concurrent jobs" "$both"
+ja=$(job_named g70_a 600) jc=$(job_named g70_c 600)
+assert_eq 2 "$(state_records | grep -E " job=($ja|$jc) step=0 " | grep -c " status=active ")" \
+	"two concurrent jobs: the node's state holds both, active"
 scancel -n g70_a; scancel -n g70_c
 wait "$pa" "$pc" 2>/dev/null
 
