@@ -129,6 +129,9 @@ record_counts() {
 	record "$1" "$2" "${p:-0}" "${f:-1}" "${s:-0}"
 }
 
+# What a suite's build part makes, in the copy $copy names.
+make_tree() { in_chroot "$1" make -j"$JOBS" all e2e-helpers build/guest/pagenode; }	# SUITE
+
 # The tree's copy for this run's parts (its path inside the chroot). Under
 # make check (RELEASE_SHARE, a directory of its build dir) its three lanes
 # each run some parts of every suite: the first one to get here builds a
@@ -145,8 +148,7 @@ tree_copy() {	# SUITE
 	p=$(cat "$RELEASE_SHARE/$s.built" 2>/dev/null)
 	if [ -z "$p" ] || [ ! -d "$CHROOTS/$s$p/build" ]; then
 		p=$(copy_tree "$s")
-		if copy=$p in_chroot "$s" make -j"$JOBS" all e2e-helpers build/guest/pagenode \
-			>"$RELEASE_SHARE/$s.log" 2>&1; then
+		if copy=$p make_tree "$s" >"$RELEASE_SHARE/$s.log" 2>&1; then
 			echo "$p" >"$RELEASE_SHARE/$s.built"
 		else
 			rm -rf "${CHROOTS:?}/$s$p"
@@ -163,7 +165,7 @@ tree_copy() {	# SUITE
 
 part_build() {	# SUITE RELEASE
 	local t0=$SECONDS out rc
-	out=$(in_chroot "$1" make -j"$JOBS" all e2e-helpers build/guest/pagenode 2>&1); rc=$?
+	out=$(make_tree "$1" 2>&1); rc=$?
 	if [ $rc -ne 0 ]; then
 		printf '%s\n' "$out" | grep -E 'error|Error' | head -n 20
 		record build "$2" 0 1 0
