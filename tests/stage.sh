@@ -8,13 +8,60 @@
 [ $# -ge 3 ] || { echo "usage: $0 RESULTS NAME CMD..." >&2; exit 2; }
 results=$1 name=$2
 shift 2
+
+# The CPU a stage used, not only its length: the lanes share two CPUs, so a
+# stage's seconds say little about what it costs the others. The stage runs
+# in a cgroup of its own (root, cgroup v1's cpuacct or a v2 hierarchy),
+# whose counter every process it starts adds to, daemons and QEMU too.
+# Without one it reports its length alone.
+cg= cg_usage= cg_parent=
+cg_enter() {
+	local base own
+	if [ -w /sys/fs/cgroup/cpuacct/cgroup.procs ]; then
+		base=/sys/fs/cgroup/cpuacct cg_usage=cpuacct.usage
+	elif [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+		own=$(sed -n 's/^0:://p' /proc/self/cgroup)
+		base=/sys/fs/cgroup${own%/}
+		cg_usage=cpu.stat
+	else
+		return 1
+	fi
+	cg_parent=$base
+	cg=$base/spank-binding-stage.$$
+	mkdir "$cg" 2>/dev/null && echo $$ >"$cg/cgroup.procs" 2>/dev/null && return 0
+	rmdir "$cg" 2>/dev/null
+	cg=
+	return 1
+}
+cg_seconds() {	# the cgroup's CPU so far, in seconds
+	case $cg_usage in
+	cpuacct.usage) awk '{ printf "%.0f", $1 / 1e9 }' "$cg/cpuacct.usage" ;;
+	cpu.stat) awk '$1 == "usage_usec" { printf "%.0f", $2 / 1e6 }' "$cg/cpu.stat" ;;
+	esac
+}
+cg_leave() {	# back to the parent; processes the stage left behind go too
+	local p
+	echo $$ >"$cg_parent/cgroup.procs" 2>/dev/null
+	for p in $(cat "$cg/cgroup.procs" 2>/dev/null); do
+		echo "$p" >"$cg_parent/cgroup.procs" 2>/dev/null
+	done
+	rmdir "$cg" 2>/dev/null
+}
+
 t0=$(cut -d' ' -f1 /proc/uptime)
+[ "$(id -u)" = 0 ] && cg_enter
 "$@"
 rc=$?
 # Its length beside the results (a lane's time is the sum of its stages'):
 # docs/testing.md's figures come from these lines.
 t1=$(cut -d' ' -f1 /proc/uptime)
-awk -v n="$name" -v a="$t0" -v b="$t1" 'BEGIN { printf "stage %s: %.0f s\n", n, b - a }' |
+cpu=
+if [ -n "$cg" ]; then
+	cpu=$(cg_seconds)
+	cg_leave
+fi
+awk -v n="$name" -v a="$t0" -v b="$t1" -v c="$cpu" \
+	'BEGIN { printf "stage %s: %.0f s%s\n", n, b - a, c == "" ? "" : ", " c " CPU-seconds" }' |
 	tee -a "$results.times"
 if [ $rc -ne 0 ]; then
 	echo "stage $name: exited $rc"

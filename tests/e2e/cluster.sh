@@ -103,20 +103,33 @@ e2e_nap() {	# [CHECK_US]: E2E_POLL seconds, or twice the check's time if longer
 }
 
 _e2e_elapsed() { awk -v a="$1" -v b="$(_e2e_now)" 'BEGIN { printf "%.1f", b - a }'; }
+# Where a cluster start spent its time (its "up in" line): _e2e_mark NAME
+# appends "NAME S.S" since the previous mark, from bash's clock (no program).
+_e2e_mark() {
+	local now=${EPOCHREALTIME/[.,]/}
+	_E2E_MARKS="${_E2E_MARKS:+$_E2E_MARKS, }$1 $(((now - _E2E_MARK0) / 1000000)).$(((now - _E2E_MARK0) / 100000 % 10))"
+	_E2E_MARK0=$now
+}
 
 # Why a random probe: fixed ports collide with a second cluster or a real
 # Slurm; ss tells what is listening now. Below the kernel's ephemeral range:
 # a port chosen inside it could become the source port of a daemon's own
 # connection before the daemon meant to listen on it binds (seen: "Unable
 # to bind listen port ... Address already in use" for the second node).
-_e2e_free_port() {
-	local p lo
-	lo=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
+_e2e_free_port() {	# [N]: N (default 1) distinct free ports, space-separated
+	local p lo busy got=" " n=0 k
+	read -r lo _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null
 	[ "${lo:-0}" -gt 12000 ] 2>/dev/null || lo=32768
-	for _ in $(seq 1 200); do
+	# One listing, read in the shell: each program costs the guest node
+	# about 80 ms, and this ran cut, seq and ss per port.
+	busy=" $(ss -Htln 2>/dev/null | awk '{ sub(/.*:/, "", $4); printf "%s ", $4 }')"
+	for ((k = 0; k < 200; k++)); do
 		p=$((10000 + RANDOM % (lo - 10000)))
-		case " $* " in *" $p "*) continue ;; esac
-		[ -z "$(ss -Htln "sport = :$p" 2>/dev/null)" ] && { echo "$p"; return 0; }
+		case "$busy$got" in *" $p "*) continue ;; esac
+		got="$got$p " n=$((n + 1))
+		[ "$n" -lt "${1:-1}" ] && continue
+		got=${got# } && echo "${got% }"
+		return 0
 	done
 	return 1
 }
@@ -363,11 +376,17 @@ cluster_plugstack() {
 	local args="$*" so="$E2E_BUILD/spank_binding.so"
 	case " $args " in *" state_dir="*) ;; *) args="state_dir=$E2E_STATE${args:+ $args}" ;; esac
 	if [ -f "$so" ]; then
-		mkdir -p "$E2E_DIR/lib"
-		# rename, never overwrite: running slurmstepds have the old copy mapped
-		cp "$so" "$E2E_DIR/lib/.spank_binding.so.new" &&
-			chmod 755 "$E2E_DIR/lib/.spank_binding.so.new" &&
-			mv -f "$E2E_DIR/lib/.spank_binding.so.new" "$E2E_DIR/lib/spank_binding.so" || return 1
+		# rename, never overwrite: running slurmstepds have the old copy
+		# mapped. The copy keeps the build's time (cp -p), so a copy of the
+		# same time is not made again: run.sh writes plugstack.conf after
+		# every file, and each program costs the guest node about 80 ms.
+		if [ ! -f "$E2E_DIR/lib/spank_binding.so" ] || [ "$so" -nt "$E2E_DIR/lib/spank_binding.so" ] ||
+			[ "$so" -ot "$E2E_DIR/lib/spank_binding.so" ]; then
+			mkdir -p "$E2E_DIR/lib" &&
+				cp -p "$so" "$E2E_DIR/lib/.spank_binding.so.new" &&
+				chmod 755 "$E2E_DIR/lib/.spank_binding.so.new" &&
+				mv -f "$E2E_DIR/lib/.spank_binding.so.new" "$E2E_DIR/lib/spank_binding.so" || return 1
+		fi
 		E2E_PLUGIN=$E2E_DIR/lib/spank_binding.so
 		printf 'required %s %s\n' "$E2E_PLUGIN" "$args" >"$E2E_DIR/plugstack.conf.new"
 	else
@@ -490,11 +509,13 @@ cluster_logs() {	# [LINES]: the daemons' log tails, for failures
 
 _e2e_start_slurm() {	# MODE: slurmctld + slurmd until a user's srun works
 	_e2e_write_conf "$1"
+	_e2e_mark munged
 	_e2e_spawn slurmctld "$E2E_DIR/log/slurmctld.out" slurmctld -D -f "$E2E_DIR/slurm.conf"
 	if ! _e2e_wait_until "$E2E_WAIT_MIN" _e2e_ctld_up; then
 		_e2e_say "slurmctld did not answer within 15 s"
 		return 1
 	fi
+	_e2e_mark slurmctld
 	local n
 	for n in $E2E_NODE_LIST; do _e2e_spawn_slurmd "$n"; done
 	local rc=0
@@ -504,11 +525,13 @@ _e2e_start_slurm() {	# MODE: slurmctld + slurmd until a user's srun works
 		_e2e_say "node(s) $E2E_NODE_LIST not idle: $(sinfo -h -N -o '%N %T %E' 2>&1)"
 		return 1
 	fi
+	_e2e_mark slurmd
 	if ! run_as_user timeout "$E2E_WAIT_MIN" srun -N"$E2E_NODES" -t 1 true >"$E2E_DIR/log/first-srun.out" 2>&1; then
 		_e2e_say "first 'srun -N1 true' as $E2E_USER failed ($1):"
 		cat "$E2E_DIR/log/first-srun.out" >&2
 		return 1
 	fi
+	_e2e_mark "first srun"
 }
 
 # Runs CMD as the job user, from $E2E_WORK, with a clean environment: only
@@ -538,6 +561,7 @@ cancel_all_jobs() {
 cluster_start() {
 	local t0 mode
 	t0=$(_e2e_now)
+	_E2E_MARKS= _E2E_MARK0=${EPOCHREALTIME/[.,]/}
 	if [ "$(id -u)" != 0 ]; then
 		_e2e_say "needs root to run a private Slurm cluster"
 		return 1
@@ -584,7 +608,7 @@ cluster_start() {
 		--log-file="$E2E_DIR/log/munged.log"
 
 	local suffix
-	suffix=$(basename "$E2E_DIR" | sed 's/.*\.//' | tr '[:upper:]' '[:lower:]' | tr -cd 'a-z0-9')
+	suffix=${E2E_DIR##*.} suffix=${suffix,,} suffix=${suffix//[!a-z0-9]/}
 	E2E_NODES=${E2E_NODES:-1}
 	case "$E2E_NODES" in 1|2) ;; *) _e2e_say "E2E_NODES must be 1 or 2"; return 1 ;; esac
 	if [ "$E2E_NODES" = 1 ]; then
@@ -595,17 +619,17 @@ cluster_start() {
 		E2E_NODE_LIST="e2e-${suffix}1 e2e-${suffix}2"
 	fi
 	export E2E_NODE=${E2E_NODE_LIST%% *} E2E_PARTITION=e2e E2E_PARTITION_NOSHARE=e2e-noshare E2E_NODES E2E_NODE_LIST
-	if ! E2E_CTLD_PORT=$(_e2e_free_port) || ! E2E_SLURMD_PORT=$(_e2e_free_port "$E2E_CTLD_PORT") ||
-		! E2E_SLURMD_PORT1=$E2E_SLURMD_PORT ||
-		! E2E_SLURMD_PORT2=$(_e2e_free_port "$E2E_CTLD_PORT" "$E2E_SLURMD_PORT"); then
-		_e2e_say "no free port"
-		return 1
-	fi
+	local ports
+	ports=$(_e2e_free_port 3) || { _e2e_say "no free port"; return 1; }
+	read -r E2E_CTLD_PORT E2E_SLURMD_PORT E2E_SLURMD_PORT2 <<<"$ports"
+	E2E_SLURMD_PORT1=$E2E_SLURMD_PORT
 	# The node's real layout, as slurmd sees it (CPUs, boards, sockets, cores, threads).
+	_e2e_mark files
 	E2E_HW=$(_e2e_slurmd_c | head -1 | tr ' ' '\n' |
 		grep -E '^(CPUs|Boards|SocketsPerBoard|CoresPerSocket|ThreadsPerCore|RealMemory)=' | tr '\n' ' ')
 	[ -n "${E2E_NODE_HW:-}" ] && E2E_HW="$E2E_NODE_HW RealMemory=$(echo "$E2E_HW" | sed -nE 's/.*RealMemory=([0-9]+).*/\1/p')"
 	[ -n "$E2E_HW" ] || { _e2e_say "slurmd -C printed no node layout"; return 1; }
+	_e2e_mark "slurmd -C"
 	E2E_NCPUS=$(echo "$E2E_HW" | sed -E 's/.*CPUs=([0-9]+).*/\1/')
 	E2E_CPUS=$(cat /sys/fs/cgroup/cpuset/cpuset.effective_cpus 2>/dev/null ||
 		grep Cpus_allowed_list /proc/self/status | awk '{print $2}')
@@ -615,6 +639,7 @@ cluster_start() {
 	E2E_SLURM=$(slurmd -V 2>/dev/null | sed -nE 's/^slurm[-a-z]* ([0-9]+)\.([0-9]+).*/\1.\2/p')
 	export E2E_SLURM
 	cluster_plugstack "$@" || return 1
+	_e2e_mark setup
 	if [ "${E2E_CLI_FILTER:-0}" = 1 ]; then cluster_cli_filter on || return 1; fi
 
 	if ! _e2e_wait_until "$E2E_WAIT_MIN" test -S "$E2E_DIR/munge/munge.socket"; then
@@ -649,7 +674,7 @@ cluster_start() {
 	[ "$mode" = cgroup-v1 ] && what="cgroup/v1: proctrack/cgroup, task/cgroup+task/affinity, ConstrainCores"
 	[ "$mode" = cgroup-v2 ] && what="cgroup/v2: proctrack/cgroup, task/cgroup+task/affinity, ConstrainCores"
 	what="$what, ${E2E_CR:-CR_Core_Memory}"
-	_e2e_say "up in $(_e2e_elapsed "$t0") s: node${E2E_NODES#1} $E2E_NODE_LIST (${E2E_HW% }) cpus $E2E_CPUS"
+	_e2e_say "up in $(_e2e_elapsed "$t0") s: node${E2E_NODES#1} $E2E_NODE_LIST (${E2E_HW% }) cpus $E2E_CPUS ($_E2E_MARKS)"
 	_e2e_say "mode $mode ($what)"
 	_e2e_say "plugin: ${E2E_PLUGIN:-none (build/spank_binding.so missing)}; dir $E2E_DIR"
 	[ "${E2E_CLI_FILTER:-0}" = 1 ] && _e2e_say "cli_filter: $E2E_DIR/cli_filter.lua (its module, or sbind submit without it)"
@@ -667,13 +692,18 @@ slurm_at_least() {
 # Restarts slurmd so that it re-reads plugstack.conf (job_prolog/epilog and
 # its own init only see the file at slurmd start).
 cluster_restart_slurmd() {
+	_e2e_kill_recorded slurmd || return 1
+	_e2e_start_slurmds
+}
+
+# Each node's slurmd, until each logged that its init is over and the nodes
+# are idle: slurmctld may still say idle from before a restart, and a new
+# slurmd runs SPANK's slurmd init (plugstack.conf's settings, the state
+# dir's mode) after it is alive.
+_e2e_start_slurmds() {
 	local n want
 	want=$(( $(_e2e_slurmd_starts) + $(set -- $E2E_NODE_LIST; echo $#) ))
-	_e2e_kill_recorded slurmd || return 1
 	for n in $E2E_NODE_LIST; do _e2e_spawn_slurmd "$n"; done
-	# slurmctld still says idle from before the kill, and a new slurmd
-	# runs SPANK's slurmd init (plugstack.conf's settings, the state dir's
-	# mode) after it is alive: wait for each to log that its init is over.
 	_e2e_wait_until "$E2E_WAIT_MIN" _e2e_slurmd_started "$want" || { cluster_logs; return 1; }
 	_e2e_wait_until "$E2E_WAIT_MIN" _e2e_node_idle || { cluster_logs; return 1; }
 }
@@ -708,11 +738,27 @@ cluster_numamem() {
 	sed -i -e '/^GresTypes=/d' -e 's/ Gres=[^ ]*//' "$c"
 	[ -n "$types" ] && sed -i "s|^PlugStackConfig=.*|&\n$types|" "$c"
 	sed -i "s|^\(NodeName=.*\) State=UNKNOWN|\1$gres State=UNKNOWN|" "$c"
+	_e2e_respawn_daemons
+}
+
+# cluster_select_cr CR: SelectTypeParameters=CR (E2E_CR) from now on;
+# slurmctld and slurmd restart to read it (no job may run meanwhile). A
+# restart of the running cluster, not a new one: in the guest node a
+# cluster start took 18-37 s, this restart about a third of it.
+cluster_select_cr() {
+	export E2E_CR=$1
+	_e2e_kill_recorded slurmd
+	_e2e_kill_recorded slurmctld
+	sed -i "s/^SelectTypeParameters=.*/SelectTypeParameters=$1/" "$E2E_DIR/slurm.conf"
+	_e2e_respawn_daemons
+}
+
+# After both daemons were stopped to change slurm.conf: slurmctld, then
+# each node's slurmd, until the nodes are idle.
+_e2e_respawn_daemons() {
 	_e2e_spawn slurmctld "$E2E_DIR/log/slurmctld.out" slurmctld -D -f "$E2E_DIR/slurm.conf"
 	_e2e_wait_until "$E2E_WAIT_MIN" _e2e_ctld_up || { cluster_logs; return 1; }
-	local n
-	for n in $E2E_NODE_LIST; do _e2e_spawn_slurmd "$n"; done
-	_e2e_wait_until "$E2E_WAIT_MIN" _e2e_node_idle || { cluster_logs; return 1; }
+	_e2e_start_slurmds
 }
 
 _e2e_kill_pid() {	# PID NAME: TERM, up to 5 s, then KILL; reaps our children

@@ -104,7 +104,21 @@ run_file() {	# one test file on the running cluster, with the checks after it
 	echo "   ($name: $(( $(date +%s) - t0 )) s)"
 }
 
+# The SelectTypeParameters a file needs: E2E_CR_OF maps the start of a
+# file's name to one (the guest node: "g:CR_Core c:CR_CPU n:CR_Core_Memory");
+# a file it does not name, and every file without it, runs with E2E_CR.
+file_cr() {	# FILE
+	local f m
+	f=$(basename "$1")
+	for m in ${E2E_CR_OF:-}; do
+		case "$f" in "${m%%:*}"*) echo "${m#*:}"; return ;; esac
+	done
+	echo "${E2E_CR:-}"
+}
+
 # One cluster per node count: the t files on one node, the m files on two.
+# A file that needs other SelectTypeParameters than the file before it
+# restarts the cluster's daemons (cluster_select_cr), files in the order given.
 for nodes in 1 2; do
 	files=()
 	for t in "${tests[@]}"; do
@@ -116,6 +130,7 @@ for nodes in 1 2; do
 	# Exported, not a prefix: since bash 5.3 a variable assigned before a
 	# function call is gone when it returns, even if the function exports it.
 	export E2E_NODES=$nodes
+	[ -n "${E2E_CR_OF:-}" ] && export E2E_CR="$(file_cr "${files[0]}")"
 	# shellcheck disable=SC2086
 	if ! cluster_start ${E2E_PLUGSTACK_ARGS:-}; then
 		echo "fail cluster ($nodes node) could not start" >>"$E2E_RESULTS"
@@ -124,7 +139,20 @@ for nodes in 1 2; do
 		continue
 	fi
 	trap 'cluster_stop; rm -f "$E2E_RESULTS"' EXIT
-	for t in "${files[@]}"; do run_file "$t"; done
+	for t in "${files[@]}"; do
+		cr=$(file_cr "$t")
+		if [ "$cr" != "${E2E_CR:-}" ]; then
+			echo "== SelectTypeParameters=$cr (slurmctld and slurmd restart)"
+			t0=$SECONDS
+			cluster_select_cr "$cr" || {
+				echo "fail $(basename "$t" .sh) could not run: the daemons did not restart with $cr" >>"$E2E_RESULTS"
+				echo "  FAIL the daemons did not restart with SelectTypeParameters=$cr"
+				break
+			}
+			echo "   (SelectTypeParameters=$cr: $((SECONDS - t0)) s)"
+		fi
+		run_file "$t"
+	done
 	grep -q '^fail ' "$E2E_RESULTS" && cluster_logs 40
 	cluster_stop
 	trap 'rm -f "$E2E_RESULTS"' EXIT

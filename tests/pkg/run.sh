@@ -5,7 +5,8 @@
 # lintian on it (no errors), unpacks it into a scratch root with dpkg-deb -x,
 # checks what it installs, and runs the end-to-end smoke tests against the
 # installed plugin and sbind (tests/e2e/run.sh with BINDING_BUILD pointing at
-# them: cluster.sh lists $BINDING_BUILD/spank_binding.so in plugstack.conf).
+# them: cluster.sh lists $BINDING_BUILD/spank_binding.so in plugstack.conf):
+# PKG_E2E's files (default t10 t24 t27 t50).
 # Appends "pkg N M K" to $BINDING_BUILD/results.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -161,7 +162,8 @@ else
 	cp "$so" "$root/usr/bin/sbind" "$root/usr/share/spank-binding/cli_filter.lua" \
 		"$root/usr/lib/$multiarch/spank-binding/spank_binding_submit.so" "$inst/"
 	echo "== e2e smoke tests against $so"
-	out=$(BINDING_BUILD=$inst sh "$top/tests/e2e/run.sh" t10 t24 t27 t50 2>&1)
+	# shellcheck disable=SC2086 # a list of file-name prefixes
+	out=$(BINDING_BUILD=$inst sh "$top/tests/e2e/run.sh" ${PKG_E2E:-t10 t24 t27 t50} 2>&1)
 	rc=$?
 	printf '%s\n' "$out" | grep -E '^(==|  ok|  FAIL|cluster: plugin)' | sed 's/^/  /'
 	sum=$(printf '%s\n' "$out" | grep '^e2e: ')
