@@ -407,8 +407,10 @@ cluster_plugstack() {
 # and the script missing every client fails, so the script is written
 # before the line.
 cluster_cli_filter() {
-	local sb="$E2E_BUILD/sbind" lua="$E2E_BUILD/cli_filter.lua" d=$E2E_DIR
-	sed -i '/^CliFilterPlugins=/d' "$d/slurm.conf" 2>/dev/null
+	local sb="$E2E_BUILD/sbind" lua="$E2E_BUILD/cli_filter.lua" d=$E2E_DIR conf=
+	# read in the shell: run.sh turns the filter off after every file
+	[ -f "$d/slurm.conf" ] && conf=$(<"$d/slurm.conf")
+	case $conf in *CliFilterPlugins=*) sed -i '/^CliFilterPlugins=/d' "$d/slurm.conf" ;; esac
 	[ "${1:-off}" = on ] || return 0
 	[ -x "$sb" ] && [ -f "$lua" ] || { _e2e_say "cli_filter: $sb or $lua not built (make)"; return 1; }
 	mkdir -p "$d/lib"
@@ -553,8 +555,9 @@ wait_squeue_empty() { wait_until "${1:-30}" squeue_empty; }
 cancel_all_jobs() {
 	local jobs
 	jobs=$(squeue -h -o %i 2>/dev/null)
+	[ -n "$jobs" ] || return 0
 	# shellcheck disable=SC2086
-	[ -n "$jobs" ] && scancel $jobs 2>/dev/null
+	scancel $jobs 2>/dev/null
 	wait_squeue_empty 30
 }
 
