@@ -116,8 +116,7 @@ run_file() {	# one test file on the running cluster, with the checks after it
 # file's name to one (the guest node: "g:CR_Core c:CR_CPU n:CR_Core_Memory");
 # a file it does not name, and every file without it, runs with E2E_CR.
 file_cr() {	# FILE
-	local f m
-	f=$(basename "$1")
+	local f=${1##*/} m
 	for m in ${E2E_CR_OF:-}; do
 		case "$f" in "${m%%:*}"*) echo "${m#*:}"; return ;; esac
 	done
