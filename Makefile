@@ -216,8 +216,7 @@ $(B)/bench/%: bench/%.c $(CGSCRATCH) $(B)/libbinding.a
 # Three lanes side by side (docs/testing.md, "Time"):
 #   check-guests: every QEMU boot, one after the other (single-threaded TCG
 #     keeps one CPU busy): the host's numa and guest stages, then each
-#     other release's guest node. The longest lane: nothing else goes
-#     into it;
+#     other release's guest node. Nothing else goes into it;
 #   check-rest: the host's e2e files but the gang ones, its package, each
 #     other release's e2e files (the same), package and upgrade in its
 #     chroot, one private Slurm cluster at a time;
@@ -225,7 +224,7 @@ $(B)/bench/%: bench/%.c $(CGSCRATCH) $(B)/libbinding.a
 #     each on a private cluster of its own, which wait on Slurm's time
 #     slices and on srun's 60 s retry of a step a suspended job refused
 #     and so leave most of a CPU free; lint, unit, fuzz and cli fill it.
-# The QEMU lane is the longest, and the two others run niced beside it.
+# The two others run niced beside the QEMU lane.
 # Every stage runs whatever an earlier one did; one that exits non-zero
 # without counting a failure (a build error) counts one (tests/stage.sh).
 # What the lanes use is built, and the chroots made when stale, before
@@ -246,8 +245,9 @@ check: deps
 	@sh tests/summary.sh $(B)/results
 
 STAGE = sh tests/stage.sh $(B)/results
-# The other lanes yield the CPU to the QEMU lane, the longest: beside them
-# at one priority its guest ran g80 in 419 s, beside them niced in 209 s.
+# The other lanes yield the CPU to the QEMU lane: beside them at one
+# priority its guest ran g80 in 419 s, beside them niced in 209 s. (It was
+# the longest lane then; since the guest runs without ASLR it ends first.)
 STAGE_LOW = nice -n 10 $(STAGE)
 
 check-guests: all

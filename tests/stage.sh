@@ -11,23 +11,30 @@ shift 2
 
 # The CPU a stage used, not only its length: the lanes share two CPUs, so a
 # stage's seconds say little about what it costs the others. The stage runs
-# in a cgroup of its own (root, cgroup v1's cpuacct or a v2 hierarchy),
-# whose counter every process it starts adds to, daemons and QEMU too.
-# Without one it reports its length alone.
+# in a cgroup of its own below the one it started in (root; cgroup v1's
+# cpuacct, or v2), whose counter every process it starts adds to, Slurm's
+# daemons and QEMU too (not job tasks that Slurm moves into a cgroup v2
+# tree of its own). Only where that cgroup cannot weigh CPU: a group that
+# the cpu controller weighs against its siblings would undo the lanes'
+# `nice` (cpu and cpuacct mounted together in v1, cpu enabled in v2).
+# Otherwise the stage reports its length alone.
 cg= cg_usage= cg_parent=
 cg_enter() {
-	local base own
-	if [ -w /sys/fs/cgroup/cpuacct/cgroup.procs ]; then
-		base=/sys/fs/cgroup/cpuacct cg_usage=cpuacct.usage
+	local own ctrls
+	own=$(awk -F: '$2 ~ /(^|,)cpuacct(,|$)/ { print $2 ":" $3 }' /proc/self/cgroup)
+	if [ -n "$own" ]; then
+		ctrls=${own%%:*} own=${own#*:}
+		case ",$ctrls," in *,cpu,*) return 1 ;; esac
+		cg_parent=/sys/fs/cgroup/cpuacct${own%/} cg_usage=cpuacct.usage
 	elif [ -f /sys/fs/cgroup/cgroup.controllers ]; then
 		own=$(sed -n 's/^0:://p' /proc/self/cgroup)
-		base=/sys/fs/cgroup${own%/}
-		cg_usage=cpu.stat
+		cg_parent=/sys/fs/cgroup${own%/} cg_usage=cpu.stat
+		grep -qw cpu "$cg_parent/cgroup.subtree_control" 2>/dev/null && return 1
 	else
 		return 1
 	fi
-	cg_parent=$base
-	cg=$base/spank-binding-stage.$$
+	[ -w "$cg_parent/cgroup.procs" ] || return 1
+	cg=$cg_parent/spank-binding-stage.$$
 	mkdir "$cg" 2>/dev/null && echo $$ >"$cg/cgroup.procs" 2>/dev/null && return 0
 	rmdir "$cg" 2>/dev/null
 	cg=
@@ -49,7 +56,7 @@ cg_leave() {	# back to the parent; processes the stage left behind go too
 }
 
 t0=$(cut -d' ' -f1 /proc/uptime)
-[ "$(id -u)" = 0 ] && cg_enter
+[ "$(id -u)" = 0 ] && cg_enter && trap 'cg_leave; exit 130' INT TERM
 "$@"
 rc=$?
 # Its length beside the results (a lane's time is the sum of its stages'):

@@ -9,8 +9,9 @@
 # Environment: E2E_TIMEOUT (seconds per file, default 900), E2E_PLUGSTACK_ARGS
 # (plugin arguments besides state_dir=), E2E_SKIP (name prefixes of files
 # left out, e.g. "t30 t31": make check runs those in a lane of their own),
-# E2E_STAGE (the name its results line gets, default e2e), KEEP_E2E=1, and
-# cluster.sh's knobs.
+# E2E_STAGE (the name its results line gets, default e2e), E2E_CR_OF (a
+# file name's start and the SelectTypeParameters it runs with, e.g.
+# "g:CR_Core c:CR_CPU": the guest node), KEEP_E2E=1, and cluster.sh's knobs.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -129,7 +130,7 @@ file_cr() {	# FILE
 for nodes in 1 2; do
 	files=()
 	for t in "${tests[@]}"; do
-		case "$(basename "$t")" in m[0-9][0-9]_*) [ "$nodes" = 2 ] && files+=("$t") ;;
+		case "${t##*/}" in m[0-9][0-9]_*) [ "$nodes" = 2 ] && files+=("$t") ;;
 		*) [ "$nodes" = 1 ] && files+=("$t") ;; esac
 	done
 	[ ${#files[@]} -gt 0 ] || continue
@@ -146,17 +147,24 @@ for nodes in 1 2; do
 		continue
 	fi
 	trap 'cluster_stop; rm -f "$E2E_RESULTS"' EXIT
+	broken=
 	for t in "${files[@]}"; do
 		cr=$(file_cr "$t")
-		if [ "$cr" != "${E2E_CR:-}" ]; then
+		if [ -z "$broken" ] && [ "$cr" != "${E2E_CR:-}" ]; then
 			echo "== SelectTypeParameters=$cr (slurmctld and slurmd restart)"
 			t0=$SECONDS
-			cluster_select_cr "$cr" || {
-				echo "fail $(basename "$t" .sh) could not run: the daemons did not restart with $cr" >>"$E2E_RESULTS"
-				echo "  FAIL the daemons did not restart with SelectTypeParameters=$cr"
-				break
-			}
-			echo "   (SelectTypeParameters=$cr: $((SECONDS - t0)) s)"
+			if cluster_select_cr "$cr"; then
+				echo "   (SelectTypeParameters=$cr: $((SECONDS - t0)) s)"
+			else
+				broken="the daemons did not restart with SelectTypeParameters=$cr"
+				echo "  FAIL $broken"
+			fi
+		fi
+		if [ -n "$broken" ]; then	# each file left counts, and says why
+			name=${t##*/} name=${name%.sh}
+			echo "fail $name not run: $broken" >>"$E2E_RESULTS"
+			echo "  FAIL $name not run: $broken"
+			continue
 		fi
 		run_file "$t"
 	done

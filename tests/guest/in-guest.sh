@@ -36,8 +36,8 @@ g=$(ls "$here"/g[0-9][0-9]_*.sh 2>/dev/null | grep -E "/(${GUEST_FILTER:-g})[^/]
 c=$(ls "$here"/c[0-9][0-9]_*.sh 2>/dev/null | grep -E "/(${GUEST_FILTER:-c})[^/]*$")
 n=$(ls "$here"/n[0-9][0-9]_*.sh 2>/dev/null | grep -E "/(${GUEST_FILTER:-n})[^/]*$")
 # One cluster for all of them: a file whose letter needs other
-# SelectTypeParameters restarts its daemons (run.sh, E2E_CR_OF), about a
-# third of what a new cluster's start takes in this node.
+# SelectTypeParameters restarts its daemons (run.sh, E2E_CR_OF), in 3-10 s
+# here, where a new cluster took 10-37 s to start and about 4 s to stop.
 echo "== CR_Core: $(echo $g); CR_CPU: $(echo $c); CR_Core_Memory: $(echo $n)"
 [ -n "$g$c$n" ] || exit 0
 # shellcheck disable=SC2086
