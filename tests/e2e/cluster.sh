@@ -734,8 +734,7 @@ cluster_numamem() {
 	fi
 	rm -f "$E2E_DIR/gres.conf"
 	_e2e_gres_setup || { _e2e_say "numamem: sbind gres-conf $E2E_NUMAMEM_ARGS failed"; return 1; }
-	_e2e_kill_recorded slurmd
-	_e2e_kill_recorded slurmctld
+	_e2e_stop_daemons
 	# The file's other lines stay (a test's shell has not every variable
 	# cluster_start wrote them from): GresTypes= and the nodes' Gres= anew.
 	local types gres c=$E2E_DIR/slurm.conf
@@ -754,14 +753,19 @@ cluster_numamem() {
 cluster_select_cr() {
 	local have
 	export E2E_CR=$1
-	_e2e_kill_recorded slurmd
-	_e2e_kill_recorded slurmctld
+	_e2e_stop_daemons
 	sed -i "s/^SelectTypeParameters=.*/SelectTypeParameters=$1/" "$E2E_DIR/slurm.conf"
 	_e2e_respawn_daemons || return 1
 	have=$(scontrol show config 2>/dev/null | sed -n 's/^SelectTypeParameters *= *//p')
 	case ",${have,,}," in *",${1,,},"*) return 0 ;; esac
 	_e2e_say "SelectTypeParameters: slurmctld reports '$have' after the restart with $1"
 	return 1
+}
+
+# Every recorded slurmd, then slurmctld (a running job's slurmstepd stays).
+_e2e_stop_daemons() {
+	_e2e_kill_recorded slurmd
+	_e2e_kill_recorded slurmctld
 }
 
 # After both daemons were stopped to change slurm.conf: slurmctld, then
@@ -812,8 +816,7 @@ _e2e_leftovers() {
 
 _e2e_stop_slurm() {
 	local pids
-	_e2e_kill_recorded slurmd
-	_e2e_kill_recorded slurmctld
+	_e2e_stop_daemons
 	pids=$(_e2e_leftovers)
 	if [ -n "$pids" ]; then
 		_e2e_say "ending leftover job processes: $(echo "$pids" | tr '\n' ' ')"

@@ -53,8 +53,7 @@ assert_eq 1 "$(cpulist_count "$cpu")" "job $j bound by the old release's plugin 
 assert_match "$(state_records)" " job=$j .*cpus=$cpu " "the old release wrote job $j's record"
 
 # The upgrade: the old daemons stop, the job's slurmstepd runs on.
-_e2e_kill_recorded slurmd
-_e2e_kill_recorded slurmctld
+_e2e_stop_daemons
 pass_if "job $j's slurmstepd outlives the old slurmctld and slurmd" _e2e_alive "$stepd" slurmstepd
 
 out=$(sh "$here/chroot.sh" run "$suite" env UPGRADE_STATE="${state#"$croot"}" UPGRADE_JOB="$j" \
