@@ -224,7 +224,7 @@ $(B)/bench/%: bench/%.c $(CGSCRATCH) $(B)/libbinding.a
 #     each on a private cluster of its own, which wait on Slurm's time
 #     slices and on srun's 60 s retry of a step a suspended job refused
 #     and so leave most of a CPU free; lint, unit, fuzz and cli fill it.
-# The two others run niced beside the QEMU lane.
+# All three run at one priority: beside two CPU hogs a niced lane starved.
 # Every stage runs whatever an earlier one did; one that exits non-zero
 # without counting a failure (a build error) counts one (tests/stage.sh).
 # What the lanes use is built, and the chroots made when stale, before
@@ -245,10 +245,6 @@ check: deps
 	@sh tests/summary.sh $(B)/results
 
 STAGE = sh tests/stage.sh $(B)/results
-# The other lanes yield the CPU to the QEMU lane: beside them at one
-# priority its guest ran g80 in 419 s, beside them niced in 209 s. (It was
-# the longest lane then; since the guest runs without ASLR it ends first.)
-STAGE_LOW = nice -n 10 $(STAGE)
 
 check-guests: all
 	@echo "guests: the QEMU lane runs beside the others; its log: $(B)/guests.log"
@@ -258,19 +254,19 @@ check-guests: all
 		echo "===== the QEMU lane (numa, e2e-guest, the releases' guests), its log:"; cat $(B)/guests.log
 
 check-rest: all
-	@$(STAGE_LOW) e2e env E2E_SKIP="$(GANG_FILES)" $(MAKE) e2e
-	@$(STAGE_LOW) pkg $(MAKE) pkg
-	@$(STAGE_LOW) releases env E2E_SKIP="$(GANG_FILES)" RELEASE_PARTS="build e2e pkg upgrade" sh tests/releases/run.sh >$(B)/releases.log 2>&1; \
+	@$(STAGE) e2e env E2E_SKIP="$(GANG_FILES)" $(MAKE) e2e
+	@$(STAGE) pkg $(MAKE) pkg
+	@$(STAGE) releases env E2E_SKIP="$(GANG_FILES)" RELEASE_PARTS="build e2e pkg upgrade" sh tests/releases/run.sh >$(B)/releases.log 2>&1; \
 		echo "===== make releases (tests/releases/run.sh: build e2e pkg upgrade, no gang files), its log:"; cat $(B)/releases.log
 
 check-gang: all e2e-helpers $(TOOLS_BIN) $(MANPAGES) $(CLI_FILTER)
-	@{ $(STAGE_LOW) lint $(MAKE) lint; \
-	  $(STAGE_LOW) e2e-gang env E2E_STAGE=e2e-gang sh tests/e2e/run.sh $(GANG_FILES); \
-	  $(STAGE_LOW) releases-gang env RELEASE_PARTS="build e2e" RELEASE_E2E="$(GANG_FILES)" RELEASE_E2E_NAME=e2e-gang \
+	@{ $(STAGE) lint $(MAKE) lint; \
+	  $(STAGE) e2e-gang env E2E_STAGE=e2e-gang sh tests/e2e/run.sh $(GANG_FILES); \
+	  $(STAGE) releases-gang env RELEASE_PARTS="build e2e" RELEASE_E2E="$(GANG_FILES)" RELEASE_E2E_NAME=e2e-gang \
 		sh tests/releases/run.sh; \
-	  $(STAGE_LOW) unit $(MAKE) unit; \
-	  $(STAGE_LOW) fuzz $(MAKE) fuzz; \
-	  $(STAGE_LOW) cli $(MAKE) cli; } >$(B)/gang.log 2>&1; \
+	  $(STAGE) unit $(MAKE) unit; \
+	  $(STAGE) fuzz $(MAKE) fuzz; \
+	  $(STAGE) cli $(MAKE) cli; } >$(B)/gang.log 2>&1; \
 		echo "===== the gang lane (lint, $(GANG_FILES) on every release, unit, fuzz, cli), its log:"; cat $(B)/gang.log
 
 # Every test program built first, JOBS at a time (serially the two builds

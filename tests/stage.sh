@@ -15,8 +15,9 @@ shift 2
 # cpuacct, or v2), whose counter every process it starts adds to, Slurm's
 # daemons and QEMU too (not job tasks that Slurm moves into a cgroup v2
 # tree of its own). Only where that cgroup cannot weigh CPU: a group that
-# the cpu controller weighs against its siblings would undo the lanes'
-# `nice` (cpu and cpuacct mounted together in v1, cpu enabled in v2).
+# the cpu controller weighs against its siblings would share the CPU
+# stage by stage instead of process by process, and so change the run it
+# measures (cpu and cpuacct mounted together in v1, cpu enabled in v2).
 # Otherwise the stage reports its length alone.
 cg= cg_usage= cg_parent=
 cg_enter() {
