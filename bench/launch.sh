@@ -17,6 +17,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 rounds=${LAUNCH_ROUNDS:-60}
 
+# shellcheck source=bench/cluster_bench.sh
 . "$here/cluster_bench.sh"
 bench_cluster launch
 
