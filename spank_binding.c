@@ -270,6 +270,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	int *gids = global_ids(sp, in.ntasks);
 	in.global_ids = gids;
 	bnd_step_prepare(&step, &in);
+	bnd_step_place(&step, &in);
 	task_count = (uint32_t)in.ntasks;
 	step_verbose = verbose_of(sp);
 	free(gids);

@@ -274,9 +274,10 @@ static int local_tasks(const struct bnd_step *s, const struct bnd_step_in *in)
 
 /* What Slurm gave the step here, how many tasks share it, and each
  * group's GPUs. BND_OK, else the reason is set. */
-static int step_domain(struct bnd_step *s, const struct bnd_step_in *in, bnd_cpuset_t *usable)
+static int step_domain(struct bnd_step *s, const struct bnd_step_in *in)
 {
 	char err[BND_ERRLEN] = "";
+	bnd_cpuset_t usable;
 	const char *cores = in->step_cores && *in->step_cores ? in->step_cores : in->job_cores;
 	if (bnd_slurm_cores_to_cpus(s->topo, cores, &s->domain, err, sizeof(err)) != BND_OK)
 		return bnd_fail(s->reason, sizeof(s->reason), BND_EINVAL, "%s", err);
@@ -287,11 +288,10 @@ static int step_domain(struct bnd_step *s, const struct bnd_step_in *in, bnd_cpu
 				BND_MAX_TASKS);
 	/* The reserved core counts as taken for every request, on top of a
 	 * packed request's own filter=. */
-	*usable = s->domain;
 	if (s->cfg->filter == BND_FILTER_FIRST_CORE)
 		first_core_cpus(s->topo, &s->reserved);
-	bnd_cpuset_andnot(usable, &s->reserved);
-	s->share = bnd_step_share(s->topo, &s->domain, usable, s->req, s->ntasks);
+	bnd_step_usable(s, &usable);
+	s->share = bnd_step_share(s->topo, &s->domain, &usable, s->req, s->ntasks);
 	if (bnd_step_gpu_aware(s)) {
 		learn_gpus(s, in, s->ntasks);
 		near_groups(s);
@@ -384,12 +384,12 @@ static enum bnd_step_state place(struct bnd_step *s, const struct bnd_step_in *i
 	return BND_STEP_PLACED;
 }
 
-/* Where an active step ends up: each stage either hands on or names the
- * state the step stops in (a request that does not parse, or names what
- * this node or the step's cpus lack, unless place says otherwise). */
+/* Where an active step stands before its placement: each stage either
+ * hands on or names the state the step stops in (a request that does not
+ * parse, or names what this node or the step's cpus lack); a step that
+ * gets through all of them is READY, and bnd_step_place says the rest. */
 static enum bnd_step_state decide(struct bnd_step *s, const struct bnd_step_in *in)
 {
-	bnd_cpuset_t usable;
 	s->refusal = BND_R_INVALID_REQUEST;
 	if (parse_options(s, in) != BND_OK)
 		return BND_STEP_FAILED;
@@ -406,10 +406,10 @@ static enum bnd_step_state decide(struct bnd_step *s, const struct bnd_step_in *
 	int cpt = bnd_step_is_batch(s) ? bnd_batch_cpus_per_task(in->cpus_per_task_env) : in->cpus_per_task;
 	if (bnd_step_source_needs_topology(s->source) && bnd_step_source_make(s, in, cpt) != BND_OK)
 		return BND_STEP_FAILED;
-	if (step_domain(s, in, &usable) != BND_OK)
+	if (step_domain(s, in) != BND_OK)
 		return BND_STEP_FAILED;
 	bnd_step_booking_learn(s, in);
-	return place(s, in, &usable);
+	return BND_STEP_READY;
 }
 
 /* A step with a request that runs unbound (or whose tasks fail): in the
@@ -466,6 +466,27 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in)
 	if (!s->cfg->enabled || in->step == BND_STEP_EXTERN || (src == BND_SRC_NONE && !mbind))
 		return bnd_step_move(s, BND_STEP_IDLE);
 	bnd_step_move(s, decide(s, in));
+	return BND_OK;
+}
+
+/* The cpus the step may use are computed again here (bnd_step_usable),
+ * not kept from prepare: they are its domain less the reserved cpus, both
+ * fields of the step, and the watcher's resume computes them the same
+ * way; a third field could only disagree with the two. */
+int bnd_step_place(struct bnd_step *s, const struct bnd_step_in *in)
+{
+	if (!s || !in || !in->cfg)
+		return BND_EINVAL;
+	/* Once per step: a second call would record its refusal again. */
+	if (s->place_ran)
+		return BND_OK;
+	s->place_ran = true;
+	if (s->state == BND_STEP_READY) {
+		bnd_cpuset_t usable;
+		bnd_step_usable(s, &usable);
+		bnd_step_move(s, place(s, in, &usable));
+	}
+	/* refused here or already in prepare: recorded either way */
 	if (refused(s))
 		record_refusal(s);
 	return BND_OK;

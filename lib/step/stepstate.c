@@ -1,5 +1,5 @@
 /* The step's states and the moves between them: one table, so prepare,
- * the task, the watcher and finish cannot disagree on what a step may
+ * place, the task, the watcher and finish cannot disagree on what a step may
  * become (stepstate.h draws it). */
 #include "binding/step/stepstate.h"
 
@@ -13,7 +13,8 @@
 /* allowed[from]: the states a step may move to from `from`. */
 static const unsigned allowed[BND_STEP_NSTATES] = {
 	[BND_STEP_NEW] = TO(BND_STEP_IDLE) | TO(BND_STEP_UNBOUND) | TO(BND_STEP_FAILED) |
-			 TO(BND_STEP_NO_TOPOLOGY) | TO(BND_STEP_PLACED) | TO(BND_STEP_DEFERRED),
+			 TO(BND_STEP_NO_TOPOLOGY) | TO(BND_STEP_READY),
+	[BND_STEP_READY] = TO(BND_STEP_PLACED) | TO(BND_STEP_DEFERRED) | TO(BND_STEP_FAILED),
 	[BND_STEP_PLACED] = TO(BND_STEP_SUSPENDED) | TO(BND_STEP_RELEASED),
 	[BND_STEP_DEFERRED] = TO(BND_STEP_PLACED) | TO(BND_STEP_SUSPENDED_WAITING) |
 			      TO(BND_STEP_RELEASED),
@@ -24,6 +25,7 @@ static const unsigned allowed[BND_STEP_NSTATES] = {
 
 static const char *const names[BND_STEP_NSTATES] = {
 	[BND_STEP_NEW] = "new",
+	[BND_STEP_READY] = "ready",
 	[BND_STEP_IDLE] = "idle",
 	[BND_STEP_UNBOUND] = "unbound",
 	[BND_STEP_FAILED] = "failed",
@@ -60,7 +62,8 @@ const char *bnd_step_state_name(enum bnd_step_state st)
 
 bool bnd_step_active(const struct bnd_step *s)
 {
-	return s->state != BND_STEP_NEW && s->state != BND_STEP_IDLE;
+	return s->state != BND_STEP_NEW && s->state != BND_STEP_READY &&
+	       s->state != BND_STEP_IDLE;
 }
 
 bool bnd_step_recorded(const struct bnd_step *s)

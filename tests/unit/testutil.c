@@ -11,6 +11,7 @@
 #include "binding/placement/place.h"
 #include "binding/request/option.h"
 #include "binding/request/request.h"
+#include "binding/step/step.h"
 
 struct bnd_topology *tu_topo(const char *source)
 {
@@ -88,6 +89,12 @@ void tu_free_list(char **list)
 	for (char **p = list; *p; p++)
 		free(*p);
 	free(list);
+}
+
+int tu_step_start(struct bnd_step *s, const struct bnd_step_in *in)
+{
+	int rc = bnd_step_prepare(s, in);
+	return rc != BND_OK ? rc : bnd_step_place(s, in);
 }
 
 int tu_run(Suite *s)

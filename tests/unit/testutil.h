@@ -67,6 +67,13 @@ int tu_strategy_example(enum bnd_strategy s, int k, char *buf, size_t len);
 const struct bnd_option_value *tu_option(enum bnd_option which, const char *text);
 void tu_options_free(void);
 
+/* A step started as the plugin's init_post_opt starts it: bnd_step_prepare,
+ * then bnd_step_place with the same in. The first rc that is not BND_OK
+ * (place is not called then), else BND_OK. */
+struct bnd_step;
+struct bnd_step_in;
+int tu_step_start(struct bnd_step *s, const struct bnd_step_in *in);
+
 /* Run a suite, print Check's summary line, return the process exit code. */
 int tu_run(Suite *s);
 

@@ -3,10 +3,14 @@
  * glue and this logic can be driven by tests.
  *
  *   bnd_step_prepare   slurmstepd, root, before the tasks fork
- *                      (init_post_opt): request (stepsource.h: which
- *                      source wins), topology (cache), domain, state
- *                      transaction for all local tasks, rankfile; leaves
- *                      the step in one state (stepstate.h)
+ *                      (init_post_opt): what the step asks and where it
+ *                      may run: request (stepsource.h: which source
+ *                      wins), options, topology (cache), domain, GPUs,
+ *                      memory booking; leaves the step in its last state
+ *                      or READY (stepstate.h)
+ *   bnd_step_place     right after it: a READY step's state transaction
+ *                      for all local tasks (placed, deferred or refused),
+ *                      rankfile; every refused step's record and counts
  *   bnd_step_task      each task, as the user, before exec (task_init):
  *                      affinity, memory policy, environment, verbose line
  *   bnd_step_finish    slurmstepd, root, at the end (exit): release
@@ -164,14 +168,25 @@ struct bnd_step {
 	 * after its placement, a refusal the state could not record). */
 	struct bnd_counts pending;
 	char rankfile[BND_CONFIG_PATH_MAX + BND_SAFEFILE_NAME_MAX + 2]; /* pe: path written, "" when none */
+	bool place_ran;       /* bnd_step_place ran: a refusal is recorded once */
 	bnd_log_fn log;
 	void *log_ctx;
 };
 
 /* Fills s (free with bnd_step_free) and moves it from NEW to the state
- * prepare decides; returns BND_OK always except for BND_EINVAL on NULL
- * arguments. */
+ * prepare decides: a last one (IDLE, UNBOUND, FAILED, NO_TOPOLOGY), or
+ * READY when it asks for cores it may have. Returns BND_OK always except
+ * for BND_EINVAL on NULL arguments. */
 int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in);
+
+/* After bnd_step_prepare, with the same in: a READY step's one state
+ * transaction moves it to PLACED, DEFERRED or FAILED (and writes a pe
+ * step's rankfile); a refused step (FAILED, or NO_TOPOLOGY with a request),
+ * whichever stage refused it, gets its unbound record and counts. Any
+ * other step is left as it is. Runs once per step (a second call does
+ * nothing); returns BND_OK always except for BND_EINVAL on NULL
+ * arguments. */
+int bnd_step_place(struct bnd_step *s, const struct bnd_step_in *in);
 
 /* The task's current values of the variables the environment rules need
  * (taskenv.h), NULL when unset. A variable that is set but could not be

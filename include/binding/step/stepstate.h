@@ -9,8 +9,10 @@
  *                                  on_failure= decides in the task
  *                    NO_TOPOLOGY   this node's topology is NONE: on_any_host=
  *                                  decides in the task
- *                    PLACED        bound; its record holds cpus
+ *                    READY         asks for cores it may have: to be placed
+ *   READY --place--> PLACED        bound; its record holds cpus
  *                    DEFERRED      its record waits for cpus (on_failure=defer)
+ *                    FAILED        nothing fits, or the state failed it
  *
  *   PLACED   --Slurm suspends-->   SUSPENDED          record holds no cpus
  *   DEFERRED --Slurm suspends-->   SUSPENDED_WAITING  (it held none)
@@ -22,7 +24,9 @@
  *
  * The states with a record (PLACED, DEFERRED, SUSPENDED*) are the ones the
  * watcher (lib/suspend) moves between, from its thread, through
- * bnd_step_move only; prepare moves out of NEW, finish into RELEASED.
+ * bnd_step_move only; prepare moves out of NEW, place out of READY
+ * (READY is no step's last state: nothing is decided for its tasks yet),
+ * finish into RELEASED.
  * The two suspended states differ in what a resume reports: a step that
  * waited before it was suspended is "bound (was deferred)".
  */
@@ -33,6 +37,7 @@
 
 enum bnd_step_state {
 	BND_STEP_NEW = 0,          /* not prepared (zeroed, or freed) */
+	BND_STEP_READY,            /* prepared, not yet placed */
 	BND_STEP_IDLE,
 	BND_STEP_UNBOUND,
 	BND_STEP_FAILED,
@@ -58,7 +63,7 @@ bool bnd_step_may_move(enum bnd_step_state from, enum bnd_step_state to);
 /* The state's name for messages and tests ("placed", "deferred", ...). */
 const char *bnd_step_state_name(enum bnd_step_state st);
 
-/* Something to tell the tasks (every state prepare leaves but IDLE). */
+/* Something to tell the tasks (every state place leaves but IDLE). */
 bool bnd_step_active(const struct bnd_step *s);
 
 /* The step has a state record to release (PLACED, DEFERRED, SUSPENDED*). */

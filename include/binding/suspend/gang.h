@@ -34,8 +34,9 @@
 #include "binding/suspend/verdict.h"
 
 struct bnd_gang_in {
-	/* Prepared by bnd_step_prepare. Until bnd_gang_stop returns, the
-	 * watcher thread owns its placement and state (bnd_step_move). */
+	/* Started by bnd_step_prepare and bnd_step_place. Until bnd_gang_stop
+	 * returns, the watcher thread owns its placement and state
+	 * (bnd_step_move). */
 	struct bnd_step *step;
 	const pid_t *pids;        /* local task i's pid (the batch step: the script) */
 	/* Task i's start time, read when Slurm forked it (bnd_task_identify

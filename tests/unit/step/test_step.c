@@ -183,7 +183,7 @@ START_TEST(metrics_file_follows_every_change)
 	snprintf(prom, sizeof(prom), "%s/node.prom", dir);
 	snprintf(cfg.metrics_file, sizeof(cfg.metrics_file), "%s", prom);
 	struct bnd_step_in in = base(15, 0, 1, "0", "linear:1");
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert_msg(strstr(slurp(prom), "\nspank_binding_steps{status=\"bound\"} 1\n") &&
 		      strstr(slurp(prom), "\nspank_binding_placements_total{strategy=\"linear\"} 1\n"),
@@ -191,7 +191,7 @@ START_TEST(metrics_file_follows_every_change)
 	/* a refused step (2 cores on Slurm's 1) is in it as unbound */
 	struct bnd_step t;
 	struct bnd_step_in in2 = base(16, 0, 1, "0", "linear:2");
-	ck_assert_int_eq(bnd_step_prepare(&t, &in2), BND_OK);
+	ck_assert_int_eq(tu_step_start(&t, &in2), BND_OK);
 	ck_assert_msg(strstr(slurp(prom), "\nspank_binding_steps{status=\"unbound\"} 1\n") &&
 		      strstr(slurp(prom), "{reason=\"allocation_too_small\"} 1\n"), "%s", slurp(prom));
 	bnd_step_finish(&t);
@@ -224,7 +224,7 @@ START_TEST(refused_step_keeps_its_jobs_booking)
 	struct bnd_step_in in = base(17, 0, 1, "0", "linear:2");
 	in.mbind = tu_option(BND_OPT_MBIND, "cores:strict");
 	in.gres_detail = detail_100m;
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_int_eq(s.booking.n, 1);
 	char path[160];
 	snprintf(path, sizeof(path), "%s/state", state);
@@ -243,7 +243,7 @@ START_TEST(two_tasks_bound_and_released)
 		return;
 	struct bnd_step s;
 	struct bnd_step_in in = base(11, 0, 2, "0-1", "linear:1");
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_msg(s.reason[0] == '\0', "%s", s.reason);
 	ck_assert(bnd_step_active(&s) && s.state == BND_STEP_PLACED && bnd_step_recorded(&s));
 	ck_assert_int_eq(records(), 1);
@@ -278,7 +278,7 @@ START_TEST(allocation_too_small_names_both_numbers)
 {
 	struct bnd_step s;
 	struct bnd_step_in in = base(12, 0, 1, "0", "linear:2");
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert(bnd_step_active(&s) && s.state != BND_STEP_PLACED && !bnd_step_recorded(&s));
 	char want[128];
 	snprintf(want, sizeof(want), "Slurm gave this step 1 core (cpus %s) for 1 task", cpus_of_core(0));
@@ -313,7 +313,7 @@ START_TEST(allocation_too_small_names_both_numbers)
 	/* on_failure=fail: the task is told to fail, with the same reason */
 	cfg.on_failure = BND_ONFAIL_FAIL;
 	bnd_step_free(&s);
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_int_eq(r.failed, 1);
 	ck_assert_msg(strstr(r.message, "binding failed (on_failure=fail): the allocation"), "%s",
@@ -332,14 +332,67 @@ START_TEST(allocation_too_small_names_both_numbers)
 }
 END_TEST
 
+/* The two stages: prepare decides what the step asks and where it may
+ * run, and writes nothing to the state; place runs its transaction once,
+ * and records every refused step once, whichever stage refused it. */
+START_TEST(place_runs_the_transaction_once)
+{
+	struct bnd_step s;
+	struct bnd_step_in in = base(17, 0, 1, "0", "linear:1");
+	ck_assert_int_eq(bnd_step_place(NULL, &in), BND_EINVAL);
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(bnd_step_place(&s, NULL), BND_EINVAL);
+	ck_assert_msg(s.state == BND_STEP_READY, "%s: %s", bnd_step_state_name(s.state), s.reason);
+	ck_assert(!bnd_step_active(&s) && !bnd_step_recorded(&s));
+	ck_assert_int_eq(records(), 0);
+	ck_assert_int_eq(bnd_step_place(&s, &in), BND_OK);
+	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
+	ck_assert_int_eq(records(), 1);
+	ck_assert_int_eq(bnd_step_place(&s, &in), BND_OK);
+	ck_assert_int_eq(s.state, BND_STEP_PLACED);
+	ck_assert_int_eq(records(), 1);
+	ck_assert_int_eq(bnd_step_finish(&s), BND_OK);
+	bnd_step_free(&s);
+
+	/* refused by place (2 cores on Slurm's 1) */
+	in = base(18, 0, 1, "0", "linear:2");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(s.state, BND_STEP_READY);
+	ck_assert_int_eq(unbound_records(), 0);
+	ck_assert_int_eq(bnd_step_place(&s, &in), BND_OK);
+	ck_assert_int_eq(bnd_step_place(&s, &in), BND_OK);
+	ck_assert_int_eq(s.state, BND_STEP_FAILED);
+	ck_assert_int_eq(unbound_records(), 1);
+	ck_assert_msg(strstr(count_line(), " refusals.allocation_too_small=1 fallbacks.unbound=1"),
+		      "%s", count_line());
+	ck_assert_int_eq(bnd_step_finish(&s), BND_OK);
+	bnd_step_free(&s);
+
+	/* refused by prepare (a request that does not parse): recorded by place */
+	in = base(19, 0, 1, "0", "linear:0");
+	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(s.state, BND_STEP_FAILED);
+	ck_assert(bnd_step_active(&s));
+	ck_assert_int_eq(unbound_records(), 0);
+	ck_assert_msg(!strstr(count_line(), "refusals.invalid_request="), "%s", count_line());
+	ck_assert_int_eq(bnd_step_place(&s, &in), BND_OK);
+	ck_assert_int_eq(bnd_step_place(&s, &in), BND_OK);
+	ck_assert_int_eq(s.state, BND_STEP_FAILED);
+	ck_assert_int_eq(unbound_records(), 1);
+	ck_assert_msg(strstr(count_line(), " refusals.invalid_request=1 "), "%s", count_line());
+	ck_assert_int_eq(bnd_step_finish(&s), BND_OK);
+	bnd_step_free(&s);
+}
+END_TEST
+
 START_TEST(other_jobs_cores_are_never_taken)
 {
 	struct bnd_step a, b;
 	struct bnd_step_in ia = base(21, 0, 1, "0", "linear:1");
 	struct bnd_step_in ib = base(22, 0, 1, "0", "linear:1");
-	ck_assert_int_eq(bnd_step_prepare(&a, &ia), BND_OK);
+	ck_assert_int_eq(tu_step_start(&a, &ia), BND_OK);
 	ck_assert(a.state == BND_STEP_PLACED);
-	ck_assert_int_eq(bnd_step_prepare(&b, &ib), BND_OK);
+	ck_assert_int_eq(tu_step_start(&b, &ib), BND_OK);
 	ck_assert(b.state != BND_STEP_PLACED);
 	char want[64];
 	snprintf(want, sizeof(want), "other jobs hold cpus %s", cpus_of_core(0));
@@ -349,7 +402,7 @@ START_TEST(other_jobs_cores_are_never_taken)
 	ck_assert_int_eq(bnd_step_finish(&a), BND_OK);
 	bnd_step_free(&a);
 	/* released: the same request fits now */
-	ck_assert_int_eq(bnd_step_prepare(&b, &ib), BND_OK);
+	ck_assert_int_eq(tu_step_start(&b, &ib), BND_OK);
 	ck_assert_msg(b.state == BND_STEP_PLACED, "%s", b.reason);
 	bnd_step_finish(&b);
 	bnd_step_free(&b);
@@ -364,14 +417,14 @@ START_TEST(batch_script_holds_the_jobs_cores_and_steps_reuse_them)
 	struct bnd_step_in ib = base(31, BND_STEP_BATCH, 1, "0-1", "linear:1");
 	ib.tasks_per_node = "2";
 	ib.ntasks_env = "2";
-	ck_assert_int_eq(bnd_step_prepare(&bat, &ib), BND_OK);
+	ck_assert_int_eq(tu_step_start(&bat, &ib), BND_OK);
 	ck_assert_msg(bat.state == BND_STEP_PLACED, "%s", bat.reason);
 	ck_assert_int_eq(bat.ntasks, 2);
 	ck_assert_int_eq(bnd_cpuset_count(&bat.pl.all_cpus) , here->cores[0].npus + here->cores[1].npus);
 
 	/* the srun step inside: two tasks inside the script's cores */
 	struct bnd_step_in is = base(31, 0, 2, "0-1", "linear:1");
-	ck_assert_int_eq(bnd_step_prepare(&st, &is), BND_OK);
+	ck_assert_int_eq(tu_step_start(&st, &is), BND_OK);
 	ck_assert_msg(st.state == BND_STEP_PLACED, "%s", st.reason);
 	ck_assert(bnd_cpuset_subset(&st.pl.all_cpus, &bat.pl.all_cpus));
 	ck_assert(!bnd_cpuset_intersects(&st.pl.tasks[0].cpus, &st.pl.tasks[1].cpus));
@@ -380,7 +433,7 @@ START_TEST(batch_script_holds_the_jobs_cores_and_steps_reuse_them)
 	 * are both held by step 0, and steps never share */
 	struct bnd_step st2;
 	struct bnd_step_in is2 = base(31, 1, 1, "0-1", "linear:1");
-	ck_assert_int_eq(bnd_step_prepare(&st2, &is2), BND_OK);
+	ck_assert_int_eq(tu_step_start(&st2, &is2), BND_OK);
 	ck_assert(st2.state != BND_STEP_PLACED);
 	char steps_want[96];
 	snprintf(steps_want, sizeof(steps_want), "the job's other running steps hold cpus %s and other "
@@ -398,7 +451,7 @@ START_TEST(batch_script_holds_the_jobs_cores_and_steps_reuse_them)
 
 	/* another job on the same cores gets nothing */
 	struct bnd_step_in io = base(32, 0, 1, "0-1", "linear:1");
-	ck_assert_int_eq(bnd_step_prepare(&other, &io), BND_OK);
+	ck_assert_int_eq(tu_step_start(&other, &io), BND_OK);
 	ck_assert_msg(other.state != BND_STEP_PLACED && strstr(other.reason, "held by other jobs"), "%s", other.reason);
 	ck_assert_msg(strstr(count_line(), " refusals.held_by_other_jobs=1 refusals.held_by_own_steps=1 "
 			     "fallbacks.deferred=2 "), "%s", count_line());
@@ -431,7 +484,7 @@ START_TEST(env_and_pe_bind_nothing_pe_writes_a_rankfile)
 	const char *before = strdup(status_cpus());
 
 	struct bnd_step_in in = base(41, 3, 2, "0-1", "env:linear:1");
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert(s.state == BND_STEP_PLACED);
 	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_str_eq(status_cpus(), before);
@@ -447,7 +500,7 @@ START_TEST(env_and_pe_bind_nothing_pe_writes_a_rankfile)
 	in.step_nodelist = "a,n[7-9]";
 	in.job_nodelist = "a,n[7-9],z";
 	in.nodeid = 2;
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert(s.state == BND_STEP_PLACED);
 	char path[256], want[128];
 	snprintf(path, sizeof(path), "%s/rankfile.42.3.2", state);
@@ -507,7 +560,7 @@ START_TEST(planted_rankfile_is_never_opened)
 		struct bnd_step_in in = base((uint32_t)job, 0, 1, "0", "pe:linear:1");
 		in.log = keep_log;
 		in.log_ctx = logbuf;
-		ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+		ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 		ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 		const char *want = job == 50 ? path : link2;
 		ck_assert_str_eq(s.rankfile, want);
@@ -537,7 +590,7 @@ static const char *host_of(uint32_t step, const char *step_list, const char *job
 	in.step_nodelist = step_list;
 	in.job_nodelist = job_list;
 	in.nodeid = nodeid;
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	snprintf(out, sizeof(out), "%s", s.host);
 	bnd_step_free(&s);
 	return out;
@@ -564,7 +617,7 @@ START_TEST(node_name_from_the_lists_never_injected)
 	struct bnd_step s;
 	struct bnd_step_in in = base(46, 0, 1, "0", "pe:linear:1");
 	in.step_nodelist = "x\nrank 99=evil slot=0:0";
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	char want[512];
 	snprintf(want, sizeof(want), "rank 0=%s slot=%d:%d\n", me, here->cores[0].socket,
@@ -590,7 +643,7 @@ START_TEST(cpuset_check_refuses_cpus_outside)
 	struct bnd_task_result r;
 	struct bnd_step_in in = base(51, 0, 1, "0", "linear:1");
 	const char *before = strdup(status_cpus());
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert(s.state == BND_STEP_PLACED);
 	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, root, self, &r), BND_OK);
 	ck_assert_msg(strstr(r.message, "outside the task's cpuset"), "%s", r.message);
@@ -607,7 +660,7 @@ START_TEST(nothing_asked_costs_nothing)
 	struct bnd_step s;
 	struct bnd_task_result r;
 	struct bnd_step_in in = base(61, 0, 1, "0", NULL);
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert(!bnd_step_active(&s) && !s.topo);
 	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 1, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_int_eq(r.env.n, 0);
@@ -615,7 +668,7 @@ START_TEST(nothing_asked_costs_nothing)
 	bnd_step_free(&s);
 	/* the admin's default applies to jobs without --binding */
 	set_default("linear:1");
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert_str_eq(s.req->text, "linear:1");
 	bnd_step_finish(&s);
@@ -623,16 +676,16 @@ START_TEST(nothing_asked_costs_nothing)
 	/* disabled: nothing, even with a request; the extern step never */
 	cfg.enabled = 0;
 	in.binding = tu_option(BND_OPT_BINDING, "linear:1");
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert(!bnd_step_active(&s));
 	cfg.enabled = 1;
 	in.step = BND_STEP_EXTERN;
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert(!bnd_step_active(&s));
 	/* an explicit none clears what a batch script exported */
 	in.step = 0;
 	in.binding = tu_option(BND_OPT_BINDING, "none");
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert(bnd_step_active(&s) && s.state != BND_STEP_PLACED);
 	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_str_eq(r.message, "");
@@ -650,7 +703,7 @@ START_TEST(mbind_strict_and_nlocal)
 	struct bnd_task_result r;
 	struct bnd_step_in in = base(71, 0, 1, "0", "linear:1");
 	in.mbind = tu_option(BND_OPT_MBIND, "cores:strict");
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 1, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_str_eq(r.message, "");
 	ck_assert_msg(strstr(r.verbose, "mempolicy=bind:0"), "%s", r.verbose);
@@ -674,7 +727,7 @@ START_TEST(mbind_without_cores_says_what_sbind_says)
 	struct bnd_step_in in = base(72, 0, 1, "0", "none");
 	in.mbind = tu_option(BND_OPT_MBIND, "cores:strict");
 	in.mem_mib = 100;
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert(bnd_step_active(&s) && s.state == BND_STEP_UNBOUND);
 	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 1, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_msg(strstr(r.message, why) && !r.failed, "%s", r.message);
@@ -682,7 +735,7 @@ START_TEST(mbind_without_cores_says_what_sbind_says)
 	bnd_step_free(&s);
 	/* the same without --binding at all */
 	in.binding = NULL;
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 1, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_msg(strstr(r.message, why), "%s", r.message);
 	bnd_taskenv_free(&r.env);
@@ -690,7 +743,7 @@ START_TEST(mbind_without_cores_says_what_sbind_says)
 	/* round_robin needs no cores */
 	in.mbind = tu_option(BND_OPT_MBIND, "round_robin");
 	ck_assert_int_eq(bnd_mbind_unbound(BND_M_ROUND_ROBIN, 0, why, sizeof(why)), BND_OK);
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert(s.state == BND_STEP_UNBOUND);
 	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 1, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_str_eq(r.message, "");
@@ -711,7 +764,7 @@ START_TEST(mbind_nlocal_binds_and_reserves)
 	in.mbind = tu_option(BND_OPT_MBIND, "nlocal");
 	in.mem_mib = 100;
 	cfg.on_failure = BND_ONFAIL_FAIL;
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert_int_eq(s.mem.nshares, 1);
 	ck_assert(s.mem.shares[0].node == 0 && s.mem.shares[0].mib == 100);
@@ -747,7 +800,7 @@ START_TEST(mbind_strict_memory_short)
 	struct bnd_step_in in = base(73, 0, 1, "0", "linear:1");
 	in.mbind = tu_option(BND_OPT_MBIND, "cores:strict");
 	in.mem_mib = 1ull << 40; /* a TiB per node: more than any test machine */
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert(s.state != BND_STEP_PLACED);
 	ck_assert_msg(strstr(s.reason, "cores:strict") && strstr(s.reason, "free MiB per node"),
 		      "%s", s.reason);
@@ -789,7 +842,7 @@ START_TEST(explicit_list_reasons)
 	struct bnd_topology *t = fake_node("pack:1 core:4");
 	struct bnd_step s;
 	struct bnd_step_in in = base(13, 0, 2, "0-3", "explicit:0,0:0,1:0,2");
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert(s.state != BND_STEP_PLACED);
 	ck_assert_str_eq(s.reason, "--binding=explicit:0,0:0,1:0,2 lists 3 cores, which cannot be "
 			 "shared out evenly among this step's 2 tasks on this node (list a multiple "
@@ -798,13 +851,13 @@ START_TEST(explicit_list_reasons)
 	/* the batch script stands for the job's tasks */
 	in = base(14, BND_STEP_BATCH, 1, "0-3", "explicit:0,0:0,1:0,2");
 	in.tasks_per_node = "2";
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_msg(s.state != BND_STEP_PLACED && strstr(s.reason, "among the job's 2 tasks on this node"), "%s",
 		      s.reason);
 	bnd_step_free(&s);
 	/* a core outside the step's allocation */
 	in = base(15, 0, 1, "0-1", "explicit:0,3");
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert(s.state != BND_STEP_PLACED);
 	ck_assert_str_eq(s.reason, "--binding=explicit:0,3 names cores this step was not given: "
 			 "Slurm gave it 2 cores (cpus 0-1) for 1 task; explicit: core 0,3 is not free");
@@ -813,7 +866,7 @@ START_TEST(explicit_list_reasons)
 	 * allocation was "the allocation is too small ... ask for more cpus",
 	 * but it names its cpus, like explicit. */
 	in = base(16, 0, 1, "0-1", "cpus:3");
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert(s.state != BND_STEP_PLACED);
 	const char *cw = "--binding=cpus:3 names cpus this step was not given: Slurm gave it "
 			 "2 cores (cpus 0-1) for 1 task; cpus: ";
@@ -845,7 +898,7 @@ START_TEST(smt_tasks_share_the_core_slurm_gave)
 	};
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		struct bnd_step_in in = base(130 + (uint32_t)i, 0, v[i].ntasks, v[i].cores, v[i].req);
-		ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+		ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 		ck_assert_msg(s.state == BND_STEP_PLACED, "%s: %s", v[i].req, s.reason);
 		for (int k = 0; k < v[i].ntasks; k++) {
 			ck_assert_int_eq(bnd_step_task(&s, k, k, 0, NULL, NULL, NULL, &r), BND_OK);
@@ -863,14 +916,14 @@ START_TEST(smt_tasks_share_the_core_slurm_gave)
 	struct bnd_step_in a = base(140, 0, 2, "0", "env:linear:1");
 	struct bnd_step_in b = base(141, 0, 2, "1", "env:linear:1");
 	struct bnd_step_in c = base(142, 0, 2, "0", "env:linear:1");
-	ck_assert_int_eq(bnd_step_prepare(&s, &a), BND_OK);
-	ck_assert_int_eq(bnd_step_prepare(&s2, &b), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &a), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s2, &b), BND_OK);
 	ck_assert(s.state == BND_STEP_PLACED && s2.state == BND_STEP_PLACED);
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), "0-1");
 	ck_assert_str_eq(list_of(&s2.pl.all_cpus), "2-3");
 	ck_assert_int_eq(records(), 2);
 	struct bnd_step s3;
-	ck_assert_int_eq(bnd_step_prepare(&s3, &c), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s3, &c), BND_OK);
 	ck_assert_msg(s3.state != BND_STEP_PLACED && strstr(s3.reason, "cores held by other jobs"), "%s", s3.reason);
 	bnd_step_free(&s3);
 	bnd_step_finish(&s);
@@ -879,7 +932,7 @@ START_TEST(smt_tasks_share_the_core_slurm_gave)
 	bnd_step_free(&s2);
 	/* pe: the rankfile gives both ranks their shared core */
 	struct bnd_step_in p = base(143, 0, 2, "5", "pe:linear:1");
-	ck_assert_int_eq(bnd_step_prepare(&s, &p), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &p), BND_OK);
 	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert_str_eq(slurp(s.rankfile), "rank 0=n1 slot=1:1\nrank 1=n1 slot=1:1\n");
 	bnd_step_finish(&s);
@@ -887,14 +940,14 @@ START_TEST(smt_tasks_share_the_core_slurm_gave)
 	/* the batch script of a 2-task job on one core gets it */
 	struct bnd_step_in ib = base(144, BND_STEP_BATCH, 1, "2", "linear:1");
 	ib.tasks_per_node = "2";
-	ck_assert_int_eq(bnd_step_prepare(&s, &ib), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &ib), BND_OK);
 	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), "4-5");
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
 	/* two cores per task do not fit one core, shared or not */
 	struct bnd_step_in l2 = base(145, 0, 2, "0", "linear:2");
-	ck_assert_int_eq(bnd_step_prepare(&s, &l2), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &l2), BND_OK);
 	ck_assert_msg(s.state != BND_STEP_PLACED && strstr(s.reason, "allocation on this node is too small"), "%s",
 		      s.reason);
 	bnd_step_free(&s);
@@ -938,7 +991,7 @@ START_TEST(gpu_tasks_next_to_their_own_gpus)
 	struct bnd_task_result r;
 	struct bnd_step_in in = base(200, 0, 2, "0-15", "env:gpu:2");
 	in.gpu.step_gpus = "1,3";
-	ck_assert_int_eq(bnd_step_prepare(&a, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&a, &in), BND_OK);
 	ck_assert_msg(a.state == BND_STEP_PLACED, "%s", a.reason);
 	ck_assert_int_eq(a.gpus.split, BND_SPLIT_PLUGIN);
 	struct bnd_task_vars v = gpu_vars("1,3");
@@ -962,7 +1015,7 @@ START_TEST(gpu_tasks_next_to_their_own_gpus)
 	 * task says which GPU's cores were taken. */
 	in = base(201, 0, 1, "0-15", "env:gpu:2:visible=all");
 	in.gpu.step_gpus = "2";
-	ck_assert_int_eq(bnd_step_prepare(&b, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&b, &in), BND_OK);
 	ck_assert_str_eq(list_of(&b.pl.all_cpus), "16-19");
 	v = gpu_vars("2");
 	ck_assert_int_eq(bnd_step_task(&b, 0, 0, 0, &v, NULL, NULL, &r), BND_OK);
@@ -970,7 +1023,7 @@ START_TEST(gpu_tasks_next_to_their_own_gpus)
 	bnd_taskenv_free(&r.env);
 	in = base(202, 0, 1, "0-15", "env:gpu:4");
 	in.gpu.step_gpus = "1";
-	ck_assert_int_eq(bnd_step_prepare(&c, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&c, &in), BND_OK);
 	ck_assert_msg(c.state == BND_STEP_PLACED, "%s", c.reason);
 	ck_assert_str_eq(list_of(&c.pl.all_cpus), "0-3,12-15");
 	v = gpu_vars("1");
@@ -992,7 +1045,7 @@ START_TEST(gpu_tasks_next_to_their_own_gpus)
 	/* A request that is not GPU-aware leaves the GPUs alone. */
 	in = base(203, 0, 2, "0-15", "env:linear:1");
 	in.gpu.step_gpus = "1,3";
-	ck_assert_int_eq(bnd_step_prepare(&a, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&a, &in), BND_OK);
 	ck_assert_int_eq(a.gpus.n, 0);
 	v = gpu_vars("1,3");
 	ck_assert_int_eq(bnd_step_task(&a, 1, 1, 0, &v, NULL, NULL, &r), BND_OK);
@@ -1013,18 +1066,18 @@ START_TEST(start_core_outside_the_step_is_the_reason)
 	struct bnd_topology *t = fake_node("pack:2 numa:2 core:2 pu:2");
 	struct bnd_step s;
 	struct bnd_step_in in = base(150, 0, 1, "0-3", "linear:1:1,0");
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert(s.state != BND_STEP_PLACED);
 	ck_assert_str_eq(s.reason, "--binding=linear:1:1,0 needs core 1,0, which is not among this "
 			 "step's cores: Slurm gave it 4 cores (cpus 0-7) for 1 task");
 	bnd_step_free(&s);
 	in = base(151, 0, 1, "0-1", "striding:2:2:0,0");
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_str_eq(s.reason, "--binding=striding:2:2:0,0 needs core 0,2, which is not among "
 			 "this step's cores: Slurm gave it 2 cores (cpus 0-3) for 1 task");
 	bnd_step_free(&s);
 	in = base(152, 0, 2, "0-7", "linear:1:1,3");
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_msg(s.state != BND_STEP_PLACED && strstr(s.reason, "--binding=linear:1:1,3 cannot be placed on this "
 					   "node for 2 tasks: linear: 2 successive cores from 1,3 "
 					   "run past the last core"), "%s", s.reason);
@@ -1032,14 +1085,14 @@ START_TEST(start_core_outside_the_step_is_the_reason)
 	/* the site's first core is named with the filter */
 	cfg.filter = BND_FILTER_FIRST_CORE;
 	in = base(153, 0, 1, "0-3", "linear:1:0,0");
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_msg(s.state != BND_STEP_PLACED && strstr(s.reason, "needs core 0,0, which is not among") &&
 		      strstr(s.reason, "filter=first_core keeps cpus 0-1"), "%s", s.reason);
 	bnd_step_free(&s);
 	/* the start core is there but not enough after it: still named */
 	cfg.filter = BND_FILTER_NONE;
 	in = base(154, 0, 1, "0-3", "linear:2:0,3");
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_str_eq(s.reason, "--binding=linear:2:0,3 needs core 1,0, which is not among this "
 			 "step's cores: Slurm gave it 4 cores (cpus 0-7) for 1 task");
 	bnd_step_free(&s);
@@ -1058,7 +1111,7 @@ START_TEST(first_core_is_never_used)
 	struct bnd_task_result r;
 	cfg.filter = BND_FILTER_FIRST_CORE;
 	struct bnd_step_in in = base(81, 0, 1, "0-1", "linear:1");
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), cpus_of_core(1));
 	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, &r), BND_OK);
@@ -1070,7 +1123,7 @@ START_TEST(first_core_is_never_used)
 
 	/* two cores asked, one left: the reason names the filter */
 	in = base(82, 0, 1, "0-1", "linear:2");
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert(s.state != BND_STEP_PLACED);
 	char want[160];
 	snprintf(want, sizeof(want), "of which the site's filter=first_core keeps cpus %s from every job",
@@ -1087,13 +1140,13 @@ START_TEST(first_core_is_never_used)
 	ck_assert_int_eq(bnd_topostring_format(here, BND_TOPO_OCS, &c1, filt, sizeof(filt)), BND_OK);
 	snprintf(text, sizeof(text), "packed:1:filter=%s", filt);
 	in = base(83, 0, 1, "0-1", text);
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_msg(s.state != BND_STEP_PLACED && strstr(s.reason, "packed: 1 free C unit of power cores needed, 0 found"),
 		      "%s", s.reason);
 	bnd_step_free(&s);
 	/* without the site filter the same request gets core 0 */
 	cfg.filter = BND_FILTER_NONE;
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), cpus_of_core(0));
 	bnd_step_finish(&s);
@@ -1124,7 +1177,7 @@ START_TEST(first_core_on_every_strategy)
 	};
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		struct bnd_step_in in = base(90 + (uint32_t)i, 0, v[i].ntasks, "0-3", v[i].req);
-		ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+		ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 		ck_assert_msg(s.state == BND_STEP_PLACED, "%s: %s", v[i].req, s.reason);
 		ck_assert_msg(!strcmp(list_of(&s.pl.all_cpus), v[i].cpus), "%s: got %s, want %s",
 			      v[i].req, list_of(&s.pl.all_cpus), v[i].cpus);
@@ -1136,7 +1189,7 @@ START_TEST(first_core_on_every_strategy)
 	const char *none[] = { "linear:1", "explicit:0,0", "cpus:0-2" };
 	for (int i = 0; i < 3; i++) {
 		struct bnd_step_in in = base(120, 0, i ? 1 : 4, "0-3", none[i]);
-		ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+		ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 		ck_assert_msg(s.state != BND_STEP_PLACED && strstr(s.reason, "filter=first_core keeps cpus 0-1"),
 			      "%s: %s", none[i], s.reason);
 		bnd_step_free(&s);
@@ -1144,7 +1197,7 @@ START_TEST(first_core_on_every_strategy)
 	/* the batch script of a 2-task job: cores 0,1 and 1,0 */
 	struct bnd_step_in ib = base(121, BND_STEP_BATCH, 1, "0-3", "packed:1");
 	ib.tasks_per_node = "2";
-	ck_assert_int_eq(bnd_step_prepare(&s, &ib), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &ib), BND_OK);
 	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), "2-5");
 	bnd_step_finish(&s);
@@ -1166,7 +1219,7 @@ START_TEST(implicit_binding_from_cpus_per_task)
 	/* -c4, unit C: 2 cores */
 	struct bnd_step_in in = base(131, 0, 1, "0-3", NULL);
 	in.cpus_per_task = 4;
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert(s.source == BND_SRC_IMPLICIT);
 	ck_assert_str_eq(s.req->text, "packed:2:unit=C");
@@ -1185,7 +1238,7 @@ START_TEST(implicit_binding_from_cpus_per_task)
 	snprintf(cfg.default_unit, sizeof(cfg.default_unit), "T");
 	in = base(132, 0, 1, "0-3", NULL);
 	in.cpus_per_task = 3;
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_str_eq(s.req->text, "packed:3:unit=T");
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), "0-2");
 	bnd_step_finish(&s);
@@ -1193,7 +1246,7 @@ START_TEST(implicit_binding_from_cpus_per_task)
 	snprintf(cfg.default_unit, sizeof(cfg.default_unit), "C");
 	in = base(133, 0, 2, "0-3", NULL);
 	in.cpus_per_task = 2;
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_str_eq(s.req->text, "packed:1:unit=C");
 	ck_assert_str_eq(list_of(&s.pl.tasks[0].cpus), "0-1");
 	ck_assert_str_eq(list_of(&s.pl.tasks[1].cpus), "2-3");
@@ -1202,7 +1255,7 @@ START_TEST(implicit_binding_from_cpus_per_task)
 
 	/* cpus per task unknown: 1, one core; the batch script: per job task */
 	in = base(134, 0, 1, "0-3", NULL);
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_str_eq(s.req->text, "packed:1:unit=C");
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
@@ -1213,7 +1266,7 @@ START_TEST(implicit_binding_from_cpus_per_task)
 	struct bnd_step_in ib = base(135, BND_STEP_BATCH, 1, "0-1", NULL);
 	ib.tasks_per_node = "2";
 	ib.cpus_per_task = 2;
-	ck_assert_int_eq(bnd_step_prepare(&s, &ib), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &ib), BND_OK);
 	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert_str_eq(s.req->text, "packed:1:unit=C");
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), "0-3");
@@ -1224,7 +1277,7 @@ START_TEST(implicit_binding_from_cpus_per_task)
 	ib.tasks_per_node = "2";
 	ib.cpus_per_task = 8;
 	ib.cpus_per_task_env = "4";
-	ck_assert_int_eq(bnd_step_prepare(&s, &ib), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &ib), BND_OK);
 	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert_str_eq(s.req->text, "packed:2:unit=C");
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), "0-7");
@@ -1234,19 +1287,19 @@ START_TEST(implicit_binding_from_cpus_per_task)
 	/* too small an allocation: the reason says the binding was implicit */
 	in = base(136, 0, 1, "0", NULL);
 	in.cpus_per_task = 4;
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_msg(s.state != BND_STEP_PLACED && strstr(s.reason, "--binding=packed:2:unit=C (the site's implicit "
 					   "binding)"), "%s", s.reason);
 	bnd_step_free(&s);
 
 	/* --binding=none opts out; an explicit --binding is used as given */
 	in = base(137, 0, 1, "0-3", "none");
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert(s.state != BND_STEP_PLACED && s.source != BND_SRC_IMPLICIT);
 	bnd_step_free(&s);
 	in = base(138, 0, 1, "0-3", "linear:1");
 	in.cpus_per_task = 4;
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_str_eq(s.req->text, "linear:1");
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
@@ -1255,7 +1308,7 @@ START_TEST(implicit_binding_from_cpus_per_task)
 	set_default("linear:1");
 	in = base(139, 0, 1, "0-3", NULL);
 	in.cpus_per_task = 4;
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_str_eq(s.req->text, "linear:1");
 	ck_assert(s.source != BND_SRC_IMPLICIT);
 	bnd_step_finish(&s);
@@ -1265,7 +1318,7 @@ START_TEST(implicit_binding_from_cpus_per_task)
 	/* a unit this node lacks: unbound, the reason says which */
 	snprintf(cfg.default_unit, sizeof(cfg.default_unit), "E");
 	in = base(140, 0, 1, "0-3", NULL);
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_msg(bnd_step_active(&s) && s.state != BND_STEP_PLACED && strstr(s.reason, "default_unit=E"), "%s", s.reason);
 	bnd_step_free(&s);
 	ck_assert_int_eq(records(), 0);
@@ -1284,7 +1337,7 @@ START_TEST(lsf_user_variables)
 	/* BALANCE, two tasks of one cpu: one core on each socket */
 	struct bnd_step_in in = base(151, 0, 2, "0-7", NULL);
 	in.lsf_bind_job = "BALANCE";
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert(s.source == BND_SRC_LSF);
 	ck_assert_str_eq(s.req->text, "balance:1");
@@ -1304,7 +1357,7 @@ START_TEST(lsf_user_variables)
 	in = base(152, 0, 1, "0-7", NULL);
 	in.lsf_bind_job = "USER_CPU_LIST";
 	in.lsf_cpu_list = "1,2";
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert_str_eq(s.req->text, "cpus:1,2");
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), "1-2");
@@ -1313,7 +1366,7 @@ START_TEST(lsf_user_variables)
 	in = base(153, 0, 1, "0-7", NULL);
 	in.lsf_bind_job = "PACK";
 	in.cpus_per_task = 3;
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_str_eq(s.req->text, "pack:3");
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), "0-2");
 	bnd_step_finish(&s);
@@ -1322,7 +1375,7 @@ START_TEST(lsf_user_variables)
 	/* only the list */
 	in = base(154, 0, 1, "0-7", NULL);
 	in.lsf_cpu_list = "6";
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_str_eq(s.req->text, "cpus:6");
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
@@ -1330,7 +1383,7 @@ START_TEST(lsf_user_variables)
 	/* --binding wins, and the verbose line says so */
 	in = base(155, 0, 1, "0-7", "env:linear:2");
 	in.lsf_bind_job = "PACK";
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert(s.source != BND_SRC_LSF);
 	ck_assert_str_eq(s.req->text, "env:linear:2");
 	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 1, NULL, NULL, NULL, &r), BND_OK);
@@ -1345,7 +1398,7 @@ START_TEST(lsf_user_variables)
 	cfg.implicit = 1;
 	in = base(156, 0, 1, "0-7", NULL);
 	in.lsf_bind_job = "whatever";
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_str_eq(s.req->text, "any:1");
 	ck_assert(s.source != BND_SRC_IMPLICIT);
 	bnd_step_finish(&s);
@@ -1353,7 +1406,7 @@ START_TEST(lsf_user_variables)
 	/* N: no request from LSF, the site's default applies */
 	in = base(157, 0, 1, "0-7", NULL);
 	in.lsf_bind_job = "N";
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_str_eq(s.req->text, "linear:2");
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
@@ -1363,7 +1416,7 @@ START_TEST(lsf_user_variables)
 	/* USER without a list: the admin's word, any other value is ANY */
 	in = base(158, 0, 1, "0-7", NULL);
 	in.lsf_bind_job = "USER";
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert_str_eq(s.req->text, "any:1");
 	bnd_step_finish(&s);
@@ -1372,7 +1425,7 @@ START_TEST(lsf_user_variables)
 	in = base(159, 0, 1, "0-7", NULL);
 	in.lsf_bind_job = "NONE";
 	in.lsf_cpu_list = "5";
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_str_eq(s.req->text, "cpus:5");
 	bnd_step_finish(&s);
 	bnd_step_free(&s);
@@ -1389,7 +1442,7 @@ START_TEST(implicit_binding_binds_here)
 	cfg.implicit = 1;
 	struct bnd_step_in in = base(141, 0, 1, "0", NULL);
 	in.cpus_per_task = 1;
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_str_eq(status_cpus(), cpus_of_core(0));
@@ -1417,7 +1470,7 @@ START_TEST(long_request_used_whole)
 	ck_assert_int_gt(strlen(text), 256);
 	/* cut at 255: only ids this node lacks, so no binding at all */
 	struct bnd_step_in in = base(150, 0, 1, "0-63", text);
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), "5");
 	env_only(&s); /* cpu 5 need not exist here */
@@ -1437,7 +1490,7 @@ START_TEST(long_request_used_whole)
 		n += snprintf(text + n, sizeof(text) - (size_t)n, ":%d,%d", k / 16, k % 16);
 	ck_assert_int_gt(strlen(text), 256);
 	in = base(151, 0, 1, "0-63", text);
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert_str_eq(list_of(&s.pl.all_cpus), "0-63");
 	bnd_step_finish(&s);
@@ -1457,7 +1510,7 @@ START_TEST(refused_state_dir_gets_no_cache)
 	ck_assert_int_eq(system(cmd), 0);
 	struct bnd_step s;
 	struct bnd_step_in in = base(160, 0, 1, "0", "linear:1");
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert(s.topo && s.state != BND_STEP_PLACED);
 	ck_assert_msg(strstr(s.reason, "state (") && strstr(s.reason, "writable"), "%s", s.reason);
 	snprintf(path, sizeof(path), "%s/" BND_TOPOCACHE_FILE, state);
@@ -1476,25 +1529,25 @@ START_TEST(packed_that_the_node_cannot_hold)
 	struct bnd_topology *t = fake_node("pack:1 core:4");
 	struct bnd_step s;
 	struct bnd_step_in in = base(41, 0, 1, "0", "packed:1:start=E");
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert(s.state != BND_STEP_PLACED && s.state != BND_STEP_DEFERRED && !bnd_step_recorded(&s));
 	ck_assert_str_eq(s.reason, "--binding=packed:1:start=E cannot be placed on this node for 1 "
 			 "task: packed: start=E: this node has no such unit (its units: NSC)");
 	bnd_step_free(&s);
 	in = base(42, 0, 1, "0", "packed:1:filter=SCCCCC");
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_msg(s.state != BND_STEP_PLACED && s.state != BND_STEP_DEFERRED && strstr(s.reason, "cannot be placed on this node") &&
 		      strstr(s.reason, "filter does not match this node's topology"), "%s", s.reason);
 	bnd_step_free(&s);
 	/* what the node holds but Slurm's cpus do not: the allocation, still */
 	in = base(43, 0, 1, "0", "packed:2");
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_msg(strstr(s.reason, "the allocation on this node is too small"), "%s", s.reason);
 	bnd_step_free(&s);
 	/* the site's reserved core is part of why: named */
 	cfg.filter = BND_FILTER_FIRST_CORE;
 	in = base(44, 0, 1, "0-3", "packed:1:filter=NSCccc");
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_str_eq(s.reason, "--binding=packed:1:filter=NSCccc cannot be placed on this node for "
 			 "1 task (the site's filter=first_core keeps cpus 0 from every job): packed: 1 "
 			 "free C unit of power cores needed, 0 found");
@@ -1526,7 +1579,7 @@ START_TEST(no_topology_is_none_and_on_any_host_decides)
 		cfg.on_failure = any ? BND_ONFAIL_FAIL : BND_ONFAIL_UNBOUND;
 		struct bnd_step s;
 		struct bnd_step_in in = base(31, 0, 1, "0", "linear:1");
-		ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+		ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 		ck_assert(bnd_step_active(&s) && s.state == BND_STEP_NO_TOPOLOGY && s.state != BND_STEP_PLACED && !bnd_step_recorded(&s) && !s.topo);
 		ck_assert_msg(strstr(s.reason, "this node's topology is NONE: ") &&
 			      strstr(s.reason, any ? "(on_any_host=yes: runs unbound)"
@@ -1553,7 +1606,7 @@ START_TEST(no_topology_is_none_and_on_any_host_decides)
 	struct bnd_step s;
 	struct bnd_step_in in = base(32, 0, 1, "0", "none");
 	struct bnd_task_result r;
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert(!bnd_step_asks_cores(&s));
 	ck_assert_int_eq(bnd_step_task(&s, 0, 0, 0, NULL, NULL, NULL, &r), BND_OK);
 	ck_assert_int_eq(r.failed, 0);
@@ -1578,7 +1631,7 @@ START_TEST(topology_setting_reads_that_xml)
 	snprintf(cfg.topology, sizeof(cfg.topology), "%.*s", (int)sizeof(cfg.topology) - 1, xml);
 	struct bnd_step s;
 	struct bnd_step_in in = base(33, 0, 1, "0-1", "linear:1");
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_msg(s.state == BND_STEP_PLACED && s.state != BND_STEP_NO_TOPOLOGY, "%s", s.reason);
 	ck_assert_int_eq(s.topo->nnuma, 4);
 	struct bnd_task_result r;
@@ -1629,18 +1682,18 @@ START_TEST(counts_near_int_max_leave_the_step_unbound)
 	struct bnd_step_in ib = base(150, BND_STEP_BATCH, 1, "0", NULL);
 	ib.tasks_per_node = "1";
 	ib.cpus_per_task_env = "2147483647";
-	ck_assert_int_eq(bnd_step_prepare(&s, &ib), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &ib), BND_OK);
 	ck_assert_msg(s.state != BND_STEP_PLACED && strstr(s.reason, "is not 1..1000000"), "%s", s.reason);
 	bnd_step_free(&s);
 	cfg.implicit = 0;
 	ib = base(151, BND_STEP_BATCH, 1, "0", "linear:1");
 	ib.tasks_per_node = "2147483647";
-	ck_assert_int_eq(bnd_step_prepare(&s, &ib), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &ib), BND_OK);
 	ck_assert_msg(s.state != BND_STEP_PLACED, "placed");
 	ck_assert_str_eq(s.reason, "2147483647 tasks on this node: more than Slurm allows (65533)");
 	bnd_step_free(&s);
 	struct bnd_step_in in = base(152, 0, INT_MAX, "0", "linear:1");
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_str_eq(s.reason, "2147483647 tasks on this node: more than Slurm allows (65533)");
 	bnd_step_free(&s);
 	ck_assert_int_eq(records(), 0);
@@ -1717,7 +1770,7 @@ START_TEST(private_files_keep_state_and_rankfiles_from_other_users)
 	cfg.private_files = 1;
 	struct bnd_step_in in = base(160, 0, 1, "0", "pe:linear:1");
 	in.uid = 65534;
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_msg(s.state == BND_STEP_PLACED && s.rankfile[0], "%s", s.reason);
 	ck_assert_int_eq(mode_of(state, NULL), 0711);
 	ck_assert_int_eq(mode_of(statefile, &owner), 0600);
@@ -1744,7 +1797,7 @@ START_TEST(private_files_keep_state_and_rankfiles_from_other_users)
 	/* no: the dir as before, and the next transaction's state 0644 */
 	cfg.private_files = 0;
 	in = base(161, 0, 1, "0", "pe:linear:1");
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_msg(s.state == BND_STEP_PLACED, "%s", s.reason);
 	ck_assert_int_eq(mode_of(state, NULL), 0755);
 	ck_assert_int_eq(mode_of(statefile, NULL), 0644);
@@ -1765,6 +1818,7 @@ int main(void)
 	tcase_add_test(tc, refused_step_keeps_its_jobs_booking);
 	tcase_add_test(tc, metrics_file_follows_every_change);
 	tcase_add_test(tc, allocation_too_small_names_both_numbers);
+	tcase_add_test(tc, place_runs_the_transaction_once);
 	tcase_add_test(tc, explicit_list_reasons);
 	tcase_add_test(tc, other_jobs_cores_are_never_taken);
 	tcase_add_test(tc, batch_script_holds_the_jobs_cores_and_steps_reuse_them);

@@ -16,7 +16,9 @@ static int drawn(enum bnd_step_state from, enum bnd_step_state to)
 	switch (from) {
 	case BND_STEP_NEW:
 		return to == BND_STEP_IDLE || to == BND_STEP_UNBOUND || to == BND_STEP_FAILED ||
-		       to == BND_STEP_NO_TOPOLOGY || to == BND_STEP_PLACED || to == BND_STEP_DEFERRED;
+		       to == BND_STEP_NO_TOPOLOGY || to == BND_STEP_READY;
+	case BND_STEP_READY:
+		return to == BND_STEP_PLACED || to == BND_STEP_DEFERRED || to == BND_STEP_FAILED;
 	case BND_STEP_PLACED:
 		return to == BND_STEP_SUSPENDED || to == BND_STEP_RELEASED;
 	case BND_STEP_DEFERRED:
@@ -55,6 +57,9 @@ START_TEST(recorded_and_active_follow_the_state)
 	struct bnd_step s;
 	memset(&s, 0, sizeof(s));
 	ck_assert(!bnd_step_active(&s) && !bnd_step_recorded(&s));
+	/* prepared, not placed: nothing decided to tell its tasks yet */
+	ck_assert_int_eq(bnd_step_move(&s, BND_STEP_READY), BND_OK);
+	ck_assert(!bnd_step_active(&s) && !bnd_step_recorded(&s));
 	ck_assert_int_eq(bnd_step_move(&s, BND_STEP_DEFERRED), BND_OK);
 	ck_assert(bnd_step_active(&s) && bnd_step_recorded(&s));
 	ck_assert_int_eq(bnd_step_move(&s, BND_STEP_SUSPENDED_WAITING), BND_OK);
@@ -71,6 +76,7 @@ START_TEST(recorded_and_active_follow_the_state)
 	ck_assert_int_eq(bnd_step_move(&s, BND_STEP_FAILED), BND_OK);
 	ck_assert(bnd_step_active(&s) && !bnd_step_recorded(&s));
 	ck_assert_str_eq(bnd_step_state_name(BND_STEP_SUSPENDED_WAITING), "suspended-waiting");
+	ck_assert_str_eq(bnd_step_state_name(BND_STEP_READY), "ready");
 }
 END_TEST
 
@@ -131,13 +137,13 @@ START_TEST(the_callbacks_parse_is_taken)
 	cfg.enabled = 1;
 	struct bnd_step_in in = { .cfg = &cfg, .binding = &b, .mbind = &m };
 	/* neither given */
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_int_eq(s.state, BND_STEP_IDLE);
 	bnd_step_free(&s);
 
 	ck_assert_int_eq(bnd_option_value_set(&b, BND_OPT_BINDING, "linear:0"), BND_OK);
 	ck_assert_int_eq(b.rc, BND_EINVAL);
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_int_eq(s.state, BND_STEP_FAILED);
 	ck_assert_int_eq(s.source, BND_SRC_OPTION);
 	ck_assert_str_eq(s.reason, b.err);
@@ -149,7 +155,7 @@ START_TEST(the_callbacks_parse_is_taken)
 	bnd_step_free(&s);
 
 	ck_assert_int_eq(bnd_option_value_set(&m, BND_OPT_MBIND, "cores:loose"), BND_OK);
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_int_eq(s.state, BND_STEP_FAILED);
 	ck_assert_str_eq(s.reason, m.err); /* --mbind is read first, as before */
 	bnd_step_free(&s);

@@ -52,7 +52,8 @@ static int have_cpus_0_1(void)
 /* The steps' settings (a step points at its config). */
 static struct bnd_config step_cfg;
 
-/* A step of job on cpus 0-1 asking req, as bnd_step_prepare leaves it. */
+/* A step of job on cpus 0-1 asking req, as bnd_step_prepare leaves it
+ * (READY). */
 static void init_step(struct bnd_step *s, struct bnd_topology *t, uint32_t job, const char *req)
 {
 	char err[BND_ERRLEN] = "";
@@ -70,9 +71,10 @@ static void init_step(struct bnd_step *s, struct bnd_topology *t, uint32_t job, 
 	s->uid = 1000 + job % 2;
 	bnd_cpuset_parse_list(&s->domain, "0-1", NULL, 0);
 	ck_assert_int_eq(bnd_request_parse(&s->made, req, err, sizeof(err)), BND_OK);
+	ck_assert_int_eq(bnd_step_move(s, BND_STEP_READY), BND_OK);
 }
 
-/* Placed and recorded. */
+/* Placed and recorded, as bnd_step_place places it. */
 static void run_step(struct bnd_step *s, struct bnd_topology *t, uint32_t job, const char *req)
 {
 	char err[BND_ERRLEN] = "";
@@ -86,7 +88,7 @@ static void run_step(struct bnd_step *s, struct bnd_topology *t, uint32_t job, c
 	ck_assert_int_eq(bnd_step_move(s, BND_STEP_PLACED), BND_OK);
 }
 
-/* Deferred at its start, as bnd_step_prepare defers. Returns the result. */
+/* Deferred at its start, as bnd_step_place defers. Returns the result. */
 static enum bnd_resume_result defer_step(struct bnd_step *s, struct bnd_topology *t,
 					 uint32_t job, const char *req, int defer_max)
 {

@@ -66,7 +66,8 @@ static unsigned long long proc_start(pid_t pid)
 	return bnd_task_identify("/proc", pid, &id) == BND_OK ? id.start : 0;
 }
 
-/* A step prepared as bnd_step_prepare would: placed and recorded. */
+/* A step started as bnd_step_prepare and bnd_step_place would: placed
+ * and recorded. */
 static void make_step(struct bnd_step *s, struct bnd_topology *t, uint32_t job, int ntasks,
 		      const char *req)
 {
@@ -92,6 +93,7 @@ static void make_step(struct bnd_step *s, struct bnd_topology *t, uint32_t job, 
 				    .allowed = &s->domain };
 	ck_assert_msg(bnd_state_allocate(&o, t, s->req, &a, &s->pl, err, sizeof(err)) == BND_OK,
 		      "%s", err);
+	ck_assert_int_eq(bnd_step_move(s, BND_STEP_READY), BND_OK);
 	ck_assert_int_eq(bnd_step_move(s, BND_STEP_PLACED), BND_OK);
 }
 

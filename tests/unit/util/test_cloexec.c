@@ -326,7 +326,7 @@ static void a_step(struct bnd_config *cfg)
 	char leftover[1100];
 	snprintf(leftover, sizeof(leftover), "%s/lock.init.999999999", cfg->state_dir);
 	put(leftover, "");
-	ck_assert_int_eq(bnd_step_prepare(&s, &in), BND_OK);
+	ck_assert_int_eq(tu_step_start(&s, &in), BND_OK);
 	ck_assert_msg(bnd_step_recorded(&s), "step recorded");
 	struct bnd_task_result r;
 	memset(&r, 0, sizeof(r));
