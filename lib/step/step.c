@@ -477,10 +477,6 @@ int bnd_step_place(struct bnd_step *s, const struct bnd_step_in *in)
 {
 	if (!s || !in || !in->cfg)
 		return BND_EINVAL;
-	/* Once per step: a second call would record its refusal again. */
-	if (s->place_ran)
-		return BND_OK;
-	s->place_ran = true;
 	if (s->state == BND_STEP_READY) {
 		bnd_cpuset_t usable;
 		bnd_step_usable(s, &usable);

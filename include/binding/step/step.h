@@ -168,7 +168,6 @@ struct bnd_step {
 	 * after its placement, a refusal the state could not record). */
 	struct bnd_counts pending;
 	char rankfile[BND_CONFIG_PATH_MAX + BND_SAFEFILE_NAME_MAX + 2]; /* pe: path written, "" when none */
-	bool place_ran;       /* bnd_step_place ran: a refusal is recorded once */
 	bnd_log_fn log;
 	void *log_ctx;
 };
@@ -183,9 +182,9 @@ int bnd_step_prepare(struct bnd_step *s, const struct bnd_step_in *in);
  * transaction moves it to PLACED, DEFERRED or FAILED (and writes a pe
  * step's rankfile); a refused step (FAILED, or NO_TOPOLOGY with a request),
  * whichever stage refused it, gets its unbound record and counts. Any
- * other step is left as it is. Runs once per step (a second call does
- * nothing); returns BND_OK always except for BND_EINVAL on NULL
- * arguments. */
+ * other step is left as it is. Called once per step, as the glue calls
+ * it: a second call would record a refusal twice. Returns BND_OK always
+ * except for BND_EINVAL on NULL arguments. */
 int bnd_step_place(struct bnd_step *s, const struct bnd_step_in *in);
 
 /* The task's current values of the variables the environment rules need
