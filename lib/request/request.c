@@ -8,6 +8,7 @@
 #include "binding/request/request.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,42 +185,81 @@ static int parse_pair(const struct ctx *c, struct span s, const char *what, stru
 	return rc;
 }
 
+/* ---- positional fields, read from the strategy's form ----------------- */
+
+/* The numbers a form may name in turn, and where each goes. */
+static const struct {
+	const char *name;
+	size_t at;
+} numbers[] = {
+	{ "amount", offsetof(struct bnd_request, amount) },
+	{ "step", offsetof(struct bnd_request, step) },
+};
+
+#define START_FORM "[:<socket>,<core>]"
+#define MAX_POSITIONAL 4
+
+/* A form of numbers in turn, then at most an optional start core (Grid
+ * Engine's linear:<amount>[:<socket>,<core>] and
+ * striding:<amount>:<step>[:<socket>,<core>]): c->expected is the grammar,
+ * so a strategy of that shape needs no parser of its own
+ * (docs/architecture.md, "Adding a strategy"). */
+struct positional {
+	size_t n;                           /* numbers, each >= 1 */
+	size_t number[MAX_POSITIONAL];      /* their rows in numbers[] */
+	bool start;                         /* then [:<socket>,<core>] */
+};
+
+static bool positional_of(const char *form, struct positional *p)
+{
+	const char *f = strchr(form, ':');
+	memset(p, 0, sizeof(*p));
+	while (f && *f) {
+		if (!strcmp(f, START_FORM)) {
+			p->start = true;
+			return true;
+		}
+		const char *end = strchr(f, '>');
+		size_t k = 0;
+		if (f[0] != ':' || f[1] != '<' || !end || p->n == MAX_POSITIONAL)
+			return false;
+		while (k < sizeof(numbers) / sizeof(numbers[0]) &&
+		       (strlen(numbers[k].name) != (size_t)(end - f - 2) ||
+			strncmp(numbers[k].name, f + 2, (size_t)(end - f - 2))))
+			k++;
+		if (k == sizeof(numbers) / sizeof(numbers[0]))
+			return false;
+		p->number[p->n++] = k;
+		f = end + 1;
+	}
+	return p->n > 0;
+}
+
+static int parse_positional(const struct ctx *c, struct bnd_request *r, const struct span *a,
+			    size_t n)
+{
+	struct tok t;
+	struct positional p;
+	if (!c->expected || !positional_of(c->expected, &p))
+		return fail(c, "the form \"%s\" is not numbers and a start (internal error)",
+			    c->expected ? c->expected : "");
+	if (n < p.n)
+		return fail(c, "%s is missing", numbers[p.number[n]].name);
+	if (n > p.n + p.start)
+		return fail(c, "unexpected \"%s\" after the %s", T(&t, a[p.n + p.start]),
+			    p.start ? "start core" : numbers[p.number[p.n - 1]].name);
+	int rc = BND_OK;
+	for (size_t i = 0; i < p.n && rc == BND_OK; i++)
+		rc = num_field(c, a[i], a[i], numbers[p.number[i]].name, 1,
+			       (int *)((char *)r + numbers[p.number[i]].at));
+	if (rc == BND_OK && n > p.n) {
+		r->has_start = true;
+		rc = parse_pair(c, a[p.n], "start", &r->start);
+	}
+	return rc;
+}
+
 /* ---- Grid Engine 6.2u5 ---------------------------------------------- */
-
-static int parse_linear(const struct ctx *c, struct bnd_request *r, const struct span *a, size_t n)
-{
-	struct tok t;
-	if (n == 0)
-		return fail(c, "amount is missing");
-	if (n > 2)
-		return fail(c, "unexpected \"%s\" after the start core", T(&t, a[2]));
-	int rc = num_field(c, a[0], a[0], "amount", 1, &r->amount);
-	if (rc == BND_OK && n == 2) {
-		r->has_start = true;
-		rc = parse_pair(c, a[1], "start", &r->start);
-	}
-	return rc;
-}
-
-static int parse_striding(const struct ctx *c, struct bnd_request *r, const struct span *a,
-			  size_t n)
-{
-	struct tok t;
-	if (n == 0)
-		return fail(c, "amount is missing");
-	if (n == 1)
-		return fail(c, "step is missing");
-	if (n > 3)
-		return fail(c, "unexpected \"%s\" after the start core", T(&t, a[3]));
-	int rc = num_field(c, a[0], a[0], "amount", 1, &r->amount);
-	if (rc == BND_OK)
-		rc = num_field(c, a[1], a[1], "step", 1, &r->step);
-	if (rc == BND_OK && n == 3) {
-		r->has_start = true;
-		rc = parse_pair(c, a[2], "start", &r->start);
-	}
-	return rc;
-}
 
 /* One pair of an explicit list; `field` (the text between two ':') holds
  * it, for the message about an empty pair. */
