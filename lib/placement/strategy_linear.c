@@ -9,8 +9,6 @@
 #include "binding/util/error.h"
 #include "binding/placement/strategy.h"
 
-#define LINEAR_FORM "linear:<amount>[:<socket>,<core>]"
-
 static int free_on_socket(const struct bnd_topology *t, const struct bnd_domain *dom,
 			  const char *used, int s)
 {
@@ -75,7 +73,8 @@ int bnd_place_linear(const struct bnd_topology *t, const struct bnd_domain *dom,
 	int first = bnd_topology_core_at(t, r->start.socket, r->start.core);
 	if (first < 0)
 		return bnd_fail(err, errlen, BND_ENOFIT, "linear: start core %d,%d does not exist "
-				"(expected " LINEAR_FORM ")", r->start.socket, r->start.core);
+				"(expected %s)", r->start.socket, r->start.core,
+				bnd_strategy_def(BND_S_LINEAR)->form);
 	if (first + need > t->ncores)
 		return bnd_fail(err, errlen, BND_ENOFIT,
 				"linear: %d successive cores from %d,%d run past the last core",
