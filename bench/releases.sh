@@ -22,7 +22,7 @@ for suite in ${BENCH_RELEASES:-$(bash "$rel/run.sh" --others)}; do
 	lock "$suite" -s || continue
 	copy=$(copy_tree "$suite")
 	if run "$suite" /bin/sh -c 'cd "$1" && make -j"$(nproc)" all >/dev/null 2>&1' sh "$copy"; then
-		run "$suite" /bin/sh -c 'cd "$1" && LAUNCH_ROUNDS="$2" bash bench/launch.sh' sh "$copy" "${LAUNCH_ROUNDS:-20}"
+		run "$suite" /bin/sh -c 'cd "$1" && LAUNCH_ROUNDS="$2" bash bench/launch.sh' sh "$copy" "${LAUNCH_ROUNDS:-60}"
 	else
 		echo "bench releases: the tree does not build in the $suite chroot"
 	fi
