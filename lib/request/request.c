@@ -196,6 +196,7 @@ static const struct {
 	{ "step", offsetof(struct bnd_request, step) },
 };
 
+#define NNUMBERS (sizeof(numbers) / sizeof(numbers[0]))
 #define START_FORM "[:<socket>,<core>]"
 #define MAX_POSITIONAL 4
 
@@ -223,11 +224,10 @@ static bool positional_of(const char *form, struct positional *p)
 		size_t k = 0;
 		if (f[0] != ':' || f[1] != '<' || !end || p->n == MAX_POSITIONAL)
 			return false;
-		while (k < sizeof(numbers) / sizeof(numbers[0]) &&
-		       (strlen(numbers[k].name) != (size_t)(end - f - 2) ||
-			strncmp(numbers[k].name, f + 2, (size_t)(end - f - 2))))
+		struct span name = { f + 2, (size_t)(end - f - 2) };
+		while (k < NNUMBERS && !is(name, numbers[k].name))
 			k++;
-		if (k == sizeof(numbers) / sizeof(numbers[0]))
+		if (k == NNUMBERS)
 			return false;
 		p->number[p->n++] = k;
 		f = end + 1;
