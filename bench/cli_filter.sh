@@ -27,6 +27,8 @@ rounds=${FILTER_ROUNDS:-20}
 
 # shellcheck source=bench/cluster_bench.sh
 . "$here/cluster_bench.sh"
+# shellcheck source=bench/stats.sh
+. "$here/stats.sh"
 bench_cluster cli_filter
 if [ ! -x "$E2E_BUILD/sbind" ] || [ ! -f "$E2E_BUILD/cli_filter.lua" ]; then
 	echo "bench cli_filter: skipped (sbind or cli_filter.lua not built)"
@@ -53,8 +55,6 @@ anchor() {	# microseconds of one sh -c true
 	t1=${EPOCHREALTIME/[.,]/}
 	echo $((t1 - t0))
 }
-median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-ms() { awk -v u="$1" 'BEGIN { printf "%.1f", u / 1000 }'; }
 
 setup() {	# none | module | sbind | empty | mbind | numamem
 	# shellcheck disable=SC2086 # the default plugin arguments, several words

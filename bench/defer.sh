@@ -16,7 +16,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 steps=${DEFER_STEPS:-40}
 rounds=${DEFER_ROUNDS:-20}
 
+# shellcheck source=bench/cluster_bench.sh
 . "$here/cluster_bench.sh"
+# shellcheck source=bench/stats.sh
+. "$here/stats.sh"
 bench_cluster defer
 if [ "$E2E_NCPUS" -lt 2 ]; then
 	echo "bench defer: skipped (needs 2 cpus)"
@@ -31,7 +34,6 @@ mask=$(printf '%s' "$topo" | awk '{ n = split($0, c, ""); s = ""; last = 0
 	for (i = 1; i <= n; i++) s = s ((i < last && (c[i] == "C" || c[i] == "T")) ? tolower(c[i]) : c[i]); print s }')
 
 now() { date +%s%N; }
-median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 errs=$E2E_DIR/defer-sbind.err	# removed with the cluster's dir
 pairs() {	# the median of rounds place --commit + release pairs, in us
 	local i t0 t1 out=""

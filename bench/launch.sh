@@ -24,11 +24,12 @@ rounds=${LAUNCH_ROUNDS:-60}
 
 # shellcheck source=tests/cpucount.sh
 . "$here/../tests/cpucount.sh"
-counted=0
-cpucount_enter spank-binding-launch && counted=1
+cpucount_enter spank-binding-launch
 trap 'cpucount_leave' EXIT
 # shellcheck source=bench/cluster_bench.sh
 . "$here/cluster_bench.sh"
+# shellcheck source=bench/stats.sh
+. "$here/stats.sh"
 bench_cluster launch
 trap 'cluster_stop; cpucount_leave' EXIT
 trap 'cluster_stop; cpucount_leave; trap - EXIT; exit 130' INT TERM
@@ -36,29 +37,17 @@ trap 'cluster_stop; cpucount_leave; trap - EXIT; exit 130' INT TERM
 now() { date +%s%N; }
 one() {	# "wall cpu" of one srun in microseconds (cpu 0 uncounted), or "fail"
 	local t0 t1 c0=0 c1=0
-	[ $counted = 1 ] && c0=$(cpucount_usec)
+	[ -n "$cpucount_dir" ] && c0=$(cpucount_usec)
 	t0=$(now)
 	run_as_user srun -n2 "$@" true >/dev/null 2>&1 || { echo fail; return; }
 	t1=$(now)
-	[ $counted = 1 ] && c1=$(cpucount_usec)
+	[ -n "$cpucount_dir" ] && c1=$(cpucount_usec)
 	echo $(((t1 - t0) / 1000)) $((c1 - c0))
 }
-median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-# The sorted differences' lowest and highest order statistics that bound
-# their median with at least 95 % confidence: the largest k with
-# P(Binomial(n, 1/2) < k) <= 0.025 gives [d(k), d(n + 1 - k)].
-median_ci() {
-	sort -n | awk '{ v[NR] = $1 } END {
-		n = NR; p = 0.5 ^ n; cdf = 0; k = 0
-		for (i = 0; i < n && cdf + p <= 0.025; i++) { cdf += p; p = p * (n - i) / (i + 1); k = i + 1 }
-		if (k < 1) { print "none none"; exit }
-		print v[k], v[n + 1 - k] }'
-}
-ms() { awk -v u="$1" 'BEGIN { printf "%.1f", u / 1000 }'; }
 ratio() { awk -v a="$1" -v d="$2" 'BEGIN { printf "%.3f", (a + d) / a }'; }
 # report WHAT "PLAIN..." "BOUND..." "DIFFS...": one figure's lines
 report() {
-	local what=$1 mp mb md lo hi verdict
+	local what=$1 mp mb md lo hi rlo rhi verdict
 	mp=$(printf '%s' "$2" | median) mb=$(printf '%s' "$3" | median)
 	md=$(printf '%s' "$4" | median)
 	read -r lo hi < <(printf '%s' "$4" | median_ci)
@@ -67,13 +56,12 @@ report() {
 		echo "launch: Slurm $E2E_SLURM: $what: median difference $(ms "$md") ms, ratio $(ratio "$mp" "$md") (goal <= 1.01; too few rounds for an interval)$note"
 		return
 	fi
-	verdict="not settled by $n rounds"
-	if awk -v a="$mp" -v d="$hi" 'BEGIN { exit !((a + d) / a <= 1.01) }'; then
-		verdict=met
-	elif awk -v a="$mp" -v d="$lo" 'BEGIN { exit !((a + d) / a > 1.01) }'; then
-		verdict=missed
-	fi
-	echo "launch: Slurm $E2E_SLURM: $what: median difference $(ms "$md") ms (95 % $(ms "$lo") to $(ms "$hi")), ratio $(ratio "$mp" "$md") ($(ratio "$mp" "$lo") to $(ratio "$mp" "$hi")); goal <= 1.01: $verdict$note"
+	# judged on the interval's ends as printed
+	rlo=$(ratio "$mp" "$lo") rhi=$(ratio "$mp" "$hi")
+	verdict=$(awk -v lo="$rlo" -v hi="$rhi" -v n="$n" 'BEGIN {
+		if (hi <= 1.01) print "met"; else if (lo > 1.01) print "missed"
+		else print "not settled by " n " rounds" }')
+	echo "launch: Slurm $E2E_SLURM: $what: median difference $(ms "$md") ms (95 % $(ms "$lo") to $(ms "$hi")), ratio $(ratio "$mp" "$md") ($rlo to $rhi); goal <= 1.01: $verdict$note"
 }
 
 # One of each first: the topology cache and the state file exist from then on.
@@ -103,7 +91,7 @@ note=
 [ "$fails" -gt 0 ] && note=", $fails failed rounds left out"
 echo "launch: Slurm $E2E_SLURM ($E2E_MODE), $n rounds"
 report "wall time" "$wp" "$wb" "$wd"
-if [ $counted = 1 ]; then
+if [ -n "$cpucount_dir" ]; then
 	report "CPU time" "$cp" "$cb" "$cdiff"
 else
 	echo "launch: Slurm $E2E_SLURM: CPU time: not counted (no cgroup could count it: tests/cpucount.sh)"
